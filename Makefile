@@ -1,0 +1,113 @@
+# fabricd: one plain Makefile.  Every folder that is part of the daemon
+# contributes all of its .c files; nothing here needs editing when a module
+# gains a file.  Build outputs go to $(O) (default build/), so the sanitizer
+# build (build-san/) lives beside the normal one.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+O       ?= build
+CC      ?= cc
+
+PKGS     = libevent_core libevent_pthreads yaml-0.1 sqlite3 libibumad libibmad jansson libmnl
+CLI_PKGS = jansson
+
+DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
+           libibumad-dev libibmad-dev libopensm-dev libjansson-dev libcmocka-dev \
+           libmnl-dev ibsim-utils infiniband-diags opensm iproute2 sqlite3 \
+           util-linux procps psmisc
+
+WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
+           -Wmissing-prototypes -Wno-unused-parameter
+CFLAGS  ?= -O2 -g
+SAN     ?=
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -I. -D_GNU_SOURCE \
+             -I/usr/include/infiniband \
+             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null)
+TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+
+MODULE_DIRS = common daemon sm partitions roce_qos health validation
+LIB_SRCS = $(filter-out daemon/main.c,$(wildcard $(addsuffix /*.c,$(MODULE_DIRS))))
+LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o) $(O)/schemas.o
+CLI_SRCS = $(wildcard cli/*.c) $(wildcard common/*.c)
+CLI_OBJS = $(CLI_SRCS:%.c=$(O)/%.o)
+UNIT_SRCS = $(wildcard tests/unit/test_*.c)
+UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
+TOOL_SRCS = $(wildcard tools/*.c)
+TOOL_BINS = $(TOOL_SRCS:tools/%.c=$(O)/tools/%)
+SQL      = $(sort $(wildcard schemas/*.sql))
+
+all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS)
+
+# deps: install the Debian packages that are missing.  Idempotent and quiet
+# when all are present; apt-get update only when something must be fetched.
+deps:
+	@sh tools/deps.sh $(DEB_PKGS)
+deps-quiet:
+	@if [ -z "$$FABRICD_NO_DEPS" ]; then sh tools/deps.sh $(DEB_PKGS); fi
+
+$(O)/fabricd: $(O)/daemon/main.o $(O)/libfabricd.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/fabricctl: $(CLI_OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(CLI_LIBS)
+
+$(O)/libfabricd.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(O)/tests/%: tests/unit/%.c $(O)/libfabricd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libfabricd.a $(LIBS) $(TEST_LIBS)
+
+$(O)/tools/%: tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBS)
+
+# The SQL migrations are compiled into the daemon so that an installed
+# fabricd never depends on finding schema files at run time.
+$(O)/schemas.c: $(SQL) tools/embed_sql.sh
+	@mkdir -p $(O)
+	sh tools/embed_sql.sh $(SQL) > $@
+
+$(O)/schemas.o: $(O)/schemas.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+# check: the whole suite twice, plainly and under ASan+UBSan, one total.
+check: deps-quiet
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory O=build-san SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" CFLAGS="-O1 -g" FABRICD_NO_DEPS=1 all
+	@sh tests/run.sh build build-san
+
+# unit / integration alone, against the plain build.
+test: all
+	@sh tests/run.sh build
+
+demo: all
+	@sh tools/demo.sh $(O)
+
+bench: all
+	@sh bench/run.sh $(O)
+
+install: $(O)/fabricd $(O)/fabricctl
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 \
+	    $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)$(PREFIX)/share/fabricd
+	install -m 0755 $(O)/fabricd $(DESTDIR)$(PREFIX)/sbin/fabricd
+	install -m 0755 $(O)/fabricctl $(DESTDIR)$(PREFIX)/bin/fabricctl
+	install -m 0644 man/fabricd.8 man/fabricctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 man/fabricd.yaml.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	sed 's|@PREFIX@|$(PREFIX)|g' systemd/fabricd.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/fabricd.service
+	install -m 0644 examples/fabricd.yaml $(DESTDIR)$(PREFIX)/share/fabricd/fabricd.yaml.example
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all deps deps-quiet check test demo bench install clean

@@ -1,0 +1,33 @@
+/*
+ * fabricctl internals.  The command table itself is common/commands.def;
+ * this header adds human-readable output.  A command without a formatter
+ * is printed by the generic one: arrays of objects as aligned tables,
+ * other values as "key: value" lines.  --json prints the daemon's reply.
+ */
+#ifndef FABRICCTL_H
+#define FABRICCTL_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+struct cli_formatter {
+	const char	*cmd;				/* wire name */
+	void		(*result)(json_t *result);	/* final reply */
+	void		(*stream)(json_t *item);	/* each stream item */
+};
+
+/* Per-module formatter lists (cli/fmt_<module>.c), each ending with {NULL}. */
+extern const struct cli_formatter fmt_core[], fmt_sm[], fmt_partitions[],
+    fmt_roce_qos[], fmt_health[], fmt_validation[];
+
+/* Print rows (array of objects) as an aligned table with the given columns
+ * (NULL-terminated; NULL columns: the first row's keys in order). */
+void cli_print_table(FILE *out, json_t *rows, const char *const *columns);
+/* Print any JSON value readably (the generic formatter). */
+void cli_print_generic(FILE *out, json_t *value, int indent);
+/* Render one scalar as text into buf. */
+const char *cli_scalar_text(json_t *v, char *buf, size_t len);
+/* Milliseconds since the epoch as local "YYYY-MM-DD HH:MM:SS". */
+const char *cli_time_text(long long ms, char *buf, size_t len);
+
+#endif

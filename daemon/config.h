@@ -1,0 +1,97 @@
+/*
+ * Configuration: fabricd.yaml parsed with libyaml into typed structs.
+ *
+ * Every error names FILE:LINE:COLUMN (1-based) and what was expected, and
+ * parsing goes on after an error so that one run reports all of them.
+ * Unknown keys are errors, with a "did you mean" when a known key is close.
+ *
+ * Modules own their sections: each declares a struct, its defaults and
+ * either a field table (simple keys) or a parse function (nested data);
+ * config_load() calls them for the section named after the module.
+ */
+#ifndef FABRICD_CONFIG_H
+#define FABRICD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "common/log.h"
+
+struct cfg_ctx {
+	const char	*file;
+	yaml_document_t	*doc;
+	char		**errors;	/* "file:line:col: message" */
+	size_t		 nerrors;
+};
+
+/* Record an error at a node's position (node may be NULL: file-level). */
+void cfg_error(struct cfg_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+yaml_node_t *cfg_node(struct cfg_ctx *ctx, int index);
+/* The scalar text of node, or NULL after recording "expected <what>". */
+const char *cfg_scalar(struct cfg_ctx *ctx, yaml_node_t *node, const char *what);
+bool cfg_expect_mapping(struct cfg_ctx *ctx, yaml_node_t *node, const char *what);
+bool cfg_expect_sequence(struct cfg_ctx *ctx, yaml_node_t *node, const char *what);
+/* Scalar conversions; each records an error naming the range on failure. */
+bool cfg_get_bool(struct cfg_ctx *ctx, yaml_node_t *node, bool *out);
+bool cfg_get_uint(struct cfg_ctx *ctx, yaml_node_t *node, uint64_t min, uint64_t max, uint64_t *out);
+bool cfg_get_duration_ms(struct cfg_ctx *ctx, yaml_node_t *node, uint64_t min_ms, uint64_t max_ms, uint64_t *out);
+/* "did you mean" helper: the candidate closest to word, or NULL. */
+const char *cfg_closest(const char *word, const char *const *candidates, size_t n);
+
+enum cfg_type {
+	CFG_BOOL,	/* bool */
+	CFG_STR,	/* char *, heap, freed by cfg_fields_free */
+	CFG_UINT,	/* uint64_t within [min, max] */
+	CFG_DURATION,	/* uint64_t milliseconds: "10s", "500ms", "2m", or plain seconds */
+	CFG_ENUM,	/* int index into names[] */
+	CFG_CUSTOM,	/* parse(ctx, node, field pointer) */
+};
+
+struct cfg_field {
+	const char		 *key;
+	enum cfg_type		  type;
+	size_t			  offset;
+	uint64_t		  min, max;
+	const char *const	 *names;	/* CFG_ENUM, NULL-terminated */
+	bool			(*parse)(struct cfg_ctx *, yaml_node_t *, void *field);
+};
+
+#define CFG_F_BOOL(k, T, m)		{ k, CFG_BOOL, offsetof(T, m), 0, 1, NULL, NULL }
+#define CFG_F_STR(k, T, m)		{ k, CFG_STR, offsetof(T, m), 0, 0, NULL, NULL }
+#define CFG_F_UINT(k, T, m, lo, hi)	{ k, CFG_UINT, offsetof(T, m), lo, hi, NULL, NULL }
+#define CFG_F_DURATION(k, T, m, lo, hi)	{ k, CFG_DURATION, offsetof(T, m), lo, hi, NULL, NULL }
+#define CFG_F_ENUM(k, T, m, names)	{ k, CFG_ENUM, offsetof(T, m), 0, 0, names, NULL }
+#define CFG_F_CUSTOM(k, T, m, fn)	{ k, CFG_CUSTOM, offsetof(T, m), 0, 0, NULL, fn }
+#define CFG_F_END			{ NULL, 0, 0, 0, 0, NULL, NULL }
+
+/* Parse a mapping against a field table; unknown keys are errors. */
+void cfg_parse_fields(struct cfg_ctx *ctx, yaml_node_t *map, const struct cfg_field *fields, void *obj);
+/* Free the CFG_STR members a table describes. */
+void cfg_fields_free(const struct cfg_field *fields, void *obj);
+
+#define FABRICD_MODULE_MAX 8
+
+struct fabricd_config {
+	char		*file;
+	char		*socket;
+	char		*state_dir;
+	enum log_level	 log_level;
+	char		*admin_group;	/* NULL: only root may change things */
+	char		*read_group;	/* NULL: only admins may read */
+	void		*module[FABRICD_MODULE_MAX];	/* indexed by enum module_id */
+};
+
+/*
+ * Load and validate a file.  On success returns 0 and *out; on failure
+ * returns -1, *out is NULL and errors/nerrors hold every message (the
+ * caller frees them with cfg_errors_free).
+ */
+int config_load(const char *path, struct fabricd_config **out, char ***errors, size_t *nerrors);
+void config_free(struct fabricd_config *cfg);
+void cfg_errors_free(char **errors, size_t n);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * Events: what happened on the fabric and in the daemon, for operators.
+ * Every module records through event_post(); the event lands in the events
+ * table (its own transaction unless one is open) and is pushed to every
+ * `fabricctl events --follow` client.
+ */
+#ifndef FABRICD_EVENTS_H
+#define FABRICD_EVENTS_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+enum event_severity { EV_INFO, EV_WARNING, EV_ERROR, EV_CRITICAL };
+
+const char *event_severity_name(enum event_severity s);
+int event_severity_parse(const char *name, enum event_severity *out);
+
+/* source: module name ("sm", "health"...); object: what it is about
+ * (a node, "node:port", a partition) or NULL. */
+void event_post(enum event_severity sev, const char *source, const char *object,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Milliseconds since the epoch, the time base of every stored record. */
+int64_t event_now_ms(void);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * The daemon's shape: one event loop, one database, one control socket, and
+ * the modules that plug into them.  A module is a table of callbacks; the
+ * list in daemon/modules.c fixes their order (start in order, stop in
+ * reverse).  Modules reach each other only through their public headers
+ * (sm/sm.h, partitions/partitions.h, ...).
+ */
+#ifndef FABRICD_FABRICD_H
+#define FABRICD_FABRICD_H
+
+#include <time.h>
+#include <jansson.h>
+#include <event2/event.h>
+
+#include "daemon/config.h"
+#include "daemon/store.h"
+
+enum module_id { MOD_SM, MOD_PARTITIONS, MOD_ROCE_QOS, MOD_HEALTH, MOD_VALIDATION, MOD_COUNT };
+
+struct fabricd_module {
+	const char		*name;		/* also its config section */
+	size_t			 config_size;
+	void			(*config_init)(void *cfg);		/* defaults */
+	const struct cfg_field	*config_fields;			/* simple sections */
+	void			(*config_parse)(struct cfg_ctx *ctx, yaml_node_t *section, void *cfg);
+	void			(*config_free)(void *cfg);
+	int			(*start)(struct fabricd *fd, const void *cfg);
+	int			(*reload)(struct fabricd *fd, const void *cfg);
+	void			(*stop)(struct fabricd *fd);
+	json_t			*(*status)(struct fabricd *fd);	/* {"state": ...} */
+};
+
+extern const struct fabricd_module *const fabricd_modules[MOD_COUNT];
+extern const struct fabricd_module sm_module, partitions_module, roce_qos_module,
+    health_module, validation_module;
+
+struct fabricd {
+	struct event_base	*base;
+	struct fabricd_config	*config;
+	struct store		*store;
+	time_t			 started;
+	int			 module_running[MOD_COUNT];
+};
+
+/* The one daemon instance (NULL in unit tests unless they set one up). */
+extern struct fabricd *fabricd;
+
+static inline const void *
+fabricd_module_config(const struct fabricd *fd, enum module_id id)
+{
+	return fd->config->module[id];
+}
+
+#endif
