@@ -21,7 +21,7 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
 CFLAGS  ?= -O2 -g
 SAN     ?=
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -I. -D_GNU_SOURCE \
-             -I/usr/include/infiniband \
+             -isystem /usr/include/infiniband \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null)

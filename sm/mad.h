@@ -1,0 +1,55 @@
+/*
+ * The MAD engine: asynchronous MADs on libibumad, driven by the daemon's
+ * event loop.  One receive thread blocks in umad_recv() and hands each MAD
+ * to the loop through a pipe (the umad fd cannot be watched under ibsim);
+ * sends happen on the loop thread.  At most `window` MADs are outstanding;
+ * the rest wait in a queue.  Each MAD has its own timer and bounded retries;
+ * replies are matched on the low 32 bits of the TID.
+ *
+ * Every subsystem that talks to the fabric (sm, partitions, health) goes
+ * through this one engine: nobody opens umad on their own.
+ */
+#ifndef FABRICD_SM_MAD_H
+#define FABRICD_SM_MAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mad_engine;
+
+/* Where a MAD goes: a directed route (SMPs before the fabric is routed), or
+ * a LID (SMPs on an ACTIVE fabric, PerfMgt, SA). */
+struct mad_addr {
+	bool		directed;
+	uint16_t	dlid;			/* when !directed */
+	uint8_t		hops;			/* when directed */
+	uint8_t		path[64];		/* path[1..hops] are egress ports */
+};
+
+struct mad_result {
+	int		 status;	/* 0, or -ETIMEDOUT after all retries, -EIO bad reply */
+	uint16_t	 mad_status;	/* MAD header status (D bit masked off) */
+	const uint8_t	*mad;		/* the whole 256-byte reply MAD, NULL on failure */
+	size_t		 len;
+};
+
+typedef void (*mad_cb)(const struct mad_result *res, void *arg);
+
+struct mad_counters {
+	uint64_t sent, received, timeouts, retries, errors, unsolicited;
+};
+
+/* SubnMgt Get/Set (class 0x01/0x81 chosen by addr->directed).  data is the
+ * 64-byte SMP payload for a Set.  Returns 0 if queued. */
+int mad_smp(struct mad_engine *me, const struct mad_addr *addr, uint8_t method,
+    uint16_t attr_id, uint32_t attr_mod, const void *data, mad_cb cb, void *arg);
+/* PerfMgt (class 0x04) Get/Set, LID routed; data is the 192-byte payload
+ * starting at the reserved 40 bytes' end (offset 64 of the MAD). */
+int mad_perf(struct mad_engine *me, uint16_t dlid, uint8_t method,
+    uint16_t attr_id, uint32_t attr_mod, const void *data, size_t len, mad_cb cb, void *arg);
+
+const struct mad_counters *mad_engine_counters(const struct mad_engine *me);
+size_t mad_engine_outstanding(const struct mad_engine *me);
+
+#endif
