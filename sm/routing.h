@@ -1,0 +1,145 @@
+/*
+ * Unicast routing: pure logic over the fabric model.  Given the discovered
+ * nodes (with LIDs assigned), compute the linear forwarding table every
+ * switch should hold, and tell which 64-entry blocks differ from what a
+ * switch holds now, so that the SM sends only those.
+ *
+ * Engines:
+ *   minhop  shortest paths; among equal-hop egress ports, the one carrying
+ *           the fewest routes so far (balances a fat tree's uplinks).
+ *   updn    up/down: switches are ranked by distance from the root
+ *           switches (configured by GUID, or detected as the switches
+ *           farthest from the CAs); a route never turns from a down hop to
+ *           an up hop, which makes it loop- and deadlock-free on any
+ *           topology.  Balanced like minhop.
+ *
+ * Cost: one breadth-first search per destination *switch*, not per LID;
+ * a CA's LID reuses the distances of the switch it is cabled to.
+ *
+ * The input is a plain array of nodes so that the engine does not depend
+ * on how the fabric model stores them (routing_compute_fabric() adapts).
+ * Only nodes' type, guid, lid, nports and ports[] (num, lid, peer) are read;
+ * nothing is written.  A port counts as cabled when it has a peer; callers
+ * that want to route around links that are not up leave peer NULL or pass
+ * a filtered view.
+ */
+#ifndef FABRICD_SM_ROUTING_H
+#define FABRICD_SM_ROUTING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "sm/fabric.h"
+
+#define ROUTING_BLOCK_SIZE	64	/* LFT entries per LinearForwardingTable MAD */
+#define ROUTING_NO_PORT		0xFF
+
+enum routing_engine { ROUTING_MINHOP, ROUTING_UPDN };
+
+struct routing_params {
+	enum routing_engine	 engine;
+	const uint64_t		*root_guids;	/* updn: root switch node GUIDs */
+	size_t			 nroots;	/* 0: detect the roots */
+};
+
+/* What one switch should hold. */
+struct routing_lft {
+	const struct fabric_node *sw;
+	uint16_t		 top;		/* LinearFDBTop to program */
+	uint16_t		 nblocks;	/* blocks 0..nblocks-1 cover LIDs 0..top */
+	uint8_t			*port;		/* [nblocks * 64]: egress per LID, 0xFF none */
+	uint32_t		*routes;	/* [nports + 1]: LIDs routed out of each port */
+	uint16_t		 rank;		/* updn: hops from the nearest root */
+	bool			 root;		/* updn: a root switch */
+};
+
+struct routing_table {
+	enum routing_engine	 engine;
+	size_t			 nswitches;
+	struct routing_lft	*lfts;		/* sorted by switch node GUID */
+	uint16_t		 top;		/* highest LID routed */
+	size_t			 nlids;		/* destination LIDs routed */
+	size_t			 unreachable;	/* (switch, LID) pairs left without a route */
+	uint64_t		 usec;		/* time the computation took */
+};
+
+/*
+ * Compute the tables.  Returns NULL with a message in err on bad input
+ * (two ports claiming one LID, no switch at all) or allocation failure.
+ * LIDs of 0 are skipped; a LID above FABRIC_MAX_LID is an error.
+ */
+struct routing_table *routing_compute(struct fabric_node *const *nodes, size_t n,
+    const struct routing_params *params, char *err, size_t errlen);
+void routing_table_free(struct routing_table *t);
+
+/* The table of one switch (by node GUID), NULL if it is not a switch of t. */
+const struct routing_lft *routing_lft_of(const struct routing_table *t, uint64_t sw_guid);
+
+/*
+ * The blocks of `want` that differ from what the switch holds.  held is
+ * the switch's current table (held_len entries from LID 0; NULL when not
+ * known: every block differs).  blocks[] must have room for want->nblocks;
+ * returns how many block numbers were written, in increasing order.
+ */
+size_t routing_lft_diff(const struct routing_lft *want, const uint8_t *held,
+    size_t held_len, uint16_t *blocks);
+
+/*
+ * Walking a route hop by hop through forwarding tables, for `route` and for
+ * tests.  The lookup callback answers "where does switch sw send dlid"
+ * (0xFF: no entry); two ready-made lookups read the programmed tables held
+ * in the fabric model (fabric_node.lft / lft_top) or a computed table.
+ */
+typedef uint8_t (*routing_lookup_fn)(const struct fabric_node *sw, uint16_t dlid, void *arg);
+uint8_t routing_lookup_programmed(const struct fabric_node *sw, uint16_t dlid, void *arg);
+uint8_t routing_lookup_table(const struct fabric_node *sw, uint16_t dlid, void *table);
+
+enum routing_walk_status {
+	ROUTING_WALK_OK,		/* reached the port holding dlid */
+	ROUTING_WALK_NO_ENTRY,		/* a switch has no entry (0xFF or above top) */
+	ROUTING_WALK_BAD_PORT,		/* entry names a port that is not cabled */
+	ROUTING_WALK_LOOP,		/* a switch was visited twice */
+	ROUTING_WALK_DEAD_END,		/* reached a CA that does not hold dlid */
+	ROUTING_WALK_TOO_LONG,		/* more hops than hops[] can hold */
+};
+
+struct routing_hop {
+	const struct fabric_node *node;
+	uint8_t			 in_port;	/* 0 at the source */
+	uint8_t			 out_port;	/* 0 at the destination */
+};
+
+/*
+ * Walk from src (a CA port, or port 0 of a switch) to dlid.  hops[] gets
+ * every node visited, source and destination included; *nhops how many.
+ */
+enum routing_walk_status routing_walk(const struct fabric_port *src, uint16_t dlid,
+    routing_lookup_fn lookup, void *arg, struct routing_hop *hops, size_t max,
+    size_t *nhops);
+const char *routing_walk_status_str(enum routing_walk_status s);
+
+const char *routing_engine_name(enum routing_engine e);
+/* "minhop" / "updn" -> engine; -1 when unknown. */
+int routing_engine_parse(const char *name);
+
+/* Adapter for the fabric model: routes every node of f. */
+static inline struct routing_table *
+routing_compute_fabric(const struct fabric *f, const struct routing_params *params,
+    char *err, size_t errlen)
+{
+	size_t n = fabric_node_count(f);
+	struct fabric_node **nodes = n ? calloc(n, sizeof(*nodes)) : NULL;
+	struct routing_table *t;
+
+	if (n && nodes == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		nodes[i] = fabric_node_at(f, i);
+	t = routing_compute(nodes, n, params, err, errlen);
+	free(nodes);
+	return t;
+}
+
+#endif
