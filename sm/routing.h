@@ -63,6 +63,8 @@ struct routing_table {
 	size_t			 nlids;		/* destination LIDs routed */
 	size_t			 unreachable;	/* (switch, LID) pairs left without a route */
 	uint64_t		 usec;		/* time the computation took */
+	bool			 updn_fallback;	/* roots left pairs unroutable: one
+						   central root was used instead */
 };
 
 /*
