@@ -21,6 +21,7 @@
 
 struct cfg_ctx {
 	const char	*file;
+	const char	*section;	/* for messages: "sm", "control", ... */
 	yaml_document_t	*doc;
 	char		**errors;	/* "file:line:col: message" */
 	size_t		 nerrors;

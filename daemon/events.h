@@ -23,4 +23,11 @@ void event_post(enum event_severity sev, const char *source, const char *object,
 /* Milliseconds since the epoch, the time base of every stored record. */
 int64_t event_now_ms(void);
 
+/* "10m", "2h", "1d", epoch milliseconds or "YYYY-MM-DD[ HH:MM[:SS]]" (local)
+ * to epoch milliseconds; -1 if unparseable.  Shared by every --since. */
+int event_parse_since(const char *s, int64_t *out_ms);
+
+/* End all follow streams (daemon shutdown). */
+void events_shutdown(void);
+
 #endif

@@ -15,6 +15,8 @@
 #include "daemon/config.h"
 #include "daemon/store.h"
 
+struct fabricd;
+
 enum module_id { MOD_SM, MOD_PARTITIONS, MOD_ROCE_QOS, MOD_HEALTH, MOD_VALIDATION, MOD_COUNT };
 
 struct fabricd_module {

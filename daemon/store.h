@@ -1,7 +1,7 @@
 /*
  * State: one sqlite3 database in state_dir (WAL, foreign keys on).
  *
- * The schema is the list of numbered migrations in schemas/*.sql, compiled
+ * The schema is the list of numbered migrations in schemas/NNN_name.sql, compiled
  * in; store_open() applies those above the recorded version, each in its own
  * transaction, and records it in schema_version.  SQL runs only through
  * prepared statements (store_prepare caches them by the SQL text's address,

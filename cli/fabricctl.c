@@ -1,0 +1,238 @@
+/*
+ * fabricctl: a thin client of fabricd's control socket.
+ *
+ * Exit status: 0 success; 1 the daemon reported an error or a check
+ * failed (a result may carry "exit_code" to say which: preflight uses 0, 1,
+ * 2); 2 usage error, no daemon, or protocol mismatch.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cli/fabricctl.h"
+#include "cli/parser.h"
+#include "common/proto.h"
+
+#define EXIT_DAEMON_ERROR 1
+#define EXIT_USAGE 2
+
+static const struct cli_formatter *const formatter_lists[] = {
+	fmt_core, fmt_sm, fmt_partitions, fmt_roce_qos, fmt_health, fmt_validation,
+};
+
+static const struct cli_formatter *
+find_formatter(const char *wire)
+{
+	for (size_t l = 0; l < sizeof(formatter_lists) / sizeof(formatter_lists[0]); l++)
+		for (const struct cli_formatter *f = formatter_lists[l]; f->cmd; f++)
+			if (strcmp(f->cmd, wire) == 0)
+				return f;
+	return NULL;
+}
+
+static int
+connect_daemon(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		fprintf(stderr, "fabricctl: socket path too long: %s\n", path);
+		return -1;
+	}
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		fprintf(stderr, "fabricctl: cannot connect to fabricd at %s: %s\n", path,
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+send_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Print one reply or stream item; returns the exit status once the
+ * final reply arrives, -1 while the stream continues. */
+static int
+handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
+{
+	const struct cli_formatter *fmt = find_formatter(cmd->wire);
+	json_t *item = json_object_get(msg, "stream"), *res, *err, *code;
+
+	if (item) {
+		if (json_out) {
+			char *s = json_dumps(item, JSON_COMPACT);
+			printf("%s\n", s);
+			free(s);
+		} else if (fmt && fmt->stream) {
+			fmt->stream(item);
+		} else {
+			cli_print_generic(stdout, item, 0);
+		}
+		fflush(stdout);
+		return -1;
+	}
+	if (json_is_true(json_object_get(msg, "ok"))) {
+		res = json_object_get(msg, "result");
+		if (json_out)
+			json_dumpf(res, stdout, JSON_INDENT(2)), putchar('\n');
+		else if (fmt && fmt->result)
+			fmt->result(res);
+		else
+			cli_print_generic(stdout, res, 0);
+		code = json_object_get(res, "exit_code");
+		return json_is_integer(code) ? (int)json_integer_value(code) : 0;
+	}
+	err = json_object_get(msg, "error");
+	if (json_out) {
+		json_t *wrap = json_pack("{s:O}", "error", err ? err : json_null());
+		json_dumpf(wrap, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(wrap);
+	}
+	fprintf(stderr, "fabricctl: %s: %s\n",
+	    json_string_value(json_object_get(err, "code")) ?: "error",
+	    json_string_value(json_object_get(err, "message")) ?: "(no message)");
+	if (strcmp(json_string_value(json_object_get(err, "code")) ?: "", "version_mismatch") == 0)
+		return EXIT_USAGE;
+	return EXIT_DAEMON_ERROR;
+}
+
+static int
+run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
+{
+	json_t *req = json_pack("{s:i, s:i, s:s, s:O}", "v", PROTO_VERSION, "id", 1,
+	    "cmd", cmd->wire, "args", args);
+	char *text = json_dumps(req, JSON_COMPACT), buf[65536];
+	size_t have = 0;
+	int fd, rc = -1;
+
+	json_decref(req);
+	if ((fd = connect_daemon(sock)) < 0) {
+		free(text);
+		return EXIT_USAGE;
+	}
+	if (send_all(fd, text, strlen(text)) != 0 || send_all(fd, "\n", 1) != 0) {
+		fprintf(stderr, "fabricctl: write to fabricd failed: %s\n", strerror(errno));
+		free(text);
+		close(fd);
+		return EXIT_USAGE;
+	}
+	free(text);
+	while (rc < 0) {
+		char *nl;
+		ssize_t n;
+
+		while (rc < 0 && (nl = memchr(buf, '\n', have)) != NULL) {
+			json_t *msg = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
+			size_t used = (size_t)(nl - buf) + 1;
+			if (msg == NULL) {
+				fprintf(stderr, "fabricctl: malformed reply from fabricd\n");
+				rc = EXIT_USAGE;
+			} else {
+				rc = handle_message(msg, cmd, json_out);
+				json_decref(msg);
+			}
+			memmove(buf, buf + used, have - used);
+			have -= used;
+		}
+		if (rc >= 0)
+			break;
+		if (have == sizeof(buf)) {
+			fprintf(stderr, "fabricctl: reply line too long\n");
+			rc = EXIT_USAGE;
+			break;
+		}
+		n = read(fd, buf + have, sizeof(buf) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "fabricctl: fabricd closed the connection\n");
+			rc = EXIT_USAGE;
+			break;
+		}
+		have += (size_t)n;
+	}
+	close(fd);
+	return rc;
+}
+
+static void
+usage(void)
+{
+	cli_usage_all(stderr);
+	exit(EXIT_USAGE);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *sock = getenv("FABRICD_SOCKET");
+	const struct cli_command *cmd;
+	int ch, json_out = 0, rc;
+	json_t *args;
+
+	if (sock == NULL || *sock == '\0')
+		sock = FABRICD_DEFAULT_SOCKET;
+	/* "+": stop at the first command word; later options are the command's. */
+	while ((ch = getopt_long(argc, argv, "+js:hV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'j': json_out = 1; break;
+		case 's': sock = optarg; break;
+		case 'V': printf("fabricctl %s (protocol %d)\n", FABRICD_VERSION, PROTO_VERSION);
+			return 0;
+		case 'h': cli_usage_all(stdout); return 0;
+		default: usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage();
+	if (strcmp(argv[0], "help") == 0) {
+		cli_usage_all(stdout);
+		return 0;
+	}
+	/* --json is global but may also follow the command. */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json_out = 1;
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(char *));
+			argc--, i--;
+		}
+	}
+	if ((cmd = cli_parse(argc, argv, &args)) == NULL)
+		return EXIT_USAGE;
+	if (strcmp(cmd->wire, "version") == 0 && !json_out)
+		printf("fabricctl %s (protocol %d)\n", FABRICD_VERSION, PROTO_VERSION);
+	rc = run(sock, cmd, args, json_out);
+	json_decref(args);
+	return rc;
+}

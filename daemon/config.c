@@ -1,0 +1,504 @@
+/*
+ * fabricd.yaml loader.  libyaml builds a document tree; we walk it against
+ * field tables, recording every problem with its position and carrying on,
+ * so that `fabricd -n` lists all errors in one run.  A YAML syntax error
+ * stops libyaml itself, so that one is necessarily reported alone.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/proto.h"
+#include "common/xmalloc.h"
+#include "daemon/config.h"
+#include "daemon/fabricd.h"
+
+void
+cfg_error(struct cfg_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
+{
+	char *msg, *line;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		fatal("cfg_error");
+	va_end(ap);
+	if (node != NULL)
+		xasprintf(&line, "%s:%zu:%zu: %s", ctx->file, node->start_mark.line + 1,
+		    node->start_mark.column + 1, msg);
+	else
+		xasprintf(&line, "%s: %s", ctx->file, msg);
+	free(msg);
+	ctx->errors = xreallocarray(ctx->errors, ctx->nerrors + 1, sizeof(char *));
+	ctx->errors[ctx->nerrors++] = line;
+}
+
+yaml_node_t *
+cfg_node(struct cfg_ctx *ctx, int index)
+{
+	return yaml_document_get_node(ctx->doc, index);
+}
+
+const char *
+cfg_scalar(struct cfg_ctx *ctx, yaml_node_t *node, const char *what)
+{
+	if (node == NULL || node->type != YAML_SCALAR_NODE) {
+		cfg_error(ctx, node, "expected %s", what);
+		return NULL;
+	}
+	return (const char *)node->data.scalar.value;
+}
+
+bool
+cfg_expect_mapping(struct cfg_ctx *ctx, yaml_node_t *node, const char *what)
+{
+	if (node != NULL && node->type == YAML_MAPPING_NODE)
+		return true;
+	cfg_error(ctx, node, "expected a mapping for %s", what);
+	return false;
+}
+
+bool
+cfg_expect_sequence(struct cfg_ctx *ctx, yaml_node_t *node, const char *what)
+{
+	if (node != NULL && node->type == YAML_SEQUENCE_NODE)
+		return true;
+	cfg_error(ctx, node, "expected a list for %s", what);
+	return false;
+}
+
+bool
+cfg_get_bool(struct cfg_ctx *ctx, yaml_node_t *node, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", NULL };
+	static const char *const no[] = { "false", "no", "off", NULL };
+	const char *s = cfg_scalar(ctx, node, "a boolean (true or false)");
+
+	if (s == NULL)
+		return false;
+	for (int i = 0; yes[i]; i++)
+		if (strcasecmp(s, yes[i]) == 0)
+			return *out = true, true;
+	for (int i = 0; no[i]; i++)
+		if (strcasecmp(s, no[i]) == 0)
+			return *out = false, true;
+	cfg_error(ctx, node, "expected a boolean (true or false), found \"%s\"", s);
+	return false;
+}
+
+bool
+cfg_get_uint(struct cfg_ctx *ctx, yaml_node_t *node, uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *s = cfg_scalar(ctx, node, "a number");
+	unsigned long long v;
+	char *end;
+
+	if (s == NULL)
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end != '\0' || s[0] == '-') {
+		cfg_error(ctx, node, "expected a number between %" PRIu64 " and %" PRIu64
+		    ", found \"%s\"", min, max, s);
+		return false;
+	}
+	if (v < min || v > max) {
+		cfg_error(ctx, node, "%llu is out of range: must be between %" PRIu64
+		    " and %" PRIu64, v, min, max);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+bool
+cfg_get_duration_ms(struct cfg_ctx *ctx, yaml_node_t *node, uint64_t min_ms, uint64_t max_ms,
+    uint64_t *out)
+{
+	static const struct { const char *suffix; uint64_t ms; } units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 }, { "", 1000 },
+	};
+	const char *s = cfg_scalar(ctx, node, "a duration");
+	unsigned long long v;
+	char *end;
+
+	if (s == NULL)
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == 0 && end != s && s[0] != '-') {
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			if (strcmp(end, units[i].suffix) != 0)
+				continue;
+			v *= units[i].ms;
+			if (v < min_ms || v > max_ms) {
+				cfg_error(ctx, node, "duration %s is out of range: must be between "
+				    "%" PRIu64 "ms and %" PRIu64 "ms", s, min_ms, max_ms);
+				return false;
+			}
+			*out = v;
+			return true;
+		}
+	}
+	cfg_error(ctx, node, "expected a duration such as 10s, 500ms or 2m, found \"%s\"", s);
+	return false;
+}
+
+/* Edit distance, for "did you mean". */
+static size_t
+levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) !=
+			    tolower((unsigned char)b[j - 1]));
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb];
+}
+
+const char *
+cfg_closest(const char *word, const char *const *candidates, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = 3;	/* at most two edits away */
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = levenshtein(word, candidates[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = candidates[i];
+		}
+	}
+	return best;
+}
+
+static void
+unknown_key(struct cfg_ctx *ctx, yaml_node_t *key, const char *where,
+    const char *const *known, size_t nknown)
+{
+	const char *k = (const char *)key->data.scalar.value;
+	const char *guess = cfg_closest(k, known, nknown);
+
+	if (guess)
+		cfg_error(ctx, key, "unknown key \"%s\" in %s (did you mean \"%s\"?)", k, where, guess);
+	else
+		cfg_error(ctx, key, "unknown key \"%s\" in %s", k, where);
+}
+
+static void
+parse_field(struct cfg_ctx *ctx, const struct cfg_field *f, yaml_node_t *val, void *obj)
+{
+	void *p = (char *)obj + f->offset;
+	uint64_t u;
+	const char *s;
+
+	switch (f->type) {
+	case CFG_BOOL:
+		cfg_get_bool(ctx, val, (bool *)p);
+		break;
+	case CFG_STR:
+		if ((s = cfg_scalar(ctx, val, "a string")) != NULL) {
+			free(*(char **)p);
+			*(char **)p = xstrdup(s);
+		}
+		break;
+	case CFG_UINT:
+		if (cfg_get_uint(ctx, val, f->min, f->max, &u))
+			*(uint64_t *)p = u;
+		break;
+	case CFG_DURATION:
+		if (cfg_get_duration_ms(ctx, val, f->min, f->max, &u))
+			*(uint64_t *)p = u;
+		break;
+	case CFG_ENUM:
+		if ((s = cfg_scalar(ctx, val, "a keyword")) == NULL)
+			break;
+		for (int i = 0; f->names[i]; i++) {
+			if (strcmp(s, f->names[i]) == 0) {
+				*(int *)p = i;
+				return;
+			}
+		}
+		{
+			char choices[256] = "";
+			for (int i = 0; f->names[i]; i++) {
+				strncat(choices, i ? ", " : "", sizeof(choices) - strlen(choices) - 1);
+				strncat(choices, f->names[i], sizeof(choices) - strlen(choices) - 1);
+			}
+			cfg_error(ctx, val, "invalid value \"%s\" for %s: expected one of %s",
+			    s, f->key, choices);
+		}
+		break;
+	case CFG_CUSTOM:
+		f->parse(ctx, val, p);
+		break;
+	}
+}
+
+void
+cfg_parse_fields(struct cfg_ctx *ctx, yaml_node_t *map, const struct cfg_field *fields, void *obj)
+{
+	const char *known[64];
+	size_t nknown = 0;
+
+	for (const struct cfg_field *f = fields; f->key && nknown < 64; f++)
+		known[nknown++] = f->key;
+	if (map == NULL || (map->type == YAML_SCALAR_NODE && map->data.scalar.length == 0))
+		return;		/* "section:" with nothing under it: defaults */
+	if (!cfg_expect_mapping(ctx, map, "this section"))
+		return;
+	for (yaml_node_pair_t *pair = map->data.mapping.pairs.start;
+	    pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *key = cfg_node(ctx, pair->key), *val = cfg_node(ctx, pair->value);
+		const struct cfg_field *f;
+		const char *k = cfg_scalar(ctx, key, "a key");
+
+		if (k == NULL)
+			continue;
+		for (f = fields; f->key; f++)
+			if (strcmp(f->key, k) == 0)
+				break;
+		if (f->key == NULL)
+			unknown_key(ctx, key, ctx->section ? ctx->section : "this section", known, nknown);
+		else
+			parse_field(ctx, f, val, obj);
+	}
+}
+
+void
+cfg_fields_free(const struct cfg_field *fields, void *obj)
+{
+	for (const struct cfg_field *f = fields; f && f->key; f++) {
+		if (f->type == CFG_STR) {
+			char **p = (char **)((char *)obj + f->offset);
+			free(*p);
+			*p = NULL;
+		}
+	}
+}
+
+void
+cfg_errors_free(char **errors, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(errors[i]);
+	free(errors);
+}
+
+/* The daemon's own keys; module sections follow them. */
+static const struct cfg_field control_fields[] = {
+	CFG_F_STR("admin_group", struct fabricd_config, admin_group),
+	CFG_F_STR("read_group", struct fabricd_config, read_group),
+	CFG_F_END
+};
+
+static bool
+parse_control(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	cfg_parse_fields(ctx, node, control_fields, field);
+	return true;
+}
+
+static bool
+parse_log_level(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "a log level");
+
+	if (s && log_level_parse(s, field) != 0) {
+		cfg_error(ctx, node, "invalid log_level \"%s\": expected error, warning, "
+		    "notice, info or debug", s);
+		return false;
+	}
+	return s != NULL;
+}
+
+static bool
+parse_path(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "a path");
+
+	if (s == NULL)
+		return false;
+	if (s[0] != '/') {
+		cfg_error(ctx, node, "expected an absolute path, found \"%s\"", s);
+		return false;
+	}
+	free(*(char **)field);
+	*(char **)field = xstrdup(s);
+	return true;
+}
+
+static const struct cfg_field top_fields[] = {
+	CFG_F_CUSTOM("socket", struct fabricd_config, socket, parse_path),
+	CFG_F_CUSTOM("state_dir", struct fabricd_config, state_dir, parse_path),
+	CFG_F_CUSTOM("log_level", struct fabricd_config, log_level, parse_log_level),
+	/* control's fields live at the top of struct fabricd_config */
+	{ "control", CFG_CUSTOM, 0, 0, 0, NULL, parse_control },
+	CFG_F_END
+};
+
+static struct fabricd_config *
+config_defaults(const char *path)
+{
+	struct fabricd_config *cfg = xcalloc(1, sizeof(*cfg));
+
+	cfg->file = xstrdup(path);
+	cfg->socket = xstrdup(FABRICD_DEFAULT_SOCKET);
+	cfg->state_dir = xstrdup(FABRICD_DEFAULT_STATE);
+	cfg->log_level = LOG_LVL_INFO;
+	for (int m = 0; m < MOD_COUNT; m++) {
+		const struct fabricd_module *mod = fabricd_modules[m];
+		cfg->module[m] = xcalloc(1, mod->config_size ? mod->config_size : 1);
+		if (mod->config_init)
+			mod->config_init(cfg->module[m]);
+	}
+	return cfg;
+}
+
+static void
+parse_module_section(struct cfg_ctx *ctx, const struct fabricd_module *mod, yaml_node_t *val,
+    void *mcfg)
+{
+	if (mod->config_parse)
+		mod->config_parse(ctx, val, mcfg);
+	else if (mod->config_fields)
+		cfg_parse_fields(ctx, val, mod->config_fields, mcfg);
+}
+
+static void
+parse_top(struct cfg_ctx *ctx, yaml_node_t *root, struct fabricd_config *cfg)
+{
+	const char *known[16];
+	size_t nknown = 0;
+
+	for (const struct cfg_field *f = top_fields; f->key; f++)
+		known[nknown++] = f->key;
+	for (int m = 0; m < MOD_COUNT; m++)
+		known[nknown++] = fabricd_modules[m]->name;
+
+	if (!cfg_expect_mapping(ctx, root, "the configuration file"))
+		return;
+	for (yaml_node_pair_t *pair = root->data.mapping.pairs.start;
+	    pair < root->data.mapping.pairs.top; pair++) {
+		yaml_node_t *key = cfg_node(ctx, pair->key), *val = cfg_node(ctx, pair->value);
+		const char *k = cfg_scalar(ctx, key, "a key");
+		const struct cfg_field *f;
+		int m;
+
+		if (k == NULL)
+			continue;
+		for (f = top_fields; f->key; f++)
+			if (strcmp(f->key, k) == 0)
+				break;
+		if (f->key) {
+			ctx->section = f->key;
+			parse_field(ctx, f, val, cfg);
+			ctx->section = NULL;
+			continue;
+		}
+		for (m = 0; m < MOD_COUNT; m++)
+			if (strcmp(fabricd_modules[m]->name, k) == 0)
+				break;
+		if (m < MOD_COUNT) {
+			ctx->section = fabricd_modules[m]->name;
+			parse_module_section(ctx, fabricd_modules[m], val, cfg->module[m]);
+			ctx->section = NULL;
+		}
+		else
+			unknown_key(ctx, key, "the top level", known, nknown);
+	}
+}
+
+static void
+yaml_syntax_error(struct cfg_ctx *ctx, yaml_parser_t *parser)
+{
+	char *line;
+
+	xasprintf(&line, "%s:%zu:%zu: %s%s%s", ctx->file, parser->problem_mark.line + 1,
+	    parser->problem_mark.column + 1, parser->problem ? parser->problem : "syntax error",
+	    parser->context ? " " : "", parser->context ? parser->context : "");
+	ctx->errors = xreallocarray(ctx->errors, ctx->nerrors + 1, sizeof(char *));
+	ctx->errors[ctx->nerrors++] = line;
+}
+
+int
+config_load(const char *path, struct fabricd_config **out, char ***errors, size_t *nerrors)
+{
+	struct cfg_ctx ctx = { .file = path };
+	struct fabricd_config *cfg;
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	FILE *fp;
+
+	*out = NULL;
+	if ((fp = fopen(path, "r")) == NULL) {
+		char *line;
+		xasprintf(&line, "%s: cannot open: %s", path, strerror(errno));
+		*errors = xcalloc(1, sizeof(char *));
+		(*errors)[0] = line;
+		*nerrors = 1;
+		return -1;
+	}
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, fp);
+	cfg = config_defaults(path);
+	if (!yaml_parser_load(&parser, &doc)) {
+		yaml_syntax_error(&ctx, &parser);
+	} else {
+		ctx.doc = &doc;
+		yaml_node_t *root = yaml_document_get_root_node(&doc);
+		if (root != NULL)	/* an empty file means all defaults */
+			parse_top(&ctx, root, cfg);
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&parser);
+	fclose(fp);
+
+	*errors = ctx.errors;
+	*nerrors = ctx.nerrors;
+	if (ctx.nerrors) {
+		config_free(cfg);
+		return -1;
+	}
+	*out = cfg;
+	return 0;
+}
+
+void
+config_free(struct fabricd_config *cfg)
+{
+	if (cfg == NULL)
+		return;
+	for (int m = 0; m < MOD_COUNT; m++) {
+		const struct fabricd_module *mod = fabricd_modules[m];
+		if (cfg->module[m] == NULL)
+			continue;
+		if (mod->config_free)
+			mod->config_free(cfg->module[m]);
+		else
+			cfg_fields_free(mod->config_fields, cfg->module[m]);
+		free(cfg->module[m]);
+	}
+	free(cfg->file);
+	free(cfg->socket);
+	free(cfg->state_dir);
+	free(cfg->admin_group);
+	free(cfg->read_group);
+	free(cfg);
+}

@@ -1,0 +1,63 @@
+/* Control handlers of the daemon itself: status, version, reload. */
+#include <unistd.h>
+
+#include "common/proto.h"
+#include "daemon/control.h"
+#include "daemon/daemon.h"
+#include "daemon/fabricd.h"
+
+void
+ctl_version(struct ctl_req *req, json_t *args)
+{
+	(void)args;
+	ctl_reply_ok(req, json_pack("{s:s, s:i}", "version", FABRICD_VERSION,
+	    "protocol", PROTO_VERSION));
+}
+
+void
+ctl_status(struct ctl_req *req, json_t *args)
+{
+	json_t *res, *mods;
+
+	(void)args;
+	res = json_pack("{s:s, s:i, s:I, s:i, s:s, s:s}", "version", FABRICD_VERSION,
+	    "protocol", PROTO_VERSION, "uptime_s", (json_int_t)(time(NULL) - fabricd->started),
+	    "pid", (int)getpid(), "config", fabricd->config->file,
+	    "state_dir", fabricd->config->state_dir);
+	mods = json_array();
+	for (int m = 0; m < MOD_COUNT; m++) {
+		const struct fabricd_module *mod = fabricd_modules[m];
+		json_t *st = mod->status ? mod->status(fabricd) : NULL;
+		const char *state;
+
+		if (st == NULL)
+			st = json_object();
+		state = json_string_value(json_object_get(st, "state"));
+		if (fabricd->module_running[m] < 0)
+			state = "failed";
+		json_array_append_new(mods, json_pack("{s:s, s:s}", "name", mod->name,
+		    "state", state ? state : "unknown"));
+		json_object_set_new(res, mod->name, st);
+	}
+	json_object_set_new(res, "modules", mods);
+	ctl_reply_ok(req, res);
+}
+
+void
+ctl_reload(struct ctl_req *req, json_t *args)
+{
+	json_t *errors = json_array();
+
+	(void)args;
+	if (daemon_reload(errors) == 0) {
+		json_decref(errors);
+		ctl_reply_ok(req, json_pack("{s:s}", "config", fabricd->config->file));
+		return;
+	}
+	/* The old configuration stays; the client sees why. */
+	size_t n = json_array_size(errors);
+	json_t *first = json_array_get(errors, 0);
+	ctl_reply_error(req, PERR_CHECK_FAILED, "configuration rejected (%zu error%s, old one "
+	    "kept): %s", n, n == 1 ? "" : "s", first ? json_string_value(first) : "?");
+	json_decref(errors);
+}

@@ -1,0 +1,90 @@
+/*
+ * Daemon lifecycle: starting and stopping the modules in order, and
+ * reloading the configuration without ever running on a half-valid one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/control.h"
+#include "daemon/daemon.h"
+#include "daemon/events.h"
+#include "daemon/fabricd.h"
+
+struct fabricd *fabricd;
+
+int
+daemon_reload(json_t *errors)
+{
+	struct fabricd_config *newcfg, *old = fabricd->config;
+	char **errs;
+	size_t n;
+
+	log_info("reloading %s", old->file);
+	if (config_load(old->file, &newcfg, &errs, &n) != 0) {
+		for (size_t i = 0; i < n; i++) {
+			log_warnx("reload: %s", errs[i]);
+			if (errors)
+				json_array_append_new(errors, json_string(errs[i]));
+		}
+		event_post(EV_WARNING, "daemon", old->file, "configuration reload rejected "
+		    "(%zu error%s); the running configuration is kept", n, n == 1 ? "" : "s");
+		cfg_errors_free(errs, n);
+		return -1;
+	}
+	cfg_errors_free(errs, n);
+	if (strcmp(newcfg->socket, old->socket) || strcmp(newcfg->state_dir, old->state_dir))
+		log_notice("reload: socket and state_dir changes take effect at restart");
+	free(newcfg->socket);
+	newcfg->socket = xstrdup(old->socket);
+	free(newcfg->state_dir);
+	newcfg->state_dir = xstrdup(old->state_dir);
+	/* A module that cannot reload keeps the settings it started with. */
+	for (int m = 0; m < MOD_COUNT; m++) {
+		if (fabricd_modules[m]->reload == NULL) {
+			void *keep = old->module[m];
+			old->module[m] = newcfg->module[m];
+			newcfg->module[m] = keep;
+		}
+	}
+	fabricd->config = newcfg;
+	log_set_level(newcfg->log_level);
+	control_set_groups(newcfg->admin_group, newcfg->read_group);
+	for (int m = 0; m < MOD_COUNT; m++)
+		if (fabricd_modules[m]->reload && fabricd->module_running[m] > 0)
+			fabricd_modules[m]->reload(fabricd, newcfg->module[m]);
+	config_free(old);
+	event_post(EV_INFO, "daemon", newcfg->file, "configuration reloaded");
+	return 0;
+}
+
+void
+daemon_start_modules(void)
+{
+	for (int m = 0; m < MOD_COUNT; m++) {
+		const struct fabricd_module *mod = fabricd_modules[m];
+		if (mod->start == NULL)
+			continue;
+		/* A module that fails is reported, not fatal: a RoCE host must
+		 * keep its daemon even when, say, no IB port exists. */
+		if (mod->start(fabricd, fabricd->config->module[m]) == 0) {
+			fabricd->module_running[m] = 1;
+		} else {
+			fabricd->module_running[m] = -1;
+			event_post(EV_ERROR, "daemon", mod->name, "module %s failed to start",
+			    mod->name);
+		}
+	}
+}
+
+void
+daemon_stop_modules(void)
+{
+	for (int m = MOD_COUNT - 1; m >= 0; m--) {
+		if (fabricd->module_running[m] > 0 && fabricd_modules[m]->stop)
+			fabricd_modules[m]->stop(fabricd);
+		fabricd->module_running[m] = 0;
+	}
+}
+

@@ -1,0 +1,126 @@
+/*
+ * fabricd: the fabric management daemon.
+ *
+ * Runs in the foreground (systemd supervises it).  Start-up order: config,
+ * database, control socket, modules; shutdown in reverse.  Signals only set
+ * events on the loop: SIGTERM/SIGINT stop it, SIGHUP reloads.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/xmalloc.h"
+#include "daemon/control.h"
+#include "daemon/daemon.h"
+#include "daemon/events.h"
+#include "daemon/fabricd.h"
+
+static struct fabricd daemon_state;
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: fabricd [-dnV] [-c file]\n"
+	    "  -c file  configuration (default " FABRICD_DEFAULT_CONFIG ")\n"
+	    "  -n       check the configuration and exit\n"
+	    "  -d       debug logging\n"
+	    "  -V       print the version and exit\n");
+	exit(2);
+}
+
+static void
+print_errors(char **errors, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s\n", errors[i]);
+}
+
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what;
+	(void)arg;
+	if (sig == SIGHUP) {
+		daemon_reload(NULL);
+		return;
+	}
+	log_info("received signal %d, shutting down", (int)sig);
+	event_base_loopbreak(fabricd->base);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *conffile = FABRICD_DEFAULT_CONFIG;
+	struct event *sigs[3];
+	static const int signums[3] = { SIGTERM, SIGINT, SIGHUP };
+	int ch, check_only = 0, debug = 0;
+	char **errs;
+	size_t n;
+
+	while ((ch = getopt(argc, argv, "c:dnVh")) != -1) {
+		switch (ch) {
+		case 'c': conffile = optarg; break;
+		case 'd': debug = 1; break;
+		case 'n': check_only = 1; break;
+		case 'V': printf("fabricd %s (protocol %d)\n", FABRICD_VERSION, PROTO_VERSION);
+			return 0;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+
+	log_init("fabricd", LOG_LVL_INFO);
+	fabricd = &daemon_state;
+	if (config_load(conffile, &fabricd->config, &errs, &n) != 0) {
+		print_errors(errs, n);
+		cfg_errors_free(errs, n);
+		return 1;
+	}
+	cfg_errors_free(errs, n);
+	if (check_only) {
+		printf("configuration OK\n");
+		config_free(fabricd->config);
+		return 0;
+	}
+	log_set_level(debug ? LOG_LVL_DEBUG : fabricd->config->log_level);
+	signal(SIGPIPE, SIG_IGN);
+
+	fabricd->started = time(NULL);
+	if ((fabricd->base = event_base_new()) == NULL)
+		fatalx("cannot create the event loop");
+	if (store_open(fabricd->config->state_dir, &fabricd->store) != 0)
+		fatalx("cannot open the state database in %s", fabricd->config->state_dir);
+	if (control_init(fabricd, fabricd->config->socket, fabricd->config->admin_group,
+	    fabricd->config->read_group) != 0)
+		fatalx("cannot open the control socket %s", fabricd->config->socket);
+	for (int i = 0; i < 3; i++) {
+		sigs[i] = evsignal_new(fabricd->base, signums[i], on_signal, NULL);
+		evsignal_add(sigs[i], NULL);
+	}
+	event_post(EV_INFO, "daemon", NULL, "fabricd %s started (pid %d)", FABRICD_VERSION,
+	    (int)getpid());
+	daemon_start_modules();
+	log_notice("fabricd %s running", FABRICD_VERSION);
+
+	event_base_dispatch(fabricd->base);
+
+	events_shutdown();
+	daemon_stop_modules();
+	event_post(EV_INFO, "daemon", NULL, "fabricd stopped");
+	control_shutdown();
+	for (int i = 0; i < 3; i++)
+		event_free(sigs[i]);
+	store_close(fabricd->store);
+	config_free(fabricd->config);
+	event_base_free(fabricd->base);
+	log_notice("stopped");
+	return 0;
+}

@@ -1,0 +1,234 @@
+/*
+ * sqlite3 state store.  One connection, used only from the event loop
+ * thread.  Statements are prepared once and cached by the address of their
+ * SQL literal: callers never build SQL text, so nothing user-supplied can
+ * reach the parser except as a bound value.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/store.h"
+
+struct stmt_cache {
+	const char	*sql;
+	sqlite3_stmt	*stmt;
+};
+
+struct store {
+	sqlite3			*db;
+	struct stmt_cache	*cache;
+	size_t			 ncache, capcache;
+	int			 depth;		/* open transaction nesting */
+};
+
+sqlite3 *
+store_db(struct store *st)
+{
+	return st->db;
+}
+
+static int
+exec_plain(struct store *st, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+		log_warnx("store: %s: %s", sql, err ? err : "?");
+		sqlite3_free(err);
+		return -1;
+	}
+	return 0;
+}
+
+sqlite3_stmt *
+store_prepare(struct store *st, const char *sql)
+{
+	sqlite3_stmt *stmt;
+
+	for (size_t i = 0; i < st->ncache; i++) {
+		if (st->cache[i].sql == sql) {
+			sqlite3_reset(st->cache[i].stmt);
+			sqlite3_clear_bindings(st->cache[i].stmt);
+			return st->cache[i].stmt;
+		}
+	}
+	if (sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL) != SQLITE_OK) {
+		log_warnx("store: prepare failed: %s: %s", sqlite3_errmsg(st->db), sql);
+		return NULL;
+	}
+	if (st->ncache == st->capcache) {
+		st->capcache = st->capcache ? st->capcache * 2 : 32;
+		st->cache = xreallocarray(st->cache, st->capcache, sizeof(*st->cache));
+	}
+	st->cache[st->ncache].sql = sql;
+	st->cache[st->ncache++].stmt = stmt;
+	return stmt;
+}
+
+int
+store_step_done(struct store *st, sqlite3_stmt *stmt)
+{
+	int rc = sqlite3_step(stmt);
+
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		log_warnx("store: %s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	return 0;
+}
+
+/* Nested transactions are savepoints, so an inner failure can be undone
+ * without losing the outer work. */
+int
+store_begin(struct store *st)
+{
+	char sql[48];
+
+	if (st->depth == 0) {
+		if (exec_plain(st, "BEGIN IMMEDIATE") != 0)
+			return -1;
+	} else {
+		snprintf(sql, sizeof(sql), "SAVEPOINT sp%d", st->depth);
+		if (exec_plain(st, sql) != 0)
+			return -1;
+	}
+	st->depth++;
+	return 0;
+}
+
+int
+store_commit(struct store *st)
+{
+	char sql[48];
+
+	if (st->depth <= 0) {
+		log_warnx("store: commit without a transaction");
+		return -1;
+	}
+	st->depth--;
+	if (st->depth == 0)
+		return exec_plain(st, "COMMIT");
+	snprintf(sql, sizeof(sql), "RELEASE sp%d", st->depth);
+	return exec_plain(st, sql);
+}
+
+void
+store_rollback(struct store *st)
+{
+	char sql[64];
+
+	if (st->depth <= 0)
+		return;
+	st->depth--;
+	if (st->depth == 0) {
+		exec_plain(st, "ROLLBACK");
+		return;
+	}
+	snprintf(sql, sizeof(sql), "ROLLBACK TO sp%d", st->depth);
+	exec_plain(st, sql);
+	snprintf(sql, sizeof(sql), "RELEASE sp%d", st->depth);
+	exec_plain(st, sql);
+}
+
+int
+store_schema_version(struct store *st)
+{
+	sqlite3_stmt *s = store_prepare(st, "SELECT COALESCE(MAX(version), 0) FROM schema_version");
+	int v = -1;
+
+	if (s && sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	if (s)
+		sqlite3_reset(s);
+	return v;
+}
+
+static int
+apply_migrations(struct store *st)
+{
+	int current;
+
+	if (exec_plain(st, "CREATE TABLE IF NOT EXISTS schema_version ("
+	    "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)") != 0)
+		return -1;
+	current = store_schema_version(st);
+	if (current < 0)
+		return -1;
+	for (const struct store_migration *m = store_migrations; m->sql; m++) {
+		sqlite3_stmt *rec;
+
+		if (m->version <= current)
+			continue;
+		if (store_begin(st) != 0)
+			return -1;
+		if (exec_plain(st, m->sql) != 0)
+			goto fail;
+		rec = store_prepare(st, "INSERT INTO schema_version(version, name, applied_ms) "
+		    "VALUES (?, ?, CAST(strftime('%s','now') AS INTEGER) * 1000)");
+		if (rec == NULL)
+			goto fail;
+		sqlite3_bind_int(rec, 1, m->version);
+		sqlite3_bind_text(rec, 2, m->name, -1, SQLITE_STATIC);
+		if (store_step_done(st, rec) != 0 || store_commit(st) != 0)
+			goto fail;
+		log_info("store: applied migration %s", m->name);
+		continue;
+fail:
+		store_rollback(st);
+		log_warnx("store: migration %s failed", m->name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_open(const char *state_dir, struct store **out)
+{
+	struct store *st;
+	char *path;
+
+	*out = NULL;
+	if (mkdir(state_dir, 0750) != 0 && errno != EEXIST) {
+		log_warn("store: cannot create %s", state_dir);
+		return -1;
+	}
+	st = xcalloc(1, sizeof(*st));
+	xasprintf(&path, "%s/fabricd.db", state_dir);
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL)
+	    != SQLITE_OK) {
+		log_warnx("store: cannot open %s: %s", path, sqlite3_errmsg(st->db));
+		free(path);
+		store_close(st);
+		return -1;
+	}
+	free(path);
+	sqlite3_busy_timeout(st->db, 2000);
+	if (exec_plain(st, "PRAGMA journal_mode=WAL") != 0 ||
+	    exec_plain(st, "PRAGMA foreign_keys=ON") != 0 ||
+	    exec_plain(st, "PRAGMA synchronous=NORMAL") != 0 ||
+	    apply_migrations(st) != 0) {
+		store_close(st);
+		return -1;
+	}
+	*out = st;
+	return 0;
+}
+
+void
+store_close(struct store *st)
+{
+	if (st == NULL)
+		return;
+	for (size_t i = 0; i < st->ncache; i++)
+		sqlite3_finalize(st->cache[i].stmt);
+	free(st->cache);
+	if (st->db)
+		sqlite3_close(st->db);
+	free(st);
+}

@@ -1,0 +1,43 @@
+# fabricd -n: a good file says "configuration OK"; a broken one lists every
+# error as FILE:LINE:COLUMN and exits 1; a YAML syntax error is located too.
+. "$FABRICD_SRC/tests/lib/common.sh"
+fd_setup
+
+fd_config
+out=$("$FABRICD" -n -c "$CONF" 2>&1) || fail "good config rejected: $out"
+[ "$out" = "configuration OK" ] || fail "unexpected output: $out"
+
+"$FABRICD" -n -c "$FABRICD_SRC/examples/fabricd.yaml" >/dev/null 2>&1 ||
+	fail "the shipped example does not parse: $("$FABRICD" -n -c "$FABRICD_SRC/examples/fabricd.yaml" 2>&1)"
+
+cat > "$T/bad.yaml" <<YAML
+socket: relative/path
+log_levl: debug
+control:
+  admin_grp: wheel
+sm:
+  enabled: maybe
+  priority: 99
+log_level: chatty
+YAML
+out=$("$FABRICD" -n -c "$T/bad.yaml" 2>&1)
+rc=$?
+[ $rc -eq 1 ] || fail "broken config exited $rc, expected 1"
+# Every error, each at its own line:column (checked against the file above).
+for want in "bad.yaml:1:9: expected an absolute path" \
+	    "bad.yaml:2:1: unknown key \"log_levl\"" "did you mean \"log_level\"" \
+	    "bad.yaml:4:3: unknown key \"admin_grp\" in control" \
+	    "bad.yaml:6:12: expected a boolean" \
+	    "bad.yaml:8:12: invalid log_level \"chatty\""; do
+	printf '%s\n' "$out" | grep -qF "$want" || fail "missing error: $want; got: $out"
+done
+n=$(printf '%s\n' "$out" | grep -c "bad.yaml:[0-9]*:[0-9]*: ")
+[ "$n" -ge 5 ] || fail "expected at least 5 located errors, got $n: $out"
+
+printf 'socket: /x\nlist: [1, 2\n' > "$T/syntax.yaml"
+out=$("$FABRICD" -n -c "$T/syntax.yaml" 2>&1) && fail "syntax error accepted"
+printf '%s\n' "$out" | grep -q "syntax.yaml:[0-9]*:[0-9]*: " || fail "syntax error not located: $out"
+
+out=$("$FABRICD" -n -c "$T/missing.yaml" 2>&1) && fail "missing file accepted"
+printf '%s\n' "$out" | grep -q "missing.yaml: cannot open" || fail "missing file: $out"
+pass

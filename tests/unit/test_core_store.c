@@ -1,0 +1,123 @@
+/* Store: migrations applied once, nested transactions, events written. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon/events.h"
+#include "daemon/fabricd.h"
+#include "daemon/store.h"
+
+static struct fabricd fake;
+static char dir[] = "/tmp/fabricd-store-XXXXXX";
+
+static int
+count(struct store *st, const char *sql)
+{
+	sqlite3_stmt *s = store_prepare(st, sql);
+	int n;
+
+	assert_non_null(s);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	n = sqlite3_column_int(s, 0);
+	sqlite3_reset(s);
+	return n;
+}
+
+static int
+max_migration(void)
+{
+	int v = 0;
+	for (const struct store_migration *m = store_migrations; m->sql; m++)
+		v = m->version > v ? m->version : v;
+	return v;
+}
+
+static void
+test_migrations_once(void **state)
+{
+	struct store *st;
+
+	(void)state;
+	assert_int_equal(store_open(dir, &st), 0);
+	assert_int_equal(store_schema_version(st), max_migration());
+	assert_int_equal(count(st, "SELECT count(*) FROM schema_version"),
+	    count(st, "SELECT count(DISTINCT version) FROM schema_version"));
+	store_close(st);
+	/* Re-opening applies nothing new. */
+	assert_int_equal(store_open(dir, &st), 0);
+	assert_int_equal(count(st, "SELECT count(*) FROM schema_version WHERE version = 1"), 1);
+	store_close(st);
+}
+
+static void
+test_nested_rollback(void **state)
+{
+	struct store *st;
+	sqlite3_stmt *ins;
+
+	(void)state;
+	assert_int_equal(store_open(dir, &st), 0);
+	fake.store = st;
+	fabricd = &fake;
+	assert_int_equal(store_begin(st), 0);
+	event_post(EV_INFO, "test", NULL, "outer");
+	assert_int_equal(store_begin(st), 0);
+	event_post(EV_INFO, "test", NULL, "inner");
+	store_rollback(st);		/* undo inner only */
+	assert_int_equal(store_commit(st), 0);
+	assert_int_equal(count(st, "SELECT count(*) FROM events WHERE source = 'test' AND message = 'outer'"), 1);
+	assert_int_equal(count(st, "SELECT count(*) FROM events WHERE message = 'inner'"), 0);
+	/* A bad statement fails cleanly. */
+	assert_null(store_prepare(st, "SELECT nope FROM nowhere"));
+	ins = store_prepare(st, "INSERT INTO events(time_ms, severity, source, message) VALUES (1, 9, 'x', 'y')");
+	assert_int_equal(store_step_done(st, ins), -1);	/* CHECK constraint */
+	fabricd = NULL;
+	store_close(st);
+}
+
+static void
+test_parse_since(void **state)
+{
+	int64_t ms, now = event_now_ms();
+
+	(void)state;
+	assert_int_equal(event_parse_since("10m", &ms), 0);
+	assert_true(ms <= now - 600000 && ms > now - 610000);
+	assert_int_equal(event_parse_since("1700000000000", &ms), 0);
+	assert_int_equal(ms, 1700000000000LL);
+	assert_int_equal(event_parse_since("2026-01-02 03:04:05", &ms), 0);
+	assert_int_equal(event_parse_since("2026-01-02", &ms), 0);
+	assert_int_equal(event_parse_since("yesterday", &ms), -1);
+	assert_int_equal(event_parse_since("10x", &ms), -1);
+	assert_int_equal(event_parse_since("2026-01-02 03:04:05junk", &ms), -1);
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_migrations_once),
+		cmocka_unit_test(test_nested_rollback),
+		cmocka_unit_test(test_parse_since),
+	};
+	log_init("test", LOG_LVL_ERROR);
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}
