@@ -1,0 +1,161 @@
+# ibsim harness for integration tests (sourced, POSIX sh).
+#
+#   . "$FABRICD_SRC/tests/lib/ibsim.sh"
+#   sim_topology -k 2 -h 4 -s 2          # topogen args -> $SIM_DIR/topo.net
+#   sim_start                            # or: sim_start FILE.net
+#   trap sim_stop EXIT
+#   sim_diag ibnetdiscover               # infiniband-diags tool, attached to host1
+#   sim_diag -H host3 -t 30 ibroute 5    # other host, other timeout
+#   sim_console 'Unlink "sw-l1"[20]'
+#   sim_stop
+#
+# Each simulator gets its own IBSIM_SOCKNAME (exported, so that fabricd or
+# opensm started by the test join the same one) and its own directory
+# SIM_DIR, where ibsim and every client run: umad2sim writes its fake
+# sysfs into ./sys-<pid> of the client's working directory.  The console
+# is a FIFO with a writer held open (an EOF on ibsim's stdin makes it spin);
+# every write is wrapped in timeout, because writing to the FIFO of a dead
+# ibsim blocks forever, and so is every client, because a client whose
+# simulator is gone retries its attach forever.  At most 10 clients may be
+# attached at once, diag tools included.
+
+SIM_PRELOAD=${SIM_PRELOAD:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+SIM_PID=
+SIM_HOLDER=
+SIM_OWN_DIR=
+
+sim_fail() {
+	echo "ibsim.sh: $*" >&2
+	return 1
+}
+
+# sim_available: 0 when ibsim and the preload library exist (else tests skip).
+sim_available() {
+	command -v ibsim >/dev/null 2>&1 && [ -r "$SIM_PRELOAD" ]
+}
+
+sim_init_dir() {
+	if [ -z "${SIM_DIR:-}" ]; then
+		SIM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/fabricd-sim.XXXXXX") || return 1
+		SIM_OWN_DIR=1
+	fi
+	mkdir -p "$SIM_DIR/run" || return 1
+	export SIM_DIR
+}
+
+# sim_topology TOPOGEN-ARGS...: write $SIM_DIR/topo.net with tools/topogen.
+sim_topology() {
+	sim_init_dir || return 1
+	"${FABRICD_BUILD:?FABRICD_BUILD not set}/tools/topogen" -o "$SIM_DIR/topo.net" "$@"
+}
+
+# ibsim's limits sized from the "ibsim needs" line topogen writes; raise
+# only what the defaults (2048 nodes, 256 switches, 13312 ports) cannot hold.
+sim_flags_for() {
+	sed -n 's/^# ibsim needs -N >= \([0-9]*\), -S >= \([0-9]*\), -P >= \([0-9]*\).*/\1 \2 \3/p' "$1" |
+	    while read -r n s p; do
+		[ "$n" -gt 2048 ] && printf -- '-N %d ' $((n + 16))
+		[ "$s" -gt 256 ] && printf -- '-S %d ' $((s + 8))
+		[ "$p" -gt 13312 ] && printf -- '-P %d ' $((p + 64))
+		:
+	done
+}
+
+# Abstract unix sockets show in /proc/net/unix as "@name".
+sim_socket_up() {
+	grep -Eq "@$IBSIM_SOCKNAME:ctl@*$" /proc/net/unix 2>/dev/null
+}
+
+# sim_start [NETFILE] [EXTRA IBSIM FLAGS...]: start ibsim, wait until it
+# serves clients.  Sets SIM_PID and exports IBSIM_SOCKNAME.
+sim_start() {
+	sim_init_dir || return 1
+	net=${1:-$SIM_DIR/topo.net}
+	[ $# -gt 0 ] && shift
+	[ -r "$net" ] || { sim_fail "no net file $net"; return 1; }
+	case $net in /*) ;; *) net=$PWD/$net ;; esac
+	IBSIM_SOCKNAME=${IBSIM_SOCKNAME_PREFIX:-fd}$$-$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
+	export IBSIM_SOCKNAME
+	rm -f "$SIM_DIR/console" && mkfifo "$SIM_DIR/console" || return 1
+	# shellcheck disable=SC2046
+	(cd "$SIM_DIR/run" && exec ibsim -s $(sim_flags_for "$net") "$@" "$net" \
+	    < "$SIM_DIR/console" > "$SIM_DIR/ibsim.out" 2>&1) &
+	SIM_PID=$!
+	sleep 2147483647 > "$SIM_DIR/console" &
+	SIM_HOLDER=$!
+	i=0
+	until sim_socket_up && grep -q 'sim>' "$SIM_DIR/ibsim.out" 2>/dev/null; do
+		if ! kill -0 "$SIM_PID" 2>/dev/null || [ $i -ge 300 ]; then
+			sim_fail "ibsim did not start; its output:"
+			tail -5 "$SIM_DIR/ibsim.out" >&2
+			sim_stop
+			return 1
+		fi
+		i=$((i + 1))
+		sleep 0.1
+	done
+}
+
+# sim_console COMMAND: one console line (see `Help` in ibsim).  Waits until
+# ibsim has read it and printed its next prompt.
+sim_console() {
+	[ -n "$SIM_PID" ] || { sim_fail "sim_console: no simulator"; return 1; }
+	before=$(grep -o 'sim>' "$SIM_DIR/ibsim.out" | wc -l)
+	timeout 5 sh -c 'printf "%s\n" "$1" > "$2"' _ "$1" "$SIM_DIR/console" ||
+	    { sim_fail "ibsim is not reading its console"; return 1; }
+	i=0
+	while [ "$(grep -o 'sim>' "$SIM_DIR/ibsim.out" | wc -l)" -le "$before" ]; do
+		[ $i -ge 50 ] && { sim_fail "no prompt after: $1"; return 1; }
+		i=$((i + 1))
+		sleep 0.1
+	done
+}
+
+# sim_run [-H HOST] [-t SECS] CMD ARGS...: run any libibumad program as a
+# client of this simulator, attached to HOST (default $SIM_HOST or host1),
+# killed after SECS (default 30).  Its working directory is $SIM_DIR/run.
+sim_run() {
+	host=${SIM_HOST:-host1}
+	secs=30
+	while :; do
+		case $1 in
+		-H) host=$2; shift 2 ;;
+		-t) secs=$2; shift 2 ;;
+		*) break ;;
+		esac
+	done
+	(cd "$SIM_DIR/run" && SIM_HOST=$host LD_PRELOAD=$SIM_PRELOAD \
+	    exec timeout -k 2 "$secs" "$@")
+}
+
+# sim_diag [-H HOST] [-t SECS] TOOL ARGS...: an infiniband-diags tool;
+# stderr chatter of the preload is dropped unless SIM_DIAG_STDERR is set.
+sim_diag() {
+	if [ -n "${SIM_DIAG_STDERR:-}" ]; then
+		sim_run "$@"
+	else
+		sim_run "$@" 2>/dev/null
+	fi
+}
+
+# sim_stop: stop ibsim and the FIFO writer, remove fake-sysfs leftovers of
+# clients that died, and the directory if sim_start made it.  Idempotent.
+sim_stop() {
+	for p in $SIM_PID $SIM_HOLDER; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $SIM_PID $SIM_HOLDER; do
+		wait "$p" 2>/dev/null
+	done
+	SIM_PID=
+	SIM_HOLDER=
+	if [ -n "${SIM_DIR:-}" ]; then
+		rm -rf "$SIM_DIR"/run/sys-* 2>/dev/null
+		if [ -n "$SIM_OWN_DIR" ] && [ -z "${SIM_KEEP:-}" ]; then
+			rm -rf "$SIM_DIR"
+			SIM_DIR=
+			SIM_OWN_DIR=
+		fi
+	fi
+	return 0
+}
