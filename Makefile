@@ -38,7 +38,7 @@ TOOL_SRCS = $(wildcard tools/*.c)
 TOOL_BINS = $(TOOL_SRCS:tools/%.c=$(O)/tools/%)
 SQL      = $(sort $(wildcard schemas/*.sql))
 
-all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS)
+all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS) $(O)/tests/libroce_nlfake.so
 
 # deps: install the Debian packages that are missing.  Idempotent and quiet
 # when all are present; apt-get update only when something must be fetched.
@@ -64,6 +64,12 @@ $(O)/tests/%: tests/unit/%.c $(O)/libfabricd.a
 $(O)/tools/%: tools/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBS)
+
+# The netlink test double for roce_qos (LD_PRELOAD into iproute2 dcb and
+# fabricd): a plain shared object, never sanitized, since dcb loads it.
+$(O)/tests/libroce_nlfake.so: tests/fixtures/roce/nlfake.c tests/fixtures/roce/fake_mlx5.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -fPIC -shared -o $@ $< -ldl
 
 # The SQL migrations are compiled into the daemon so that an installed
 # fabricd never depends on finding schema files at run time.
