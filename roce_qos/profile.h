@@ -16,6 +16,7 @@
 struct roce_pos {
 	const char	*file;		/* borrowed from the configuration */
 	int		 line, col;	/* 1-based; 0: built in */
+	const void	*node;		/* its YAML node, valid while parsing only */
 };
 
 enum roce_dcbx { ROCE_DCBX_UNMANAGED, ROCE_DCBX_HOST, ROCE_DCBX_FIRMWARE };
