@@ -11,7 +11,7 @@
 
 #include "roce_qos/profile.h"
 
-static const struct roce_pos here = { "fabricd.yaml", 12, 7 };
+static const struct roce_pos here = { "fabricd.yaml", 12, 7, NULL };
 
 static void
 expect_only(const struct roce_profile *p, const char *rule, const char *needle)
