@@ -138,9 +138,46 @@ sim_diag() {
 	fi
 }
 
+# sim_port_guid HOST: the port GUID of HOST's port 1, read from the net
+# file (CA port GUID = node GUID + 1; no client needed).
+sim_port_guid() {
+	awk -v h="$1" '/^caguid=/ { g = substr($0, 8) }
+	    $1 == "Hca" && $3 == "\"" h "\"" { print g; exit }' "$SIM_DIR/topo.net" |
+	    { read -r g; [ -n "$g" ] && printf '0x%016x\n' $((g + 1)); }
+}
+
+# sim_opensm [HOST] [SECS]: run OpenSM (the reference SM) attached to HOST
+# (default host1) with its caches in $SIM_DIR/osm, and wait up to SECS
+# (default 60) for SUBNET UP.  Sets OSM_PID; sim_stop stops it.
+OSM_PID=
+sim_opensm() {
+	h=${1:-host1}
+	g=$(sim_port_guid "$h") || return 1
+	mkdir -p "$SIM_DIR/osm"
+	rm -f "$SIM_DIR/osm.log"
+	(cd "$SIM_DIR/run" && SIM_HOST=$h OSM_CACHE_DIR=$SIM_DIR/osm OSM_TMP_DIR=$SIM_DIR/osm \
+	    LD_PRELOAD=$SIM_PRELOAD exec opensm -d2 -f "$SIM_DIR/osm.log" -g "$g" \
+	    > "$SIM_DIR/osm.out" 2>&1) &
+	OSM_PID=$!
+	i=0
+	until grep -q 'SUBNET UP' "$SIM_DIR/osm.log" 2>/dev/null; do
+		if ! kill -0 "$OSM_PID" 2>/dev/null || [ $i -ge $(( ${2:-60} * 20 )) ]; then
+			sim_fail "OpenSM did not bring the subnet up"
+			return 1
+		fi
+		i=$((i + 1))
+		sleep 0.05
+	done
+}
+
 # sim_stop: stop ibsim and the FIFO writer, remove fake-sysfs leftovers of
 # clients that died, and the directory if sim_start made it.  Idempotent.
 sim_stop() {
+	if [ -n "$OSM_PID" ]; then
+		kill "$OSM_PID" 2>/dev/null
+		wait "$OSM_PID" 2>/dev/null
+		OSM_PID=
+	fi
 	for p in $SIM_PID $SIM_HOLDER; do
 		kill "$p" 2>/dev/null
 	done
