@@ -1,0 +1,372 @@
+/*
+ * The apply/verify/rollback engine for P_Key tables (see apply.h).
+ *
+ * Failure model: a Set that times out may or may not have reached the
+ * port, so a port counts as written as soon as one Set is sent to it, and
+ * the rollback rewrites every block sent to every such port.  A read-back
+ * that differs from the plan is a failure even when the Set was answered
+ * with status 0: only what the port says on a Get counts.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "partitions/apply.h"
+
+struct pt_mad_counts pt_mad_counts;
+
+enum phase { PH_READ, PH_WRITE, PH_VERIFY, PH_ROLLBACK, PH_DONE };
+
+struct port_run {
+	bool		 read_failed;
+	bool		 failed;
+	bool		 written;
+	uint8_t		*sent;		/* per block: a Set was sent */
+	char		*reason;
+};
+
+struct run {
+	struct pt_plan		*plan;
+	struct pt_io		 io;
+	pt_apply_done		 done;
+	void			*arg;
+	enum phase		 phase;
+	struct port_run		*pr;
+	size_t			 outstanding;
+	bool			 issuing;	/* suppress phase ends while queueing */
+	bool			 any_failed;
+	struct pt_apply_report	 rep;
+};
+
+struct op {
+	struct run	*run;
+	size_t		 port;
+	uint16_t	 block;
+};
+
+static void phase_next(struct run *r);
+
+static void
+port_fail(struct run *r, size_t i, const char *fmt, ...)
+{
+	struct port_run *p = &r->pr[i];
+	va_list ap;
+
+	r->any_failed = true;
+	if (p->failed)
+		return;		/* the first reason is the one that matters */
+	p->failed = true;
+	va_start(ap, fmt);
+	if (vasprintf(&p->reason, fmt, ap) < 0)
+		p->reason = NULL;
+	va_end(ap);
+}
+
+static void
+decode_block(const struct mad_result *res, uint16_t *out)
+{
+	const uint8_t *d = res->mad + PT_SMP_DATA_OFFSET;
+
+	for (int i = 0; i < PT_BLOCK; i++)
+		out[i] = (uint16_t)(d[2 * i] << 8 | d[2 * i + 1]);
+}
+
+static void
+encode_block(const uint16_t *in, uint8_t *d)
+{
+	memset(d, 0, 64);
+	for (int i = 0; i < PT_BLOCK; i++) {
+		d[2 * i] = (uint8_t)(in[i] >> 8);
+		d[2 * i + 1] = (uint8_t)in[i];
+	}
+}
+
+/* Did a reply arrive and say yes?  Names the trouble otherwise. */
+static const char *
+reply_problem(const struct mad_result *res, char *buf, size_t len)
+{
+	if (res->status == -ETIMEDOUT)
+		return "timeout";
+	if (res->status != 0 || res->mad == NULL || res->len < PT_SMP_DATA_OFFSET + 64)
+		return "bad reply";
+	if (res->mad_status != 0) {
+		snprintf(buf, len, "MAD status 0x%04x", res->mad_status);
+		return buf;
+	}
+	return NULL;
+}
+
+static void
+op_finished(struct run *r)
+{
+	r->outstanding--;
+	if (r->outstanding == 0 && !r->issuing)
+		phase_next(r);
+}
+
+static void
+on_read(const struct mad_result *res, void *arg)
+{
+	struct op *op = arg;
+	struct run *r = op->run;
+	struct pt_port_plan *pp = &r->plan->ports[op->port];
+	char buf[32];
+	const char *why = reply_problem(res, buf, sizeof(buf));
+
+	if (why != NULL) {
+		pt_mad_counts.failures++;
+		r->pr[op->port].read_failed = true;
+		port_fail(r, op->port, "reading block %u: %s", op->block, why);
+	} else
+		decode_block(res, pp->have + (size_t)op->block * PT_BLOCK);
+	free(op);
+	op_finished(r);
+}
+
+static void
+on_write(const struct mad_result *res, void *arg)
+{
+	struct op *op = arg;
+	struct run *r = op->run;
+	char buf[32];
+	const char *why = reply_problem(res, buf, sizeof(buf));
+
+	if (why != NULL) {
+		pt_mad_counts.failures++;
+		port_fail(r, op->port, "writing block %u: %s", op->block, why);
+	}
+	free(op);
+	op_finished(r);
+}
+
+static void
+on_verify(const struct mad_result *res, void *arg)
+{
+	struct op *op = arg;
+	struct run *r = op->run;
+	struct pt_port_plan *pp = &r->plan->ports[op->port];
+	const uint16_t *want = pp->want + (size_t)op->block * PT_BLOCK;
+	char buf[32];
+	const char *why = reply_problem(res, buf, sizeof(buf));
+	uint16_t got[PT_BLOCK];
+
+	if (why != NULL) {
+		pt_mad_counts.failures++;
+		port_fail(r, op->port, "reading back block %u: %s", op->block, why);
+	} else {
+		decode_block(res, got);
+		for (size_t i = 0; i < PT_BLOCK && (size_t)op->block * PT_BLOCK + i < pp->cap; i++)
+			if (got[i] != want[i]) {
+				port_fail(r, op->port, "block %u index %zu reads back 0x%04x, "
+				    "wrote 0x%04x", op->block, (size_t)op->block * PT_BLOCK + i,
+				    got[i], want[i]);
+				break;
+			}
+	}
+	free(op);
+	op_finished(r);
+}
+
+static void
+on_restore(const struct mad_result *res, void *arg)
+{
+	struct op *op = arg;
+	struct run *r = op->run;
+	char buf[32], *s;
+	const char *why = reply_problem(res, buf, sizeof(buf));
+
+	if (why != NULL) {
+		pt_mad_counts.failures++;
+		if (asprintf(&s, "%s: restoring block %u: %s",
+		    r->plan->ports[op->port].label, op->block, why) >= 0) {
+			r->rep.unrestored = xreallocarray(r->rep.unrestored,
+			    r->rep.nunrestored + 1, sizeof(char *));
+			r->rep.unrestored[r->rep.nunrestored++] = s;
+		}
+	}
+	free(op);
+	op_finished(r);
+}
+
+static void
+send(struct run *r, size_t port, uint16_t block, uint8_t method, const uint16_t *table,
+    mad_cb cb)
+{
+	struct pt_port_plan *pp = &r->plan->ports[port];
+	struct op *op = xcalloc(1, sizeof(*op));
+	struct mad_result fail = { .status = -EIO };
+	uint8_t data[64];
+
+	op->run = r;
+	op->port = port;
+	op->block = block;
+	if (table != NULL)
+		encode_block(table + (size_t)block * PT_BLOCK, data);
+	if (method == 0x02) {		/* Set */
+		r->rep.sets++;
+		pt_mad_counts.sets++;
+	} else {
+		r->rep.gets++;
+		pt_mad_counts.gets++;
+	}
+	r->outstanding++;
+	if (r->io.smp(r->io.ctx, &pp->addr, method, PT_ATTR_PKEY_TABLE,
+	    pp->attr_mod_port | block, table ? data : NULL, cb, op) != 0)
+		cb(&fail, op);
+}
+
+static void
+start_read(struct run *r)
+{
+	for (size_t i = 0; i < r->plan->nports; i++) {
+		struct pt_port_plan *pp = &r->plan->ports[i];
+
+		if (pp->have != NULL)
+			continue;
+		pp->have = xcalloc((size_t)pp->nblocks * PT_BLOCK, sizeof(uint16_t));
+		for (uint16_t b = 0; b < pp->nblocks; b++)
+			send(r, i, b, 0x01, NULL, on_read);
+	}
+}
+
+static void
+start_write(struct run *r)
+{
+	for (size_t i = 0; i < r->plan->nports; i++) {
+		struct pt_port_plan *pp = &r->plan->ports[i];
+
+		for (uint16_t b = 0; b < pp->nblocks; b++) {
+			if (!pt_block_dirty(pp, b))
+				continue;
+			if (!r->pr[i].written)
+				r->rep.ports_written++;
+			r->pr[i].written = true;
+			r->pr[i].sent[b] = 1;
+			send(r, i, b, 0x02, pp->want, on_write);
+		}
+	}
+}
+
+static void
+start_verify(struct run *r)
+{
+	for (size_t i = 0; i < r->plan->nports; i++)
+		for (uint16_t b = 0; b < r->plan->ports[i].nblocks; b++)
+			if (r->pr[i].sent[b])
+				send(r, i, b, 0x01, NULL, on_verify);
+}
+
+static void
+start_rollback(struct run *r)
+{
+	r->rep.rolled_back = true;
+	for (size_t i = 0; i < r->plan->nports; i++)
+		for (uint16_t b = 0; b < r->plan->ports[i].nblocks; b++)
+			if (r->pr[i].sent[b])
+				send(r, i, b, 0x02, r->plan->ports[i].have, on_restore);
+}
+
+static void
+finish(struct run *r)
+{
+	struct pt_apply_report *rep = &r->rep;
+
+	rep->ok = !r->any_failed;
+	for (size_t i = 0; i < r->plan->nports; i++) {
+		struct pt_port_plan *pp = &r->plan->ports[i];
+		struct port_run *p = &r->pr[i];
+		char *s;
+
+		if (p->failed && asprintf(&s, "%s: %s", pp->label,
+		    p->reason ? p->reason : "failed") >= 0) {
+			rep->failed = xreallocarray(rep->failed, rep->nfailed + 1, sizeof(char *));
+			rep->failed[rep->nfailed++] = s;
+		}
+		/* a port we could not read keeps an unknown table */
+		if (p->read_failed) {
+			free(pp->have);
+			pp->have = NULL;
+		} else if (rep->ok)
+			memcpy(pp->have, pp->want, (size_t)pp->nblocks * PT_BLOCK * sizeof(uint16_t));
+	}
+	r->done(r->plan, rep, r->arg);
+	for (size_t i = 0; i < rep->nfailed; i++)
+		free(rep->failed[i]);
+	for (size_t i = 0; i < rep->nunrestored; i++)
+		free(rep->unrestored[i]);
+	free(rep->failed);
+	free(rep->unrestored);
+	for (size_t i = 0; i < r->plan->nports; i++) {
+		free(r->pr[i].sent);
+		free(r->pr[i].reason);
+	}
+	free(r->pr);
+	free(r);
+}
+
+/* Run phases until one has MADs in flight or the run is over. */
+static void
+phase_next(struct run *r)
+{
+	while (r->outstanding == 0) {
+		switch (r->phase) {
+		case PH_READ:
+			r->phase = r->any_failed ? PH_DONE : PH_WRITE;
+			if (r->phase == PH_WRITE) {
+				r->issuing = true;
+				start_write(r);
+				r->issuing = false;
+			}
+			break;
+		case PH_WRITE:
+			r->phase = r->any_failed ? PH_ROLLBACK : PH_VERIFY;
+			r->issuing = true;
+			if (r->phase == PH_ROLLBACK)
+				start_rollback(r);
+			else
+				start_verify(r);
+			r->issuing = false;
+			break;
+		case PH_VERIFY:
+			r->phase = r->any_failed ? PH_ROLLBACK : PH_DONE;
+			if (r->phase == PH_ROLLBACK) {
+				r->issuing = true;
+				start_rollback(r);
+				r->issuing = false;
+			}
+			break;
+		case PH_ROLLBACK:
+			r->phase = PH_DONE;
+			break;
+		case PH_DONE:
+			finish(r);
+			return;
+		}
+	}
+}
+
+int
+pt_apply_start(struct pt_plan *plan, const struct pt_io *io, pt_apply_done done, void *arg)
+{
+	struct run *r;
+
+	if (io == NULL || io->smp == NULL || done == NULL)
+		return -1;
+	r = xcalloc(1, sizeof(*r));
+	r->plan = plan;
+	r->io = *io;
+	r->done = done;
+	r->arg = arg;
+	r->phase = PH_READ;
+	r->pr = xcalloc(plan->nports ? plan->nports : 1, sizeof(*r->pr));
+	for (size_t i = 0; i < plan->nports; i++)
+		r->pr[i].sent = xcalloc(plan->ports[i].nblocks ? plan->ports[i].nblocks : 1, 1);
+	r->issuing = true;
+	start_read(r);
+	r->issuing = false;
+	phase_next(r);
+	return 0;
+}

@@ -1,0 +1,59 @@
+/*
+ * Applying a plan to the fabric: read what is unknown, write only the
+ * blocks that differ, read every written block back, and on any failure
+ * put back the previous table on every port already written.
+ *
+ * MADs go through a pt_io, which is mad_smp() on the SM's engine in the
+ * daemon and an in-memory fake in the unit tests; both answer through the
+ * mad.h callback types.  Phases run one after the other (read, write,
+ * verify, and rollback when needed); inside a phase every MAD is queued at
+ * once and the engine's window paces them.
+ */
+#ifndef FABRICD_PARTITIONS_APPLY_H
+#define FABRICD_PARTITIONS_APPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "partitions/plan.h"
+#include "sm/mad.h"
+
+#define PT_ATTR_PKEY_TABLE	0x0016
+#define PT_SMP_DATA_OFFSET	64	/* SMP payload in the 256-byte MAD, LID or DR */
+
+typedef int (*pt_smp_fn)(void *ctx, const struct mad_addr *addr, uint8_t method,
+    uint16_t attr_id, uint32_t attr_mod, const void *data, mad_cb cb, void *arg);
+
+struct pt_io {
+	pt_smp_fn	 smp;
+	void		*ctx;
+};
+
+/* Counters of P_KeyTable MADs since start, for status and tests. */
+struct pt_mad_counts {
+	uint64_t gets, sets, failures;
+};
+extern struct pt_mad_counts pt_mad_counts;
+
+struct pt_apply_report {
+	bool		 ok;
+	bool		 rolled_back;	/* a failure happened and previous tables were put back */
+	size_t		 gets, sets;	/* P_KeyTable MADs this run sent */
+	size_t		 ports_written;
+	char		**failed;	/* "label: reason", the ports that failed */
+	size_t		 nfailed;
+	char		**unrestored;	/* "label: reason", rollback did not succeed */
+	size_t		 nunrestored;
+};
+
+/* Called once, when everything is finished; the plan's have[] tables then
+ * hold what the ports hold (want on success, the old tables after a
+ * rollback). */
+typedef void (*pt_apply_done)(struct pt_plan *plan, const struct pt_apply_report *r, void *arg);
+
+/* Starts the run; done may be called before this returns if nothing needs
+ * a MAD.  Returns 0, or -1 if the run could not start (done not called). */
+int pt_apply_start(struct pt_plan *plan, const struct pt_io *io, pt_apply_done done, void *arg);
+
+#endif
