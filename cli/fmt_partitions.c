@@ -1,6 +1,106 @@
-/* Human output for the partitions commands (none yet: the generic printer serves). */
+/* Human output for the partition commands. */
+#include <stdio.h>
+#include <string.h>
+
 #include "cli/fabricctl.h"
 
+static const char *
+str(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* A change's answer: the per-port diff of a --dry-run, or what happened. */
+static void
+change_result(json_t *r)
+{
+	json_t *port, *block, *ch;
+	size_t i, j, k;
+
+	if (!json_is_true(json_object_get(r, "dry_run"))) {
+		if (json_object_get(r, "message"))
+			printf("%s: %s\n", str(r, "result"), str(r, "message"));
+		else
+			printf("%s: %lld port(s) written with %lld PartitionTable Set(s), read back\n",
+			    str(r, "result"), json_integer_value(json_object_get(r, "ports_written")),
+			    json_integer_value(json_object_get(r, "sets")));
+		return;
+	}
+	if (json_object_get(r, "note")) {
+		printf("dry run: %s\n", str(r, "note"));
+		return;
+	}
+	printf("dry run: %lld block(s) would be written\n",
+	    json_integer_value(json_object_get(r, "blocks")));
+	json_array_foreach(json_object_get(r, "ports"), i, port) {
+		printf("%s%s (%s)\n", str(port, "port"),
+		    json_is_true(json_object_get(port, "switch_port")) ? " [switch]" : "",
+		    str(port, "guid"));
+		json_array_foreach(json_object_get(port, "blocks"), j, block)
+			json_array_foreach(json_object_get(block, "changes"), k, ch)
+				printf("  index %3lld: %s -> %s\n",
+				    json_integer_value(json_object_get(ch, "index")),
+				    str(ch, "from"), str(ch, "to"));
+	}
+}
+
+static void
+show_result(json_t *r)
+{
+	static const char *const member_cols[] = { "member", "membership", NULL };
+	static const char *const port_cols[] = { "port", "guid", "index", "membership",
+	    "switch_port", NULL };
+
+	printf("partition %s (tenant %s): P_Key %s at index %lld\n", str(r, "name"),
+	    str(r, "tenant"), str(r, "pkey"), json_integer_value(json_object_get(r, "index")));
+	printf("\nmembers:\n");
+	cli_print_table(stdout, json_object_get(r, "members"), member_cols);
+	printf("\nports holding the key:\n");
+	cli_print_table(stdout, json_object_get(r, "ports"), port_cols);
+}
+
+static void
+history_result(json_t *rows)
+{
+	json_t *row;
+	size_t i;
+	char t[32];
+
+	json_array_foreach(rows, i, row) {
+		json_t *uid = json_object_get(row, "uid");
+
+		printf("%s  %-8s %-14s %-8s %s\n",
+		    cli_time_text(json_integer_value(json_object_get(row, "time_ms")), t, sizeof(t)),
+		    json_is_null(uid) ? "fabricd" : "", str(row, "action"), str(row, "result"),
+		    str(row, "message"));
+		if (!json_is_null(uid))
+			printf("%21suid %lld %s\n", "", json_integer_value(uid), str(row, "detail"));
+	}
+}
+
+static void
+nccl_result(json_t *r)
+{
+	printf("%s\n", str(r, "env"));
+}
+
+static void
+export_result(json_t *r)
+{
+	fputs(str(r, "yaml"), stdout);
+}
+
 const struct cli_formatter fmt_partitions[] = {
+	{ "partition.show", show_result, NULL },
+	{ "partition.create", change_result, NULL },
+	{ "partition.delete", change_result, NULL },
+	{ "partition.member.add", change_result, NULL },
+	{ "partition.member.remove", change_result, NULL },
+	{ "partition.import", change_result, NULL },
+	{ "partition.history", history_result, NULL },
+	{ "partition.nccl-env", nccl_result, NULL },
+	{ "partition.export", export_result, NULL },
 	{ NULL, NULL, NULL }
 };

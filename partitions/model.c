@@ -302,7 +302,8 @@ pt_partition_add(struct pt_config *c, const char *name, const char *tenant,
 	p = &c->parts[c->nparts++];
 	memset(p, 0, sizeof(*p));
 	p->name = xstrdup(name);
-	p->tenant = xstrdup(tenant ? tenant : "");
+	/* a partition without a tenant is its own tenant */
+	p->tenant = xstrdup(tenant && tenant[0] ? tenant : name);
 	p->pkey = pkey;
 	return 0;
 }

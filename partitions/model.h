@@ -48,7 +48,7 @@ struct pt_member {
 
 struct pt_partition {
 	char			*name;
-	char			*tenant;	/* never NULL; "" when none was given */
+	char			*tenant;	/* never NULL; the partition's name when none was given */
 	uint16_t		 pkey;		/* 0x0001-0x7ffe, no membership bit */
 	struct pt_member	*members;
 	size_t			 nmembers;

@@ -1,0 +1,417 @@
+/*
+ * The change pipeline: plan -> check -> apply -> verify -> commit, for
+ * operator changes, and the sweep hook that gives new ports their tables
+ * before the SM makes them ACTIVE.
+ *
+ * Nothing reaches the database before the fabric has confirmed it: the
+ * partition set and the index map are written only after every written
+ * block read back right; the port tables are written with what the ports
+ * were last seen to hold (the new tables, or the old ones after a
+ * rollback).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/control.h"
+#include "daemon/events.h"
+#include "daemon/fabricd.h"
+#include "partitions/internal.h"
+#include "sm/sm.h"
+
+/*
+ * The SM is built in parallel with this module; until it is linked in,
+ * these resolve to NULL and partitions run without a fabric (changes are
+ * stored and applied at the first sweep).
+ */
+#pragma weak sm_fabric
+#pragma weak sm_mad_engine
+#pragma weak sm_own_port_guid
+#pragma weak mad_smp
+#pragma weak fabric_node_count
+#pragma weak fabric_node_at
+
+struct fabric *
+pt_fabric_now(void)
+{
+	if (sm_fabric == NULL || sm_mad_engine == NULL || mad_smp == NULL)
+		return NULL;
+	return sm_mad_engine() != NULL ? sm_fabric() : NULL;
+}
+
+static int
+engine_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_id,
+    uint32_t attr_mod, const void *data, mad_cb cb, void *arg)
+{
+	return mad_smp(ctx, addr, method, attr_id, attr_mod, data, cb, arg);
+}
+
+struct fabric_node **
+pt_nodes_of(struct fabric *f, size_t *n)
+{
+	struct fabric_node **nodes, *node;
+	size_t i;
+
+	*n = fabric_node_count(f);
+	nodes = xcalloc(*n ? *n : 1, sizeof(*nodes));
+	FABRIC_FOREACH_NODE(f, i, node)
+		nodes[i] = node;
+	return nodes;
+}
+
+static void
+plan_input(struct pt_plan_input *in, const struct pt_config *c, struct fabric_node **nodes,
+    size_t n, bool strict)
+{
+	memset(in, 0, sizeof(*in));
+	in->config = c;
+	in->nodes = nodes;
+	in->nnodes = n;
+	in->sm_port_guid = sm_own_port_guid ? sm_own_port_guid() : 0;
+	in->prev_index = pt_state.index;
+	in->nprev_index = pt_state.nindex;
+	in->strict_members = strict;
+	in->have = pt_have_committed;
+}
+
+static void
+set_index(const struct pt_index *idx, size_t n)
+{
+	free(pt_state.index);
+	pt_state.index = n ? xcalloc(n, sizeof(*idx)) : NULL;
+	if (n)
+		memcpy(pt_state.index, idx, n * sizeof(*idx));
+	pt_state.nindex = n;
+}
+
+/* ---- diff for --dry-run ---- */
+
+static json_t *
+block_changes(const struct pt_port_plan *pp, uint16_t b)
+{
+	json_t *changes = json_array();
+	char from[8], to[8];
+
+	for (size_t i = (size_t)b * PT_BLOCK; i < (size_t)(b + 1) * PT_BLOCK && i < pp->cap; i++) {
+		if (pp->have != NULL && pp->have[i] == pp->want[i])
+			continue;
+		if (pp->have == NULL && pp->want[i] == 0)
+			continue;
+		snprintf(from, sizeof(from), "0x%04x", pp->have ? pp->have[i] : 0);
+		snprintf(to, sizeof(to), "0x%04x", pp->want[i]);
+		json_array_append_new(changes, json_pack("{s:I, s:s, s:s}", "index", (json_int_t)i,
+		    "from", pp->have ? from : "unknown", "to", to));
+	}
+	return changes;
+}
+
+json_t *
+pt_plan_diff_json(const struct pt_plan *p)
+{
+	json_t *ports = json_array(), *index = json_object();
+	char guid[24], key[8];
+
+	for (size_t i = 0; i < p->nports; i++) {
+		const struct pt_port_plan *pp = &p->ports[i];
+		json_t *blocks = json_array();
+
+		for (uint16_t b = 0; b < pp->nblocks; b++)
+			if (pt_block_dirty(pp, b))
+				json_array_append_new(blocks, json_pack("{s:i, s:o}", "block", b,
+				    "changes", block_changes(pp, b)));
+		if (json_array_size(blocks) == 0) {
+			json_decref(blocks);
+			continue;
+		}
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, pp->port_guid);
+		json_array_append_new(ports, json_pack("{s:s, s:s, s:i, s:b, s:o}", "port", pp->label,
+		    "guid", guid, "port_num", pp->port, "switch_port", pp->switch_ext,
+		    "blocks", blocks));
+	}
+	for (size_t i = 0; i < p->nindex; i++) {
+		snprintf(key, sizeof(key), "0x%04x", p->index[i].pkey);
+		json_object_set_new(index, key, json_integer(p->index[i].index));
+	}
+	return json_pack("{s:b, s:o, s:o, s:I}", "dry_run", 1, "ports", ports, "index", index,
+	    "blocks", (json_int_t)pt_plan_dirty_blocks(p));
+}
+
+/* ---- operator changes ---- */
+
+struct run {
+	struct pt_change	 ch;
+	char			*detail;
+	struct pt_plan		 plan;
+	struct fabric_node	**nodes;
+};
+
+static void
+run_free(struct run *r)
+{
+	pt_plan_free(&r->plan);
+	pt_config_free(r->ch.proposed);
+	free(r->nodes);
+	free(r->detail);
+	free(r);
+}
+
+static void
+reject(struct run *r, const struct pt_err *e)
+{
+	pt_state.changes_rejected++;
+	pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
+	    "rejected", e->msg);
+	if (r->ch.req)
+		ctl_reply_error(r->ch.req, e->code, "%s", e->msg);
+	run_free(r);
+}
+
+static void
+commit_model(struct run *r, const struct pt_index *idx, size_t nidx)
+{
+	pt_store_save_model(pt_state.store, r->ch.proposed, idx, nidx);
+	pt_config_free(pt_state.model);
+	pt_state.model = r->ch.proposed;
+	r->ch.proposed = NULL;
+	set_index(idx, nidx);
+}
+
+/* Failure text: which ports failed, why, and what could not be put back. */
+static char *
+failure_text(const struct pt_apply_report *rep)
+{
+	char *s = xstrdup("not applied: "), *t;
+
+	for (size_t i = 0; i < rep->nfailed; i++) {
+		xasprintf(&t, "%s%s%s", s, i ? "; " : "", rep->failed[i]);
+		free(s);
+		s = t;
+	}
+	xasprintf(&t, "%s; %s", s, rep->rolled_back ?
+	    "every written port was restored to its previous table" : "nothing was written");
+	free(s);
+	s = t;
+	for (size_t i = 0; i < rep->nunrestored; i++) {
+		xasprintf(&t, "%s%s%s", s, i ? "; " : "; NOT restored: ", rep->unrestored[i]);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+static json_t *
+failed_ports_json(const struct pt_apply_report *rep)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < rep->nfailed; i++)
+		json_array_append_new(a, json_string(rep->failed[i]));
+	return a;
+}
+
+static void
+on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
+{
+	struct run *r = arg;
+	char *msg;
+
+	pt_state.busy = false;
+	pt_tables_update(plan);
+	if (rep->ok) {
+		commit_model(r, plan->index, plan->nindex);
+		xasprintf(&msg, "applied: %zu port%s written with %zu PartitionTable Set%s, "
+		    "every block read back", rep->ports_written, rep->ports_written == 1 ? "" : "s",
+		    rep->sets, rep->sets == 1 ? "" : "s");
+		pt_state.changes_ok++;
+		pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
+		    "ok", msg);
+		event_post(EV_INFO, "partitions", NULL, "%s: %s", r->ch.action, msg);
+		if (r->ch.req)
+			ctl_reply_ok(r->ch.req, json_pack("{s:s, s:I, s:I, s:I}", "result", "ok",
+			    "ports_written", (json_int_t)rep->ports_written,
+			    "sets", (json_int_t)rep->sets, "gets", (json_int_t)rep->gets));
+	} else {
+		msg = failure_text(rep);
+		pt_state.changes_failed++;
+		pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
+		    "failed", msg);
+		event_post(EV_ERROR, "partitions", NULL, "%s: %s", r->ch.action, msg);
+		if (r->ch.req) {
+			json_t *ports = failed_ports_json(rep);
+			char *list = json_dumps(ports, JSON_COMPACT);
+
+			ctl_reply_error(r->ch.req, PERR_FABRIC, "%s (failed ports: %s)", msg, list);
+			free(list);
+			json_decref(ports);
+		}
+	}
+	free(msg);
+	run_free(r);
+}
+
+/* No SM: the change is checked on its own and stored for the first sweep. */
+static void
+store_only(struct run *r)
+{
+	const char *msg = "stored; no fabric is managed now, the tables are written at the "
+	    "next sweep";
+
+	if (r->ch.dry_run) {
+		if (r->ch.req)
+			ctl_reply_ok(r->ch.req, json_pack("{s:b, s:[], s:s}", "dry_run", 1, "ports",
+			    "note", "no fabric is managed now: nothing would be written"));
+		run_free(r);
+		return;
+	}
+	commit_model(r, pt_state.index, pt_state.nindex);
+	pt_state.changes_ok++;
+	pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
+	    "stored", msg);
+	if (r->ch.req)
+		ctl_reply_ok(r->ch.req, json_pack("{s:s, s:s}", "result", "stored", "message", msg));
+	run_free(r);
+}
+
+void
+pt_change_run(struct pt_change *ch)
+{
+	struct run *r = xcalloc(1, sizeof(*r));
+	struct pt_plan_input in;
+	struct fabric *f;
+	struct pt_io io;
+	struct pt_err e;
+	size_t n;
+
+	r->ch = *ch;
+	r->detail = ch->detail ? json_dumps(ch->detail, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	if (pt_state.busy) {
+		if (r->ch.req)
+			ctl_reply_error(r->ch.req, PERR_BUSY, "another partition change or a sweep "
+			    "is being applied; try again");
+		run_free(r);
+		return;
+	}
+	if (pt_config_check(r->ch.proposed, &e) != 0) {
+		reject(r, &e);
+		return;
+	}
+	if ((f = pt_fabric_now()) == NULL) {
+		store_only(r);
+		return;
+	}
+	r->nodes = pt_nodes_of(f, &n);
+	plan_input(&in, r->ch.proposed, r->nodes, n, true);
+	if (pt_plan_build(&in, &r->plan, &e) != 0) {
+		reject(r, &e);
+		return;
+	}
+	if (r->ch.dry_run) {
+		if (r->ch.req)
+			ctl_reply_ok(r->ch.req, pt_plan_diff_json(&r->plan));
+		run_free(r);
+		return;
+	}
+	io.smp = engine_smp;
+	io.ctx = sm_mad_engine();
+	pt_state.busy = true;
+	if (pt_apply_start(&r->plan, &io, on_applied, r) != 0) {
+		pt_state.busy = false;
+		pt_err_set(&e, PERR_INTERNAL, "could not start applying");
+		reject(r, &e);
+	}
+}
+
+/* ---- the sweep hook ---- */
+
+struct sweep {
+	struct pt_plan		 plan;
+	struct fabric_node	**nodes;
+	void			(*done)(void *token);
+	void			*token;
+};
+
+static void
+on_swept(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
+{
+	struct sweep *s = arg;
+	char *msg;
+
+	pt_state.busy = false;
+	pt_tables_update(plan);
+	if (rep->ok) {
+		if (plan->nindex != pt_state.nindex ||
+		    (plan->nindex && memcmp(plan->index, pt_state.index,
+		    plan->nindex * sizeof(*plan->index)) != 0)) {
+			set_index(plan->index, plan->nindex);
+			pt_store_save_model(pt_state.store, pt_state.model, plan->index, plan->nindex);
+		}
+		if (rep->sets > 0) {
+			xasprintf(&msg, "%zu port%s given their P_Key tables", rep->ports_written,
+			    rep->ports_written == 1 ? "" : "s");
+			pt_store_history(pt_state.store, 0, false, "sweep", NULL, "ok", msg);
+			event_post(EV_INFO, "partitions", NULL, "sweep: %s", msg);
+			free(msg);
+		}
+	} else {
+		msg = failure_text(rep);
+		pt_store_history(pt_state.store, 0, false, "sweep", NULL, "failed", msg);
+		event_post(EV_ERROR, "partitions", NULL, "sweep: %s", msg);
+		free(msg);
+	}
+	s->done(s->token);
+	pt_plan_free(&s->plan);
+	free(s->nodes);
+	free(s);
+}
+
+void
+pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token),
+    void *token, void *arg)
+{
+	struct sweep *s;
+	struct pt_plan_input in;
+	struct pt_io io;
+	struct pt_err e;
+	size_t n;
+
+	if (!pt_state.running || pt_state.busy || sm_mad_engine == NULL ||
+	    sm_mad_engine() == NULL) {
+		done(token);
+		return;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->done = done;
+	s->token = token;
+	s->nodes = pt_nodes_of(f, &n);
+	plan_input(&in, pt_state.model, s->nodes, n, false);
+	if (pt_plan_build(&in, &s->plan, &e) != 0) {
+		/* fail closed: nothing is written, and the operator hears of it */
+		event_post(EV_CRITICAL, "partitions", NULL, "sweep: P_Key tables not planned: %s",
+		    e.msg);
+		pt_store_history(pt_state.store, 0, false, "sweep", NULL, "rejected", e.msg);
+		free(s->nodes);
+		free(s);
+		done(token);
+		return;
+	}
+	if (pt_plan_dirty_blocks(&s->plan) == 0) {	/* unchanged fabric: no MADs */
+		pt_plan_free(&s->plan);
+		free(s->nodes);
+		free(s);
+		done(token);
+		return;
+	}
+	io.smp = engine_smp;
+	io.ctx = sm_mad_engine();
+	pt_state.busy = true;
+	if (pt_apply_start(&s->plan, &io, on_swept, s) != 0) {
+		pt_state.busy = false;
+		pt_plan_free(&s->plan);
+		free(s->nodes);
+		free(s);
+		done(token);
+	}
+}

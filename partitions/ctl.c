@@ -1,0 +1,345 @@
+/*
+ * The partition control commands (common/commands.def).  Reading commands
+ * answer from the committed state; changing ones copy the committed
+ * model, edit the copy and hand it to the pipeline (change.c), which
+ * answers once the fabric has confirmed or refused it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "daemon/control.h"
+#include "daemon/fabricd.h"
+#include "partitions/files.h"
+#include "partitions/internal.h"
+#include "partitions/partitions.h"
+
+static bool
+ready(struct ctl_req *req)
+{
+	if (!pt_state.running) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "the partitions module is disabled "
+		    "(partitions: enabled: true in the configuration)");
+		return false;
+	}
+	return true;
+}
+
+static const char *
+arg_required(struct ctl_req *req, json_t *args, const char *key)
+{
+	const char *s = ctl_arg_str(args, key);
+
+	if (s == NULL || s[0] == '\0')
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s is required", key);
+	return s && s[0] ? s : NULL;
+}
+
+static void
+run_change(struct ctl_req *req, json_t *args, const char *action, struct pt_config *proposed)
+{
+	struct pt_change ch = {
+		.action = action, .detail = args, .req = req,
+		.uid = ctl_req_uid(req), .has_uid = true,
+		.dry_run = ctl_arg_bool(args, "dry_run"), .proposed = proposed,
+	};
+
+	pt_change_run(&ch);
+}
+
+/* An edit refused by the model itself is also history. */
+static void
+refuse(struct ctl_req *req, json_t *args, const char *action, struct pt_config *copy,
+    const struct pt_err *e)
+{
+	char *detail = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
+
+	pt_state.changes_rejected++;
+	pt_store_history(pt_state.store, ctl_req_uid(req), true, action, detail, "rejected", e->msg);
+	free(detail);
+	pt_config_free(copy);
+	ctl_reply_error(req, e->code, "%s", e->msg);
+}
+
+/* Ports (end ports only) that hold pkey per the committed tables. */
+static json_t *
+holders(uint16_t pkey)
+{
+	json_t *ports = json_array();
+	char guid[24];
+
+	for (size_t i = 0; i < pt_state.ntables; i++) {
+		const struct pt_table *t = &pt_state.tables[i];
+
+		for (uint16_t k = 0; k < t->n; k++) {
+			if (t->entries[k] == 0 || (t->entries[k] & ~PT_PKEY_FULL) != pkey)
+				continue;
+			snprintf(guid, sizeof(guid), "0x%016" PRIx64, t->port_guid);
+			json_array_append_new(ports, json_pack("{s:s, s:s, s:b, s:i, s:s}",
+			    "port", t->label, "guid", guid, "switch_port", t->switch_ext, "index", k,
+			    "membership", (t->entries[k] & PT_PKEY_FULL) ? "full" : "limited"));
+		}
+	}
+	return ports;
+}
+
+static json_t *
+partition_row(const struct pt_partition *p, bool detail)
+{
+	char pkey[8], buf[80];
+	json_t *row, *ports = holders(p->pkey);
+	size_t nend = 0;
+
+	for (size_t i = 0; i < json_array_size(ports); i++)
+		nend += !json_is_true(json_object_get(json_array_get(ports, i), "switch_port"));
+	snprintf(pkey, sizeof(pkey), "0x%04x", p->pkey);
+	row = json_pack("{s:s, s:s, s:s, s:i}", "name", p->name, "tenant", p->tenant,
+	    "pkey", pkey, "index", pt_committed_index(p->pkey));
+	if (!detail) {
+		json_object_set_new(row, "members", json_integer((json_int_t)p->nmembers));
+		json_object_set_new(row, "ports", json_integer((json_int_t)nend));
+		json_decref(ports);
+		return row;
+	}
+	json_t *members = json_array();
+	for (size_t i = 0; i < p->nmembers; i++)
+		json_array_append_new(members, json_pack("{s:s, s:s}", "member",
+		    pt_member_text(&p->members[i], buf, sizeof(buf)),
+		    "membership", p->members[i].full ? "full" : "limited"));
+	json_object_set_new(row, "members", members);
+	json_object_set_new(row, "ports", ports);
+	return row;
+}
+
+void
+ctl_partition_list(struct ctl_req *req, json_t *args)
+{
+	json_t *rows;
+
+	if (!ready(req))
+		return;
+	rows = json_array();
+	for (size_t i = 0; i < pt_state.model->nparts; i++)
+		json_array_append_new(rows, partition_row(&pt_state.model->parts[i], false));
+	ctl_reply_ok(req, rows);
+}
+
+void
+ctl_partition_show(struct ctl_req *req, json_t *args)
+{
+	const char *name;
+	const struct pt_partition *p;
+
+	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL)
+		return;
+	if ((p = pt_find(pt_state.model, name)) == NULL) {
+		ctl_reply_error(req, PERR_NOT_FOUND, "no partition \"%s\"", name);
+		return;
+	}
+	ctl_reply_ok(req, partition_row(p, true));
+}
+
+void
+ctl_partition_create(struct ctl_req *req, json_t *args)
+{
+	const char *name, *pkey_text;
+	struct pt_config *c;
+	struct pt_err e;
+	uint16_t pkey;
+
+	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL ||
+	    (pkey_text = arg_required(req, args, "pkey")) == NULL)
+		return;
+	c = pt_config_dup(pt_state.model);
+	if (pt_pkey_parse(pkey_text, &pkey, &e) != 0 ||
+	    pt_partition_add(c, name, ctl_arg_str(args, "tenant"), pkey, &e) != 0) {
+		refuse(req, args, "create", c, &e);
+		return;
+	}
+	run_change(req, args, "create", c);
+}
+
+void
+ctl_partition_delete(struct ctl_req *req, json_t *args)
+{
+	const char *name;
+	struct pt_config *c;
+	struct pt_err e;
+
+	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL)
+		return;
+	c = pt_config_dup(pt_state.model);
+	if (pt_partition_delete(c, name, &e) != 0) {
+		refuse(req, args, "delete", c, &e);
+		return;
+	}
+	run_change(req, args, "delete", c);
+}
+
+void
+ctl_partition_member_add(struct ctl_req *req, json_t *args)
+{
+	const char *name, *member;
+	struct pt_config *c;
+	struct pt_err e;
+
+	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL ||
+	    (member = arg_required(req, args, "member")) == NULL)
+		return;
+	if (ctl_arg_bool(args, "full") && ctl_arg_bool(args, "limited")) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--full and --limited exclude each other");
+		return;
+	}
+	c = pt_config_dup(pt_state.model);
+	if (pt_member_add(c, name, member, !ctl_arg_bool(args, "limited"), &e) != 0) {
+		refuse(req, args, "member add", c, &e);
+		return;
+	}
+	run_change(req, args, "member add", c);
+}
+
+void
+ctl_partition_member_remove(struct ctl_req *req, json_t *args)
+{
+	const char *name, *member;
+	struct pt_config *c;
+	struct pt_err e;
+
+	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL ||
+	    (member = arg_required(req, args, "member")) == NULL)
+		return;
+	c = pt_config_dup(pt_state.model);
+	if (pt_member_remove(c, name, member, &e) != 0) {
+		refuse(req, args, "member remove", c, &e);
+		return;
+	}
+	run_change(req, args, "member remove", c);
+}
+
+void
+ctl_partition_history(struct ctl_req *req, json_t *args)
+{
+	long long limit = 100;
+
+	if (!ready(req))
+		return;
+	if (ctl_arg_int(args, "limit", &limit) && (limit < 1 || limit > 100000)) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--limit: expected 1-100000");
+		return;
+	}
+	ctl_reply_ok(req, pt_store_history_list(pt_state.store, limit));
+}
+
+/* End ports of a host: NodeDescription is the host name, or starts with
+ * "<host> " (the usual "host HCA-1" form). */
+static bool
+label_is_host(const char *label, const char *host)
+{
+	size_t n = strlen(host);
+	const char *slash = strrchr(label, '/');
+	size_t desc_len = slash ? (size_t)(slash - label) : strlen(label);
+
+	return strncmp(label, host, n) == 0 && (desc_len == n || label[n] == ' ');
+}
+
+void
+ctl_partition_nccl_env(struct ctl_req *req, json_t *args)
+{
+	const char *name;
+	const struct pt_partition *p;
+	json_t *hosts = json_object_get(args, "hosts"), *ports = json_array(), *h;
+	int index = -2;
+	size_t i;
+
+	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL) {
+		json_decref(ports);
+		return;
+	}
+	if ((p = pt_find(pt_state.model, name)) == NULL) {
+		json_decref(ports);
+		ctl_reply_error(req, PERR_NOT_FOUND, "no partition \"%s\"", name);
+		return;
+	}
+	if (!json_is_array(hosts) || json_array_size(hosts) == 0) {
+		json_decref(ports);
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts=H1,H2,... is required");
+		return;
+	}
+	json_array_foreach(hosts, i, h) {
+		const char *host = json_string_value(h);
+		size_t found = 0;
+
+		for (size_t k = 0; host && k < pt_state.ntables; k++) {
+			const struct pt_table *t = &pt_state.tables[k];
+			bool full;
+			int idx;
+
+			if (t->switch_ext || t->port == 0 || !label_is_host(t->label, host))
+				continue;
+			found++;
+			idx = partitions_pkey_index(t->port_guid, p->pkey, &full);
+			if (idx < 0 || (index != -2 && idx != index)) {
+				json_decref(ports);
+				if (idx < 0)
+					ctl_reply_error(req, PERR_CHECK_FAILED, "port %s does not hold "
+					    "P_Key 0x%04x of \"%s\"", t->label, p->pkey, name);
+				else
+					ctl_reply_error(req, PERR_CHECK_FAILED, "P_Key 0x%04x is at index "
+					    "%d on %s but %d elsewhere: no single NCCL_IB_PKEY fits",
+					    p->pkey, idx, t->label, index);
+				return;
+			}
+			index = idx;
+			json_array_append_new(ports, json_pack("{s:s, s:i, s:s}", "port", t->label,
+			    "index", idx, "membership", full ? "full" : "limited"));
+		}
+		if (found == 0) {
+			json_decref(ports);
+			ctl_reply_error(req, PERR_NOT_FOUND, "host \"%s\": no port of it is known "
+			    "to hold any P_Key table", host ? host : "");
+			return;
+		}
+	}
+	char env[32];
+	snprintf(env, sizeof(env), "NCCL_IB_PKEY=%d", index);
+	ctl_reply_ok(req, json_pack("{s:s, s:i, s:s, s:o}", "env", env, "index", index,
+	    "partition", name, "ports", ports));
+}
+
+void
+ctl_partition_import(struct ctl_req *req, json_t *args)
+{
+	const char *file;
+	struct pt_config *c;
+	struct pt_err e;
+	char *err;
+
+	if (!ready(req) || (file = arg_required(req, args, "file")) == NULL)
+		return;
+	if (file[0] != '/') {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "FILE must be an absolute path "
+		    "(the daemon reads it)");
+		return;
+	}
+	if (pt_file_load(file, &c, &err) != 0) {
+		pt_err_set(&e, PERR_INVALID_ARGUMENT, "%s", err);
+		free(err);
+		refuse(req, args, "import", NULL, &e);
+		return;
+	}
+	run_change(req, args, "import", c);
+}
+
+void
+ctl_partition_export(struct ctl_req *req, json_t *args)
+{
+	char *text;
+
+	if (!ready(req))
+		return;
+	text = pt_yaml_export(pt_state.model);
+	ctl_reply_ok(req, json_pack("{s:s}", "yaml", text));
+	free(text);
+}

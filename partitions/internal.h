@@ -1,0 +1,82 @@
+/*
+ * What the partitions module's files share (never included outside
+ * partitions/): the committed state, the store, and the change pipeline.
+ */
+#ifndef FABRICD_PARTITIONS_INTERNAL_H
+#define FABRICD_PARTITIONS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#include "daemon/store.h"
+#include "partitions/apply.h"
+#include "partitions/model.h"
+#include "partitions/plan.h"
+
+/* A port's table as last verified on the fabric. */
+struct pt_table {
+	uint64_t	 node_guid;
+	uint8_t		 port;
+	uint64_t	 port_guid;
+	bool		 switch_ext;
+	char		 label[FABRIC_NODE_DESC_LEN + 8];
+	uint16_t	 n;
+	uint16_t	*entries;
+};
+
+struct pt_state {
+	bool		 running;
+	struct store	*store;
+	struct pt_config *model;	/* committed */
+	struct pt_index	*index;		/* committed index of each key */
+	size_t		 nindex;
+	struct pt_table	*tables;
+	size_t		 ntables;
+	bool		 busy;		/* a change or a sweep is on the fabric */
+	uint64_t	 changes_ok, changes_failed, changes_rejected;
+};
+extern struct pt_state pt_state;
+
+/* ---- store (pstore.c) ---- */
+int pt_store_load(struct store *st, struct pt_state *s, bool *seeded);
+int pt_store_save_model(struct store *st, const struct pt_config *c,
+    const struct pt_index *idx, size_t nidx);
+int pt_store_save_tables(struct store *st, const struct pt_table *t, size_t n);
+int pt_store_set_seeded(struct store *st);
+void pt_store_history(struct store *st, uid_t uid, bool has_uid, const char *action,
+    const char *detail, const char *result, const char *message);
+json_t *pt_store_history_list(struct store *st, long long limit);
+
+/* ---- committed tables (module.c) ---- */
+const struct pt_table *pt_table_find(uint64_t node_guid, uint8_t port);
+/* Take the plan's have[] tables as the committed ones (known ports only). */
+void pt_tables_update(const struct pt_plan *p);
+bool pt_have_committed(void *arg, uint64_t node_guid, uint8_t port, uint16_t *t, size_t n);
+
+/* ---- the change pipeline (change.c) ---- */
+struct ctl_req;
+struct pt_change {
+	const char		*action;	/* "create", "member add", ... */
+	json_t			*detail;	/* the request's args (borrowed) */
+	struct ctl_req		*req;		/* NULL: no one to answer */
+	uid_t			 uid;
+	bool			 has_uid;
+	bool			 dry_run;
+	struct pt_config	*proposed;	/* owned by the pipeline from here on */
+};
+/* Plan, check, apply, verify, commit; answers ch->req exactly once. */
+void pt_change_run(struct pt_change *ch);
+/* The SM's published fabric, or NULL when no SM runs (or none is linked). */
+struct fabric *pt_fabric_now(void);
+struct fabric_node **pt_nodes_of(struct fabric *f, size_t *n);
+/* SM_HOOK_BEFORE_ACTIVATE: new ports get their tables before ACTIVE. */
+void pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token),
+    void *token, void *arg);
+/* The fabric-wide index of pkey per the committed state, or -1. */
+int pt_committed_index(uint16_t pkey);
+/* The plan's per-port diff as JSON (for --dry-run). */
+json_t *pt_plan_diff_json(const struct pt_plan *p);
+
+#endif

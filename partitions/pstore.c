@@ -1,0 +1,284 @@
+/*
+ * The partitions module's tables in sqlite (schemas/200_partitions.sql).
+ * Every write is one transaction: the partition set, its indices and the
+ * port tables are replaced together or not at all.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/events.h"
+#include "partitions/internal.h"
+
+static void
+load_members(struct store *st, struct pt_config *c, const char *name)
+{
+	sqlite3_stmt *s = store_prepare(st,
+	    "SELECT member, full FROM pt_members WHERE partition = ? ORDER BY position");
+	struct pt_err e;
+
+	if (s == NULL)
+		return;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(s) == SQLITE_ROW)
+		if (pt_member_add(c, name, (const char *)sqlite3_column_text(s, 0),
+		    sqlite3_column_int(s, 1) != 0, &e) != 0)
+			log_warnx("partitions: stored member of %s skipped: %s", name, e.msg);
+	sqlite3_reset(s);
+}
+
+static struct pt_config *
+load_model(struct store *st)
+{
+	struct pt_config *c = pt_config_new();
+	sqlite3_stmt *s = store_prepare(st,
+	    "SELECT name, tenant, pkey FROM pt_partitions ORDER BY position");
+	char **names = NULL;
+	size_t n = 0;
+	struct pt_err e;
+
+	if (s == NULL)
+		return c;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+
+		if (pt_partition_add(c, name, (const char *)sqlite3_column_text(s, 1),
+		    (uint16_t)sqlite3_column_int(s, 2), &e) != 0) {
+			log_warnx("partitions: stored partition %s skipped: %s", name, e.msg);
+			continue;
+		}
+		names = xreallocarray(names, n + 1, sizeof(*names));
+		names[n++] = xstrdup(name);
+	}
+	sqlite3_reset(s);
+	/* members after the partitions: one statement at a time is open */
+	for (size_t i = 0; i < n; i++) {
+		load_members(st, c, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return c;
+}
+
+static void
+load_tables(struct store *st, struct pt_state *ps)
+{
+	sqlite3_stmt *s = store_prepare(st, "SELECT node_guid, port, port_guid, switch_ext, "
+	    "label, entries FROM pt_port_tables ORDER BY node_guid, port");
+
+	if (s == NULL)
+		return;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const uint8_t *b = sqlite3_column_blob(s, 5);
+		int len = sqlite3_column_bytes(s, 5);
+		struct pt_table *t;
+
+		if (len <= 0 || len % 2 != 0)
+			continue;
+		ps->tables = xreallocarray(ps->tables, ps->ntables + 1, sizeof(*ps->tables));
+		t = &ps->tables[ps->ntables++];
+		memset(t, 0, sizeof(*t));
+		t->node_guid = (uint64_t)sqlite3_column_int64(s, 0);
+		t->port = (uint8_t)sqlite3_column_int(s, 1);
+		t->port_guid = (uint64_t)sqlite3_column_int64(s, 2);
+		t->switch_ext = sqlite3_column_int(s, 3) != 0;
+		snprintf(t->label, sizeof(t->label), "%s", (const char *)sqlite3_column_text(s, 4));
+		t->n = (uint16_t)(len / 2);
+		t->entries = xcalloc(t->n, sizeof(uint16_t));
+		for (int i = 0; i < t->n; i++)
+			t->entries[i] = (uint16_t)(b[2 * i] << 8 | b[2 * i + 1]);
+	}
+	sqlite3_reset(s);
+}
+
+int
+pt_store_load(struct store *st, struct pt_state *ps, bool *seeded)
+{
+	sqlite3_stmt *s;
+	enum pt_default_policy pol;
+
+	*seeded = false;
+	ps->model = load_model(st);
+	if ((s = store_prepare(st, "SELECT key, value FROM pt_meta")) != NULL) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const char *k = (const char *)sqlite3_column_text(s, 0);
+			const char *v = (const char *)sqlite3_column_text(s, 1);
+
+			if (strcmp(k, "seeded") == 0)
+				*seeded = true;
+			else if (strcmp(k, "default_membership") == 0 &&
+			    pt_default_policy_parse(v, &pol) == 0)
+				ps->model->default_policy = pol;
+		}
+		sqlite3_reset(s);
+	}
+	if ((s = store_prepare(st, "SELECT pkey, pindex FROM pt_index ORDER BY pkey")) != NULL) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			ps->index = xreallocarray(ps->index, ps->nindex + 1, sizeof(*ps->index));
+			ps->index[ps->nindex].pkey = (uint16_t)sqlite3_column_int(s, 0);
+			ps->index[ps->nindex++].index = (uint16_t)sqlite3_column_int(s, 1);
+		}
+		sqlite3_reset(s);
+	}
+	load_tables(st, ps);
+	return 0;
+}
+
+static int
+save_partition(struct store *st, const struct pt_partition *p, int pos)
+{
+	sqlite3_stmt *s = store_prepare(st,
+	    "INSERT INTO pt_partitions (name, tenant, pkey, position) VALUES (?, ?, ?, ?)");
+	char buf[80];
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, p->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, p->tenant, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(s, 3, p->pkey);
+	sqlite3_bind_int(s, 4, pos);
+	if (store_step_done(st, s) != 0)
+		return -1;
+	for (size_t j = 0; j < p->nmembers; j++) {
+		s = store_prepare(st, "INSERT INTO pt_members (partition, member, full, position) "
+		    "VALUES (?, ?, ?, ?)");
+		if (s == NULL)
+			return -1;
+		sqlite3_bind_text(s, 1, p->name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, 2, pt_member_text(&p->members[j], buf, sizeof(buf)), -1,
+		    SQLITE_TRANSIENT);
+		sqlite3_bind_int(s, 3, p->members[j].full);
+		sqlite3_bind_int(s, 4, (int)j);
+		if (store_step_done(st, s) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+pt_store_save_model(struct store *st, const struct pt_config *c, const struct pt_index *idx,
+    size_t nidx)
+{
+	sqlite3_stmt *s;
+
+	if (store_begin(st) != 0)
+		return -1;
+	if ((s = store_prepare(st, "DELETE FROM pt_members")) == NULL || store_step_done(st, s) != 0)
+		goto fail;
+	if ((s = store_prepare(st, "DELETE FROM pt_partitions")) == NULL || store_step_done(st, s) != 0)
+		goto fail;
+	if ((s = store_prepare(st, "DELETE FROM pt_index")) == NULL || store_step_done(st, s) != 0)
+		goto fail;
+	for (size_t i = 0; i < c->nparts; i++)
+		if (save_partition(st, &c->parts[i], (int)i) != 0)
+			goto fail;
+	for (size_t i = 0; i < nidx; i++) {
+		if ((s = store_prepare(st, "INSERT INTO pt_index (pkey, pindex) VALUES (?, ?)")) == NULL)
+			goto fail;
+		sqlite3_bind_int(s, 1, idx[i].pkey);
+		sqlite3_bind_int(s, 2, idx[i].index);
+		if (store_step_done(st, s) != 0)
+			goto fail;
+	}
+	if ((s = store_prepare(st, "INSERT OR REPLACE INTO pt_meta (key, value) "
+	    "VALUES ('default_membership', ?)")) == NULL)
+		goto fail;
+	sqlite3_bind_text(s, 1, pt_default_policy_name(c->default_policy), -1, SQLITE_STATIC);
+	if (store_step_done(st, s) != 0)
+		goto fail;
+	return store_commit(st);
+fail:
+	store_rollback(st);
+	return -1;
+}
+
+int
+pt_store_save_tables(struct store *st, const struct pt_table *t, size_t n)
+{
+	if (store_begin(st) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_stmt *s = store_prepare(st, "INSERT OR REPLACE INTO pt_port_tables "
+		    "(node_guid, port, port_guid, switch_ext, label, entries) VALUES (?, ?, ?, ?, ?, ?)");
+		uint8_t *b;
+
+		if (s == NULL)
+			goto fail;
+		b = xcalloc(t[i].n, 2);
+		for (int k = 0; k < t[i].n; k++) {
+			b[2 * k] = (uint8_t)(t[i].entries[k] >> 8);
+			b[2 * k + 1] = (uint8_t)t[i].entries[k];
+		}
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)t[i].node_guid);
+		sqlite3_bind_int(s, 2, t[i].port);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)t[i].port_guid);
+		sqlite3_bind_int(s, 4, t[i].switch_ext);
+		sqlite3_bind_text(s, 5, t[i].label, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_blob(s, 6, b, t[i].n * 2, SQLITE_TRANSIENT);
+		free(b);
+		if (store_step_done(st, s) != 0)
+			goto fail;
+	}
+	return store_commit(st);
+fail:
+	store_rollback(st);
+	return -1;
+}
+
+int
+pt_store_set_seeded(struct store *st)
+{
+	sqlite3_stmt *s = store_prepare(st,
+	    "INSERT OR REPLACE INTO pt_meta (key, value) VALUES ('seeded', '1')");
+
+	return s == NULL ? -1 : store_step_done(st, s);
+}
+
+void
+pt_store_history(struct store *st, uid_t uid, bool has_uid, const char *action,
+    const char *detail, const char *result, const char *message)
+{
+	sqlite3_stmt *s = store_prepare(st, "INSERT INTO pt_history "
+	    "(time_ms, uid, action, detail, result, message) VALUES (?, ?, ?, ?, ?, ?)");
+
+	if (s == NULL)
+		return;
+	sqlite3_bind_int64(s, 1, event_now_ms());
+	if (has_uid)
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)uid);
+	else
+		sqlite3_bind_null(s, 2);
+	sqlite3_bind_text(s, 3, action, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 4, detail ? detail : "{}", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 5, result, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 6, message ? message : "", -1, SQLITE_TRANSIENT);
+	store_step_done(st, s);
+}
+
+json_t *
+pt_store_history_list(struct store *st, long long limit)
+{
+	sqlite3_stmt *s = store_prepare(st, "SELECT id, time_ms, uid, action, detail, result, "
+	    "message FROM (SELECT * FROM pt_history ORDER BY id DESC LIMIT ?) ORDER BY id");
+	json_t *rows = json_array();
+
+	if (s == NULL)
+		return rows;
+	sqlite3_bind_int64(s, 1, limit);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		json_t *uid = sqlite3_column_type(s, 2) == SQLITE_NULL ? json_null() :
+		    json_integer(sqlite3_column_int64(s, 2));
+
+		json_array_append_new(rows, json_pack("{s:I, s:I, s:o, s:s, s:s, s:s, s:s}",
+		    "id", (json_int_t)sqlite3_column_int64(s, 0),
+		    "time_ms", (json_int_t)sqlite3_column_int64(s, 1),
+		    "uid", uid,
+		    "action", (const char *)sqlite3_column_text(s, 3),
+		    "detail", (const char *)sqlite3_column_text(s, 4),
+		    "result", (const char *)sqlite3_column_text(s, 5),
+		    "message", (const char *)sqlite3_column_text(s, 6)));
+	}
+	sqlite3_reset(s);
+	return rows;
+}
