@@ -62,7 +62,7 @@ static json_t *
 state_json(const struct dcb_state *st)
 {
 	json_t *o = json_object(), *map = json_object(), *a;
-	char key[8];
+	char key[16];
 	int entries = 0;
 
 	if (st->has_dcbx)
@@ -153,7 +153,9 @@ ctl_roce_show(struct ctl_req *req, json_t *args)
 		json_object_set_new(o, "interface", json_string(ports[i].ifname));
 		json_object_set_new(o, "rdma_device", json_string(ports[i].ibdev));
 		json_object_set_new(o, "port", json_integer(ports[i].port));
-		json_object_update(o, port_files_json(roce_cfg(), &ports[i]));
+		json_t *files = port_files_json(roce_cfg(), &ports[i]);
+		json_object_update(o, files);
+		json_decref(files);
 		json_array_append_new(out, o);
 	}
 	ctl_reply_ok(req, json_pack("{s:o}", "interfaces", out));
@@ -195,7 +197,9 @@ plan_or_apply(struct ctl_req *req, json_t *args, bool apply)
 		else {
 			rc = roce_plan_port(c, cfg->root, &cfg->profile, &ports[i], &cur, plan, err, sizeof(err));
 			if (rc == 0) {
-				json_array_extend(d, roce_diffs_json(plan));
+				json_t *pd = roce_diffs_json(plan);
+				json_array_extend(d, pd);
+				json_decref(pd);
 				writes = roce_plan_writes(plan);
 			}
 		}

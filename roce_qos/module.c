@@ -136,8 +136,11 @@ roce_apply_record(const struct roce_port *port, const char *reason, size_t *writ
 		return -1;
 	plan = xcalloc(1, sizeof(*plan));
 	ret = roce_apply_port(c, R.cfg->root, &R.cfg->profile, port, plan, writes, err, errlen);
-	if (diffs)
-		json_array_extend(diffs, roce_diffs_json(plan));
+	if (diffs) {
+		json_t *pd = roce_diffs_json(plan);
+		json_array_extend(diffs, pd);
+		json_decref(pd);
+	}
 	if (*writes > 0)
 		record_writes(port->ifname, plan, reason);
 	if (ret == 0 && *writes > 0)
