@@ -85,13 +85,16 @@ printf '%s\n' "$out" | grep -qx "export NCCL_IB_GID_INDEX=$want_gid" || fail "nc
 printf '%s\n' "$out" | grep -qx "export NCCL_IB_TC=$(cat "$TOS")" || fail "nccl-env TC: $out"
 
 # drift behind fabricd's back: a file and a dcbnl change, each one event
+# (the start-up check already reported the unconfigured NIC: count after it)
+sleep 0.5
+mark=$(db "SELECT coalesce(max(id), 0) FROM events")
 echo 0 > "$ECN/roce_np/enable/3"
 dcbx pfc set dev mlx0 prio-pfc 3:off || fail "dcb pfc set"
-has_event() { [ "$(db "SELECT count(*) FROM events WHERE source = 'roce_qos' AND object = 'mlx0' AND message LIKE '$1'")" -ge 1 ]; }
+has_event() { [ "$(db "SELECT count(*) FROM events WHERE id > $mark AND source = 'roce_qos' AND object = 'mlx0' AND message LIKE '$1'")" -ge 1 ]; }
 wait_for 3 has_event 'drift: ecn.roce_np.enable.3 expected 1, found 0' || fail "no drift event for the ECN file"
 wait_for 3 has_event 'drift: pfc.priorities expected 3, found none' || fail "no drift event for PFC"
 sleep 1
-n=$(db "SELECT count(*) FROM events WHERE message LIKE 'drift: pfc.priorities%'")
+n=$(db "SELECT count(*) FROM events WHERE id > $mark AND message LIKE 'drift: pfc.priorities%'")
 [ "$n" = 1 ] || fail "persisting drift reported $n times"
 [ "$(cat "$ECN/roce_np/enable/3")" = 0 ] || fail "remediated without remediate: true"
 
