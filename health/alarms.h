@@ -1,0 +1,74 @@
+/*
+ * Alarms: the event state machine of the health checks.
+ *
+ * A check reports "failing" or "passing" for an object (a port, a RoCE
+ * priority) every time it is evaluated.  The first failure raises the alarm
+ * (one event); further failures only move last_seen and, if the severity
+ * rises, raise it again at the new severity; `clear_after` consecutive passes
+ * clear it (one event).  So a port that keeps failing produces two events in
+ * its life, not one per round.  Only active alarms are kept.
+ */
+#ifndef FABRICD_HEALTH_ALARMS_H
+#define FABRICD_HEALTH_ALARMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/events.h"
+
+enum hchk {
+	HCHK_SYMBOL_ERRORS,
+	HCHK_LINK_RECOVERIES,
+	HCHK_FLAPPING,
+	HCHK_RCV_ERRORS,
+	HCHK_XMIT_DISCARDS,
+	HCHK_CONGESTION,
+	HCHK_DEGRADED,
+	HCHK_NOT_ACTIVE,
+	HCHK_LINK_DOWN,
+	HCHK_PFC_STORM,
+	HCHK_ROCE_LOSS,
+	HCHK_COUNT
+};
+
+const char *hchk_name(enum hchk c);
+
+struct alarm {
+	char			*object;	/* "node:port", "mlx5_0/1 prio 3" */
+	uint64_t		 node_guid;	/* 0 when not a fabric port */
+	uint8_t			 port;
+	enum hchk		 check;
+	enum event_severity	 severity;
+	int64_t			 first_seen_ms, last_seen_ms;
+	uint32_t		 failures;	/* evaluations that failed */
+	uint32_t		 passes;	/* consecutive passes since the last failure */
+	char			 detail[160];	/* last failing reason */
+};
+
+struct alarm_table;
+
+/* raised: true for a new or escalated alarm, false when it clears. */
+typedef void (*alarm_notify_fn)(const struct alarm *a, bool raised, void *arg);
+
+struct alarm_table *alarm_table_new(unsigned clear_after, alarm_notify_fn fn, void *arg);
+void alarm_table_free(struct alarm_table *t);
+
+/*
+ * One evaluation.  detail (may be NULL when passing) says why it fails.
+ * Returns the alarm while it is active, NULL otherwise.
+ */
+const struct alarm *alarm_update(struct alarm_table *t, const char *object,
+    uint64_t node_guid, uint8_t port, enum hchk check, bool failing,
+    enum event_severity sev, int64_t now_ms, const char *detail);
+
+/* Clear at once, without waiting for clear_after passes (e.g. ReLink). */
+void alarm_clear(struct alarm_table *t, const char *object, enum hchk check);
+
+const struct alarm *alarm_find(const struct alarm_table *t, const char *object, enum hchk check);
+size_t alarm_count(const struct alarm_table *t);
+const struct alarm *alarm_at(const struct alarm_table *t, size_t i);
+/* Active alarms of one fabric port. */
+size_t alarm_count_port(const struct alarm_table *t, uint64_t node_guid, uint8_t port);
+
+#endif

@@ -1,0 +1,200 @@
+/* Downsampled counter history: see history.h. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "health/history.h"
+
+const uint64_t history_bucket_ms[HISTORY_TIERS] = { 0, 5 * 60 * 1000, 60 * 60 * 1000 };
+
+void
+history_cfg_default(struct history_cfg *c)
+{
+	c->keep_ms[0] = 60 * 60 * 1000ULL;
+	c->keep_ms[1] = 24 * 60 * 60 * 1000ULL;
+	c->keep_ms[2] = 30 * 24 * 60 * 60 * 1000ULL;
+}
+
+int
+history_port_open(struct store *st, uint64_t node_guid, uint8_t port,
+    const char *desc, struct history_port *hp)
+{
+	sqlite3_stmt *s;
+
+	memset(hp, 0, sizeof(*hp));
+	s = store_prepare(st, "INSERT INTO health_ports (node_guid, port, node_desc) VALUES (?1, ?2, ?3) "
+	    "ON CONFLICT (node_guid, port) DO UPDATE SET node_desc = excluded.node_desc");
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)node_guid);
+	sqlite3_bind_int(s, 2, port);
+	sqlite3_bind_text(s, 3, desc ? desc : "", -1, SQLITE_TRANSIENT);
+	if (store_step_done(st, s) < 0)
+		return -1;
+	s = store_prepare(st, "SELECT id FROM health_ports WHERE node_guid = ?1 AND port = ?2");
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)node_guid);
+	sqlite3_bind_int(s, 2, port);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return -1;
+	}
+	hp->id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return 0;
+}
+
+static int
+insert_row(struct store *st, int64_t port_id, int tier, int64_t t_ms, uint64_t span_ms,
+    const uint64_t v[HC_COUNT])
+{
+	sqlite3_stmt *s = store_prepare(st, "INSERT OR REPLACE INTO health_samples VALUES "
+	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)");
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, port_id);
+	sqlite3_bind_int(s, 2, tier);
+	sqlite3_bind_int64(s, 3, t_ms);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)span_ms);
+	/* Counters above 2^63 would need 292 years at 400 Gb/s: store as is. */
+	for (int i = 0; i < HC_COUNT; i++)
+		sqlite3_bind_int64(s, 5 + i, (sqlite3_int64)v[i]);
+	return store_step_done(st, s);
+}
+
+static int
+prune(struct store *st, int64_t port_id, int tier, int64_t before_ms)
+{
+	sqlite3_stmt *s = store_prepare(st, "DELETE FROM health_samples "
+	    "WHERE port_id = ?1 AND tier = ?2 AND t_ms < ?3");
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, port_id);
+	sqlite3_bind_int(s, 2, tier);
+	sqlite3_bind_int64(s, 3, before_ms);
+	return store_step_done(st, s);
+}
+
+/* Close the open bucket of a tier: write it, prune this port's old rows. */
+static int
+close_bucket(struct store *st, const struct history_cfg *c, struct history_port *hp,
+    int tier, int64_t now_ms)
+{
+	int64_t end = (hp->bucket[tier] + 1) * (int64_t)history_bucket_ms[tier];
+	int r;
+
+	r = insert_row(st, hp->id, tier, end, history_bucket_ms[tier], hp->sum[tier]);
+	memset(hp->sum[tier], 0, sizeof(hp->sum[tier]));
+	/* The finer tier's rows now covered by this bucket can age out too. */
+	if (r == 0)
+		r = prune(st, hp->id, tier, now_ms - (int64_t)c->keep_ms[tier]);
+	if (r == 0 && tier == 1)
+		r = prune(st, hp->id, 0, now_ms - (int64_t)c->keep_ms[0]);
+	return r;
+}
+
+int
+history_record(struct store *st, const struct history_cfg *c, struct history_port *hp,
+    int64_t now_ms, uint64_t span_ms, const uint64_t delta[HC_COUNT])
+{
+	if (insert_row(st, hp->id, 0, now_ms, span_ms, delta) < 0)
+		return -1;
+	for (int tier = 1; tier < HISTORY_TIERS; tier++) {
+		/* The round ending at now_ms belongs to the bucket holding now_ms - 1. */
+		int64_t b = (now_ms - 1) / (int64_t)history_bucket_ms[tier];
+
+		if (hp->bucket[tier] && b != hp->bucket[tier] &&
+		    close_bucket(st, c, hp, tier, now_ms) < 0)
+			return -1;
+		hp->bucket[tier] = b;
+		for (int i = 0; i < HC_COUNT; i++)
+			hp->sum[tier][i] += delta[i];
+	}
+	return 0;
+}
+
+static json_t *
+row_json(sqlite3_stmt *s)
+{
+	int64_t span = sqlite3_column_int64(s, 2);
+	json_t *o = json_pack("{s:I, s:I, s:i}", "t_ms", (json_int_t)sqlite3_column_int64(s, 0),
+	    "span_ms", (json_int_t)span, "tier", sqlite3_column_int(s, 1));
+	json_t *rates = json_object();
+
+	for (int i = 0; i < HC_COUNT; i++) {
+		uint64_t v = (uint64_t)sqlite3_column_int64(s, 3 + i);
+		json_object_set_new(o, hc_info[i].metric, json_integer((json_int_t)v));
+		if (v)
+			json_object_set_new(rates, hc_info[i].metric, json_real(hc_rate(v, (uint64_t)span)));
+	}
+	json_object_set_new(o, "rates", rates);
+	return o;
+}
+
+json_t *
+history_query(struct store *st, int64_t port_id, int64_t since_ms)
+{
+	json_t *rows = json_array();
+	/* Walk from the coarsest tier; each finer tier takes over from where
+	 * the coarser one had to stop, so no stretch of time is counted twice. */
+	int64_t upto[HISTORY_TIERS + 1];
+	sqlite3_stmt *first = store_prepare(st, "SELECT min(t_ms - span_ms) FROM health_samples "
+	    "WHERE port_id = ?1 AND tier = ?2");
+
+	if (first == NULL)
+		goto fail;
+	upto[0] = INT64_MAX;
+	for (int tier = 0; tier < HISTORY_TIERS; tier++) {
+		sqlite3_reset(first);
+		sqlite3_bind_int64(first, 1, port_id);
+		sqlite3_bind_int(first, 2, tier);
+		upto[tier + 1] = INT64_MAX;
+		if (sqlite3_step(first) == SQLITE_ROW && sqlite3_column_type(first, 0) != SQLITE_NULL)
+			upto[tier + 1] = sqlite3_column_int64(first, 0);
+		sqlite3_reset(first);
+	}
+	/* upto[k+1] = where tier k starts; tier k covers [start_k, start_{k-1}). */
+	for (int tier = HISTORY_TIERS - 1; tier >= 0; tier--) {
+		int64_t end = INT64_MAX;
+		sqlite3_stmt *s;
+
+		for (int finer = tier - 1; finer >= 0; finer--)
+			if (upto[finer + 1] < end)
+				end = upto[finer + 1];
+		s = store_prepare(st, "SELECT t_ms, tier, span_ms, symbol_errors, link_error_recoveries, "
+		    "link_downed, rcv_errors, rcv_remote_physical_errors, rcv_switch_relay_errors, "
+		    "xmit_discards, xmit_constraint_errors, rcv_constraint_errors, "
+		    "local_link_integrity_errors, excessive_buffer_overruns, vl15_dropped, xmit_wait, "
+		    "xmit_data_words, rcv_data_words, xmit_packets, rcv_packets FROM health_samples "
+		    "WHERE port_id = ?1 AND tier = ?2 AND t_ms > ?3 AND t_ms <= ?4 ORDER BY t_ms");
+		if (s == NULL)
+			goto fail;
+		sqlite3_bind_int64(s, 1, port_id);
+		sqlite3_bind_int(s, 2, tier);
+		sqlite3_bind_int64(s, 3, since_ms);
+		sqlite3_bind_int64(s, 4, end);
+		while (sqlite3_step(s) == SQLITE_ROW)
+			json_array_append_new(rows, row_json(s));
+		sqlite3_reset(s);
+	}
+	return rows;
+fail:
+	json_decref(rows);
+	return NULL;
+}
+
+int64_t
+history_row_count(struct store *st)
+{
+	sqlite3_stmt *s = store_prepare(st, "SELECT count(*) FROM health_samples");
+	int64_t n = -1;
+
+	if (s && sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	if (s)
+		sqlite3_reset(s);
+	return n;
+}
