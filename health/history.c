@@ -1,5 +1,6 @@
 /* Downsampled counter history: see history.h. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -134,56 +135,84 @@ row_json(sqlite3_stmt *s)
 	return o;
 }
 
+static bool
+tier_scalar(sqlite3_stmt *s, int64_t port_id, int tier, int64_t arg, int64_t *out)
+{
+	bool found = false;
+
+	if (s == NULL)
+		return false;
+	sqlite3_bind_int64(s, 1, port_id);
+	sqlite3_bind_int(s, 2, tier);
+	sqlite3_bind_int64(s, 3, arg);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		*out = sqlite3_column_int64(s, 0);
+		found = true;
+	}
+	sqlite3_reset(s);
+	return found;
+}
+
+/*
+ * Where tier k+1 hands over to tier k: the end of the first coarse bucket
+ * that reaches into tier k's rows.  That bucket is used whole (its start
+ * may have been pruned from tier k) and tier k takes over after it, so no
+ * round is missed or counted twice.
+ */
+static int64_t
+handover(struct store *st, int64_t port_id, int tier)
+{
+	int64_t first, c;
+
+	if (!tier_scalar(store_prepare(st, "SELECT min(t_ms) FROM health_samples "
+	    "WHERE port_id = ?1 AND tier = ?2 AND ?3 = ?3"), port_id, tier, 0, &first))
+		return INT64_MAX;		/* no finer rows: the coarse tier goes on */
+	if (tier_scalar(store_prepare(st, "SELECT min(t_ms) FROM health_samples "
+	    "WHERE port_id = ?1 AND tier = ?2 AND t_ms >= ?3"), port_id, tier + 1, first, &c))
+		return c;
+	if (tier_scalar(store_prepare(st, "SELECT max(t_ms) FROM health_samples "
+	    "WHERE port_id = ?1 AND tier = ?2 AND ?3 = ?3"), port_id, tier + 1, 0, &c))
+		return c;
+	return INT64_MIN;
+}
+
 json_t *
 history_query(struct store *st, int64_t port_id, int64_t since_ms)
 {
 	json_t *rows = json_array();
-	/* Walk from the coarsest tier; each finer tier takes over from where
-	 * the coarser one had to stop, so no stretch of time is counted twice. */
-	int64_t upto[HISTORY_TIERS + 1];
-	sqlite3_stmt *first = store_prepare(st, "SELECT min(t_ms - span_ms) FROM health_samples "
-	    "WHERE port_id = ?1 AND tier = ?2");
+	int64_t lo[HISTORY_TIERS], hi[HISTORY_TIERS];
 
-	if (first == NULL)
-		goto fail;
-	upto[0] = INT64_MAX;
-	for (int tier = 0; tier < HISTORY_TIERS; tier++) {
-		sqlite3_reset(first);
-		sqlite3_bind_int64(first, 1, port_id);
-		sqlite3_bind_int(first, 2, tier);
-		upto[tier + 1] = INT64_MAX;
-		if (sqlite3_step(first) == SQLITE_ROW && sqlite3_column_type(first, 0) != SQLITE_NULL)
-			upto[tier + 1] = sqlite3_column_int64(first, 0);
-		sqlite3_reset(first);
+	/* tier k is used for lo[k] < t_ms <= hi[k]. */
+	hi[0] = INT64_MAX;
+	for (int tier = 0; tier + 1 < HISTORY_TIERS; tier++) {
+		lo[tier] = handover(st, port_id, tier);
+		hi[tier + 1] = lo[tier] == INT64_MAX ? hi[tier] : lo[tier];
 	}
-	/* upto[k+1] = where tier k starts; tier k covers [start_k, start_{k-1}). */
+	lo[HISTORY_TIERS - 1] = INT64_MIN;
 	for (int tier = HISTORY_TIERS - 1; tier >= 0; tier--) {
-		int64_t end = INT64_MAX;
-		sqlite3_stmt *s;
-
-		for (int finer = tier - 1; finer >= 0; finer--)
-			if (upto[finer + 1] < end)
-				end = upto[finer + 1];
-		s = store_prepare(st, "SELECT t_ms, tier, span_ms, symbol_errors, link_error_recoveries, "
+		sqlite3_stmt *s = store_prepare(st, "SELECT t_ms, tier, span_ms, symbol_errors, link_error_recoveries, "
 		    "link_downed, rcv_errors, rcv_remote_physical_errors, rcv_switch_relay_errors, "
 		    "xmit_discards, xmit_constraint_errors, rcv_constraint_errors, "
 		    "local_link_integrity_errors, excessive_buffer_overruns, vl15_dropped, xmit_wait, "
 		    "xmit_data_words, rcv_data_words, xmit_packets, rcv_packets FROM health_samples "
 		    "WHERE port_id = ?1 AND tier = ?2 AND t_ms > ?3 AND t_ms <= ?4 ORDER BY t_ms");
-		if (s == NULL)
-			goto fail;
+		int64_t from = lo[tier] > since_ms ? lo[tier] : since_ms;
+
+		if (s == NULL) {
+			json_decref(rows);
+			return NULL;
+		}
+		if (tier < HISTORY_TIERS - 1 && lo[tier] == INT64_MAX)
+			continue;			/* tier empty */
 		sqlite3_bind_int64(s, 1, port_id);
 		sqlite3_bind_int(s, 2, tier);
-		sqlite3_bind_int64(s, 3, since_ms);
-		sqlite3_bind_int64(s, 4, end);
+		sqlite3_bind_int64(s, 3, from);
+		sqlite3_bind_int64(s, 4, hi[tier]);
 		while (sqlite3_step(s) == SQLITE_ROW)
 			json_array_append_new(rows, row_json(s));
 		sqlite3_reset(s);
 	}
 	return rows;
-fail:
-	json_decref(rows);
-	return NULL;
 }
 
 int64_t

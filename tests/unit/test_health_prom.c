@@ -206,7 +206,7 @@ parse_sample(struct parser *p, const char *s)
 {
 	char key[1024];
 	int n = name_len(s, 1), fam, used = 0;
-	double v;
+	double v = 0;
 
 	if (n == 0)
 		return perr(p, "bad metric name");
