@@ -1,29 +1,434 @@
 /*
- * The health module's entry in the daemon's module table.  Placeholder until
- * the module's issue lands: it accepts "health: {enabled: BOOL}" and reports
- * its state as "disabled" or "not implemented".
+ * The health module: configuration, life cycle, the port table and the
+ * glue from check verdicts to events.  IB polling lives in ib.c, the
+ * control commands in ctl.c, the Prometheus export in metrics.c.
  */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "health/health.h"
+#include "health/hstate.h"
 
-struct health_placeholder_config {
-	bool enabled;
-};
+struct health *health;
 
+#define DAY_MS (24ULL * 3600 * 1000)
+
+static void
+health_config_init(void *p)
+{
+	struct health_config *c = p;
+	struct health_thresholds t;
+	struct history_cfg h;
+
+	health_thresholds_default(&t);
+	history_cfg_default(&h);
+	c->enabled = true;
+	c->interval_ms = 10000;
+	c->symbol_errors_per_min = (uint64_t)t.symbol_errors_per_min;
+	c->link_recoveries_per_hour = (uint64_t)t.link_recoveries_per_hour;
+	c->rcv_errors_per_min = (uint64_t)t.rcv_errors_per_min;
+	c->xmit_discards_per_min = (uint64_t)t.xmit_discards_per_min;
+	c->xmit_wait_per_sec = (uint64_t)t.xmit_wait_per_sec;
+	c->flap_count = t.flap_count;
+	c->flap_window_ms = t.flap_window_ms;
+	c->clear_after = t.clear_after;
+	c->keep_raw_ms = h.keep_ms[0];
+	c->keep_5m_ms = h.keep_ms[1];
+	c->keep_1h_ms = h.keep_ms[2];
+	c->max_outstanding = 4;
+	c->clear_near_saturation = true;
+	c->roce_sysfs_root = xstrdup("/sys");
+	c->roce_interval_ms = 5000;
+	c->pfc_storm_window_ms = 20000;
+}
+
+static bool
+parse_root(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "an absolute path");
+
+	if (s == NULL)
+		return false;
+	if (s[0] != '/') {
+		cfg_error(ctx, node, "expected an absolute path, found \"%s\"", s);
+		return false;
+	}
+	free(*(char **)field);
+	*(char **)field = xstrdup(s);
+	return true;
+}
+
+#define HC struct health_config
 static const struct cfg_field health_fields[] = {
-	CFG_F_BOOL("enabled", struct health_placeholder_config, enabled),
+	CFG_F_BOOL("enabled", HC, enabled),
+	CFG_F_DURATION("interval", HC, interval_ms, 1000, 3600000),
+	CFG_F_UINT("symbol_errors_per_min", HC, symbol_errors_per_min, 0, 1000000),
+	CFG_F_UINT("link_recoveries_per_hour", HC, link_recoveries_per_hour, 0, 1000000),
+	CFG_F_UINT("rcv_errors_per_min", HC, rcv_errors_per_min, 0, 1000000),
+	CFG_F_UINT("xmit_discards_per_min", HC, xmit_discards_per_min, 0, 1000000),
+	CFG_F_UINT("xmit_wait_per_sec", HC, xmit_wait_per_sec, 0, UINT32_MAX),
+	CFG_F_UINT("flap_count", HC, flap_count, 1, FLAP_HISTORY),
+	CFG_F_DURATION("flap_window", HC, flap_window_ms, 1000, 7 * DAY_MS),
+	CFG_F_UINT("clear_after", HC, clear_after, 1, 100),
+	CFG_F_DURATION("keep_raw", HC, keep_raw_ms, 60000, 7 * DAY_MS),
+	CFG_F_DURATION("keep_5m", HC, keep_5m_ms, 600000, 90 * DAY_MS),
+	CFG_F_DURATION("keep_1h", HC, keep_1h_ms, 7200000, 3650 * DAY_MS),
+	CFG_F_UINT("max_outstanding", HC, max_outstanding, 1, 32),
+	CFG_F_BOOL("clear_near_saturation", HC, clear_near_saturation),
+	CFG_F_CUSTOM("roce_sysfs_root", HC, roce_sysfs_root, parse_root),
+	CFG_F_DURATION("roce_interval", HC, roce_interval_ms, 500, 3600000),
+	CFG_F_DURATION("pfc_storm_window", HC, pfc_storm_window_ms, 1000, 3600000),
 	CFG_F_END
 };
+#undef HC
+
+static void
+health_config_free(void *p)
+{
+	struct health_config *c = p;
+	free(c->roce_sysfs_root);
+	c->roce_sysfs_root = NULL;
+}
+
+static void
+apply_config(struct health *h, const struct health_config *c)
+{
+	char *root = h->cfg.roce_sysfs_root;
+
+	h->cfg = *c;
+	h->cfg.roce_sysfs_root = xstrdup(c->roce_sysfs_root);
+	free(root);
+	h->th.symbol_errors_per_min = (double)c->symbol_errors_per_min;
+	h->th.link_recoveries_per_hour = (double)c->link_recoveries_per_hour;
+	h->th.rcv_errors_per_min = (double)c->rcv_errors_per_min;
+	h->th.xmit_discards_per_min = (double)c->xmit_discards_per_min;
+	h->th.xmit_wait_per_sec = (double)c->xmit_wait_per_sec;
+	h->th.flap_count = (uint32_t)c->flap_count;
+	h->th.flap_window_ms = c->flap_window_ms;
+	h->th.clear_after = (uint32_t)c->clear_after;
+	h->hcfg.keep_ms[0] = c->keep_raw_ms;
+	h->hcfg.keep_ms[1] = c->keep_5m_ms;
+	h->hcfg.keep_ms[2] = c->keep_1h_ms;
+}
+
+/* Every alarm transition becomes exactly one event. */
+static void
+alarm_notify(const struct alarm *a, bool raised, void *arg)
+{
+	struct health *h = arg;
+
+	if (raised) {
+		h->events_raised[a->severity]++;
+		event_post(a->severity, "health", a->object, "%s: %s", hchk_name(a->check), a->detail);
+	} else {
+		event_post(EV_INFO, "health", a->object, "%s cleared (failing since %" PRId64
+		    " ms ago, %u failed checks)", hchk_name(a->check),
+		    event_now_ms() - a->first_seen_ms, a->failures);
+	}
+}
+
+/* ---- the port table ---- */
+
+static size_t
+hport_hash(uint64_t guid, uint8_t port)
+{
+	uint64_t x = guid * 0x9E3779B97F4A7C15ULL ^ port;
+	return (size_t)(x >> 40) % HPORT_BUCKETS;
+}
+
+struct hport *
+hport_find(uint64_t node_guid, uint8_t port)
+{
+	if (health == NULL)
+		return NULL;
+	for (struct hport *p = health->buckets[hport_hash(node_guid, port)]; p; p = p->next)
+		if (p->node_guid == node_guid && p->port == port)
+			return p;
+	return NULL;
+}
+
+struct hport *
+hport_get(uint64_t node_guid, uint8_t port, const char *desc)
+{
+	struct hport *p = hport_find(node_guid, port);
+	size_t b;
+
+	if (p == NULL) {
+		p = xcalloc(1, sizeof(*p));
+		p->node_guid = node_guid;
+		p->port = port;
+		b = hport_hash(node_guid, port);
+		p->next = health->buckets[b];
+		health->buckets[b] = p;
+		health->nports++;
+	}
+	if (desc && desc[0] && strcmp(desc, p->desc)) {
+		snprintf(p->desc, sizeof(p->desc), "%.64s", desc);
+		snprintf(p->object, sizeof(p->object), "%.64s:%u", p->desc, port);
+	} else if (p->object[0] == '\0') {
+		snprintf(p->object, sizeof(p->object), "0x%016" PRIx64 ":%u", node_guid, port);
+	}
+	return p;
+}
+
+struct hport *
+hport_lookup(const char *spec)
+{
+	const char *colon = strrchr(spec, ':');
+	char node[80], *end;
+	unsigned long port;
+	struct hport *p;
+	size_t i;
+
+	if (health == NULL || colon == NULL || (size_t)(colon - spec) >= sizeof(node))
+		return NULL;
+	snprintf(node, sizeof(node), "%.*s", (int)(colon - spec), spec);
+	port = strtoul(colon + 1, &end, 10);
+	if (*end || end == colon + 1 || port > 254)
+		return NULL;
+	HPORT_FOREACH(health, i, p) {
+		char guid[24];
+		if (p->port != port)
+			continue;
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, p->node_guid);
+		if (!strcmp(p->desc, node) || !strcasecmp(guid, node) ||
+		    (strtoull(node, &end, 0) == p->node_guid && *end == '\0' && p->node_guid))
+			return p;
+		if (p->lid && strtoul(node, &end, 10) == p->lid && *end == '\0')
+			return p;
+	}
+	return NULL;
+}
+
+static void
+hports_free(struct health *h)
+{
+	for (size_t i = 0; i < HPORT_BUCKETS; i++)
+		while (h->buckets[i]) {
+			struct hport *p = h->buckets[i];
+			h->buckets[i] = p->next;
+			free(p);
+		}
+	h->nports = 0;
+}
+
+/* ---- checks ---- */
+
+void
+health_eval_counters(struct hport *p, int64_t now_ms, uint64_t dt_ms)
+{
+	struct check_verdict v[HCHK_COUNT];
+	static const enum hchk counter_checks[] = {
+		HCHK_SYMBOL_ERRORS, HCHK_LINK_RECOVERIES, HCHK_RCV_ERRORS,
+		HCHK_XMIT_DISCARDS, HCHK_CONGESTION,
+	};
+
+	memset(v, 0, sizeof(v));
+	checks_counters(&health->th, p->delta, p->valid, dt_ms, v);
+	for (size_t i = 0; i < sizeof(counter_checks) / sizeof(counter_checks[0]); i++) {
+		enum hchk c = counter_checks[i];
+		alarm_update(health->alarms, p->object, p->node_guid, p->port, c,
+		    v[c].failing, v[c].severity, now_ms, v[c].failing ? v[c].detail : NULL);
+	}
+	for (int i = 0; i < HC_COUNT; i++)
+		p->rate[i] = p->valid[i] ? hc_rate(p->delta[i], dt_ms) : 0;
+	/* LinkDownedCounter: each increment is a link that went down. */
+	if (p->valid[HC_LINK_DOWNED])
+		for (uint64_t n = 0; n < p->delta[HC_LINK_DOWNED] && n < FLAP_HISTORY; n++)
+			flap_record(&p->flaps, now_ms);
+	p->last_eval_ms = now_ms;
+}
+
+/* ---- the public door ---- */
+
+bool
+health_running(void)
+{
+	return health != NULL;
+}
+
+const char *
+health_port_status_name(enum health_port_status s)
+{
+	static const char *const names[] = { "unknown", "ok", "warning", "degraded", "down" };
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+}
+
+enum health_port_status
+health_port_status(uint64_t node_guid, uint8_t port)
+{
+	enum health_port_status worst = HEALTH_PORT_OK;
+
+	if (health == NULL || hport_find(node_guid, port) == NULL)
+		return HEALTH_PORT_UNKNOWN;
+	for (size_t i = 0; i < alarm_count(health->alarms); i++) {
+		const struct alarm *a = alarm_at(health->alarms, i);
+		enum health_port_status s;
+		if (a->node_guid != node_guid || a->port != port)
+			continue;
+		switch (a->check) {
+		case HCHK_LINK_DOWN:
+		case HCHK_NOT_ACTIVE:
+		case HCHK_FLAPPING:
+			s = HEALTH_PORT_DOWN;
+			break;
+		case HCHK_DEGRADED:
+			s = HEALTH_PORT_DEGRADED;
+			break;
+		default:
+			s = HEALTH_PORT_WARNING;
+		}
+		if (s > worst)
+			worst = s;
+	}
+	return worst;
+}
+
+json_t *
+health_port_events(uint64_t node_guid, uint8_t port)
+{
+	json_t *out = json_array();
+
+	if (health == NULL)
+		return out;
+	for (size_t i = 0; i < alarm_count(health->alarms); i++) {
+		const struct alarm *a = alarm_at(health->alarms, i);
+		if (a->node_guid != node_guid || a->port != port)
+			continue;
+		json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:I, s:i, s:s}",
+		    "check", hchk_name(a->check), "severity", event_severity_name(a->severity),
+		    "first_seen_ms", (json_int_t)a->first_seen_ms,
+		    "last_seen_ms", (json_int_t)a->last_seen_ms, "failures", (int)a->failures,
+		    "detail", a->detail));
+	}
+	return out;
+}
+
+size_t
+health_active_count(enum event_severity min)
+{
+	size_t n = 0;
+
+	if (health == NULL)
+		return 0;
+	for (size_t i = 0; i < alarm_count(health->alarms); i++)
+		if (alarm_at(health->alarms, i)->severity >= min)
+			n++;
+	return n;
+}
+
+/* ---- RoCE ---- */
+
+static void
+roce_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct health *h = arg;
+	struct timeval tv = { (time_t)(h->cfg.roce_interval_ms / 1000),
+	    (suseconds_t)(h->cfg.roce_interval_ms % 1000) * 1000 };
+
+	roce_sample(&h->roce, event_now_ms(), h->alarms);
+	evtimer_add(h->roce_timer, &tv);
+}
+
+static void
+roce_start(struct health *h)
+{
+	roce_monitor_init(&h->roce, h->cfg.roce_sysfs_root, h->cfg.pfc_storm_window_ms);
+	if (roce_discover(&h->roce) == 0) {
+		log_info("health: no RoCE ports under %s/class/infiniband", h->cfg.roce_sysfs_root);
+		return;
+	}
+	log_info("health: watching %zu RoCE port(s) under %s", h->roce.nports, h->cfg.roce_sysfs_root);
+	h->roce_timer = evtimer_new(h->fd->base, roce_tick, h);
+	roce_tick(-1, 0, h);
+}
+
+static void
+roce_stop(struct health *h)
+{
+	if (h->roce_timer)
+		event_free(h->roce_timer);
+	h->roce_timer = NULL;
+	roce_monitor_free(&h->roce);
+}
+
+/* ---- life cycle ---- */
+
+static int
+health_start(struct fabricd *fd, const void *cfgp)
+{
+	const struct health_config *c = cfgp;
+
+	if (!c->enabled)
+		return 0;
+	health = xcalloc(1, sizeof(*health));
+	health->fd = fd;
+	health_thresholds_default(&health->th);
+	apply_config(health, c);
+	health->alarms = alarm_table_new(health->th.clear_after, alarm_notify, health);
+	roce_start(health);
+	if (health_ib_start(health) < 0)
+		log_warnx("health: InfiniBand polling not started");
+	return 0;
+}
+
+static int
+health_reload(struct fabricd *fd, const void *cfgp)
+{
+	const struct health_config *c = cfgp;
+
+	if (health == NULL)
+		return c->enabled ? health_start(fd, cfgp) : 0;
+	if (!c->enabled) {
+		health_module.stop(fd);
+		return 0;
+	}
+	apply_config(health, c);
+	roce_stop(health);
+	roce_start(health);
+	return 0;
+}
+
+static void
+health_stop(struct fabricd *fd)
+{
+	if (health == NULL)
+		return;
+	health_ib_stop(health);
+	roce_stop(health);
+	alarm_table_free(health->alarms);
+	hports_free(health);
+	free(health->cfg.roce_sysfs_root);
+	free(health);
+	health = NULL;
+}
 
 static json_t *
 health_status(struct fabricd *fd)
 {
-	const struct health_placeholder_config *c = fabricd_module_config(fd, MOD_HEALTH);
-	return json_pack("{s:s}", "state", c->enabled ? "not implemented" : "disabled");
+	if (health == NULL)
+		return json_pack("{s:s}", "state", "disabled");
+	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+	    "state", health->poll ? "polling" : "waiting for the SM",
+	    "ports", (json_int_t)health->nports, "roce_ports", (json_int_t)health->roce.nports,
+	    "rounds", (json_int_t)health->rounds, "last_round_mads", (json_int_t)health->round_mads,
+	    "active_events", (json_int_t)alarm_count(health->alarms),
+	    "interval_ms", (json_int_t)health->cfg.interval_ms);
 }
 
 const struct fabricd_module health_module = {
 	.name = "health",
-	.config_size = sizeof(struct health_placeholder_config),
+	.config_size = sizeof(struct health_config),
+	.config_init = health_config_init,
 	.config_fields = health_fields,
+	.config_free = health_config_free,
+	.start = health_start,
+	.reload = health_reload,
+	.stop = health_stop,
 	.status = health_status,
 };

@@ -1,0 +1,37 @@
+/*
+ * The health module's public door: what validation and preflight ask
+ * before they trust a port.  Every call is cheap (in-memory) and safe
+ * while health is disabled (then nothing is known: no alarms, UNKNOWN).
+ */
+#ifndef FABRICD_HEALTH_HEALTH_H
+#define FABRICD_HEALTH_HEALTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "daemon/events.h"
+
+enum health_port_status {
+	HEALTH_PORT_UNKNOWN,	/* not monitored (health off, port never seen) */
+	HEALTH_PORT_OK,
+	HEALTH_PORT_WARNING,	/* error rates or congestion over a threshold */
+	HEALTH_PORT_DEGRADED,	/* up, but below the width/speed both ends support */
+	HEALTH_PORT_DOWN,	/* should be ACTIVE and is not: down, not active, flapping */
+};
+
+bool health_running(void);
+
+/* The worst condition of a port (a switch port or a CA port). */
+enum health_port_status health_port_status(uint64_t node_guid, uint8_t port);
+const char *health_port_status_name(enum health_port_status s);
+
+/* Active events of a port: a new array of {check, severity, first_seen_ms,
+ * last_seen_ms, failures, detail}; empty when none or not monitored. */
+json_t *health_port_events(uint64_t node_guid, uint8_t port);
+
+/* Active events anywhere at or above min severity. */
+size_t health_active_count(enum event_severity min);
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * The health module's state, shared by its files (module.c, ctl.c,
+ * metrics.c, ib.c) and nobody else.
+ */
+#ifndef FABRICD_HEALTH_HSTATE_H
+#define FABRICD_HEALTH_HSTATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <event2/event.h>
+
+#include "health/alarms.h"
+#include "health/checks.h"
+#include "health/counters.h"
+#include "health/history.h"
+#include "health/roce.h"
+
+struct health_config {
+	bool		enabled;
+	uint64_t	interval_ms;		/* IB polling round, default 10 s */
+	uint64_t	symbol_errors_per_min;
+	uint64_t	link_recoveries_per_hour;
+	uint64_t	rcv_errors_per_min;
+	uint64_t	xmit_discards_per_min;
+	uint64_t	xmit_wait_per_sec;
+	uint64_t	flap_count;
+	uint64_t	flap_window_ms;
+	uint64_t	clear_after;
+	uint64_t	keep_raw_ms, keep_5m_ms, keep_1h_ms;
+	uint64_t	max_outstanding;	/* PerfMgt MADs in flight at once */
+	bool		clear_near_saturation;
+	char		*roce_sysfs_root;
+	uint64_t	roce_interval_ms;
+	uint64_t	pfc_storm_window_ms;
+};
+
+/* One monitored fabric port. */
+struct hport {
+	struct hport		*next;		/* hash chain */
+	uint64_t		 node_guid;
+	uint8_t			 port;
+	bool			 is_switch;
+	char			 desc[65];
+	char			 object[80];	/* "desc:port", the events' object */
+	uint16_t		 lid;		/* where PerfMgt MADs go (switch: port 0 LID) */
+	uint8_t			 state;		/* PortState at the last sweep, 0 unknown */
+	bool			 present;	/* in the fabric at the last sweep */
+	bool			 was_active;	/* ever ACTIVE with a peer: should be up */
+	bool			 linked;	/* has a peer now */
+	struct flap_history	 flaps;
+
+	struct hc_counter_state	 c[HC_COUNT];
+	uint64_t		 raw[HC_COUNT];		/* last readings, as perfquery shows them */
+	uint64_t		 delta[HC_COUNT];	/* this round */
+	bool			 valid[HC_COUNT];	/* read this round */
+	double			 rate[HC_COUNT];	/* per second over the last round */
+	int64_t			 last_eval_ms;
+	uint32_t		 resets, saturations, clears;
+	bool			 no_ext;		/* PortCountersExtended refused */
+	struct history_port	 hist;
+	bool			 hist_open;
+};
+
+#define HPORT_BUCKETS 4096
+
+struct health {
+	struct fabricd		*fd;
+	struct health_config	 cfg;
+	struct health_thresholds th;
+	struct history_cfg	 hcfg;
+	struct alarm_table	*alarms;
+	struct roce_monitor	 roce;
+	struct event		*roce_timer;
+	struct hport		*buckets[HPORT_BUCKETS];
+	size_t			 nports;
+	struct hpoll		*poll;		/* ib.c; NULL until the SM is up */
+	/* figures for status and metrics */
+	uint64_t		 sweeps_seen;
+	int64_t			 last_sweep_ms;
+	uint64_t		 rounds;
+	uint64_t		 round_mads, round_ports;	/* last complete round */
+	uint64_t		 mads_total, mad_failures;
+	double			 round_seconds;			/* last round, first send to last reply */
+	uint64_t		 events_raised[EV_CRITICAL + 1];
+};
+
+extern struct health *health;
+
+struct hport *hport_find(uint64_t node_guid, uint8_t port);
+struct hport *hport_get(uint64_t node_guid, uint8_t port, const char *desc);
+/* By "NODE:PORT" with NODE a NodeDescription, a GUID (0x...) or a LID. */
+struct hport *hport_lookup(const char *spec);
+#define HPORT_FOREACH(h, i, p) \
+	for ((i) = 0; (i) < HPORT_BUCKETS; (i)++) for ((p) = (h)->buckets[i]; (p); (p) = (p)->next)
+
+/* Evaluate a port's counter checks after a round (module.c). */
+void health_eval_counters(struct hport *p, int64_t now_ms, uint64_t dt_ms);
+/* metrics.c */
+char *health_metrics_text(size_t *len);
+
+/* ib.c: the SM side; no-ops when the SM is absent. */
+int health_ib_start(struct health *h);
+void health_ib_stop(struct health *h);
+
+#endif

@@ -1,0 +1,133 @@
+/*
+ * `fabricctl metrics`: the Prometheus text exposition of what health
+ * knows.  Naming scheme (see prom.h and health/README.md):
+ * fabricd_<subsystem>_<what>[_<unit>][_total].
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "health/health.h"
+#include "health/hstate.h"
+#include "health/prom.h"
+
+struct plabels {
+	char guid[24], port[8];
+	struct prom_label l[4];
+};
+
+static size_t
+port_labels(const struct hport *p, struct plabels *pl)
+{
+	snprintf(pl->guid, sizeof(pl->guid), "0x%016" PRIx64, p->node_guid);
+	snprintf(pl->port, sizeof(pl->port), "%u", p->port);
+	pl->l[0] = (struct prom_label){ "node_guid", pl->guid };
+	pl->l[1] = (struct prom_label){ "node", p->desc };
+	pl->l[2] = (struct prom_label){ "port", pl->port };
+	return 3;
+}
+
+static void
+port_counter_families(struct prom *pr)
+{
+	char name[96], help[160];
+	struct plabels pl;
+	struct hport *p;
+	size_t i;
+
+	for (int c = 0; c < HC_COUNT; c++) {
+		snprintf(name, sizeof(name), "fabricd_port_%s_total", hc_info[c].metric);
+		snprintf(help, sizeof(help), "%s accumulated since fabricd first saw the port "
+		    "(resets and clears do not lower it)", hc_info[c].perfquery);
+		prom_family(pr, name, "counter", help);
+		HPORT_FOREACH(health, i, p)
+			if (p->c[c].have_last)
+				prom_sample_u64(pr, name, pl.l, port_labels(p, &pl), p->c[c].total);
+	}
+	prom_family(pr, "fabricd_port_counter_reading", "gauge",
+	    "last raw PerfMgt reading of each counter, as perfquery shows it");
+	HPORT_FOREACH(health, i, p) {
+		size_t n = port_labels(p, &pl);
+		for (int c = 0; c < HC_COUNT; c++) {
+			if (!p->c[c].have_last)
+				continue;
+			pl.l[n] = (struct prom_label){ "counter", hc_info[c].perfquery };
+			prom_sample_u64(pr, "fabricd_port_counter_reading", pl.l, n + 1, p->raw[c]);
+		}
+	}
+}
+
+static void
+link_families(struct prom *pr)
+{
+	struct plabels pl;
+	struct hport *p;
+	size_t i;
+
+	prom_family(pr, "fabricd_link_state", "gauge",
+	    "PortState at the last sweep: 0 absent, 1 down, 2 init, 3 armed, 4 active");
+	HPORT_FOREACH(health, i, p)
+		prom_sample_u64(pr, "fabricd_link_state", pl.l, port_labels(p, &pl),
+		    p->present ? p->state : 0);
+	prom_family(pr, "fabricd_link_health_status", "gauge",
+	    "worst condition: 1 ok, 2 warning, 3 degraded, 4 down");
+	HPORT_FOREACH(health, i, p)
+		prom_sample_u64(pr, "fabricd_link_health_status", pl.l, port_labels(p, &pl),
+		    health_port_status(p->node_guid, p->port));
+}
+
+static void
+daemon_families(struct prom *pr)
+{
+	static const char *const sev[] = { "info", "warning", "error", "critical" };
+	struct prom_label l[1];
+
+	prom_family(pr, "fabricd_sm_sweeps_total", "counter", "SM sweeps that health has seen end");
+	prom_sample_u64(pr, "fabricd_sm_sweeps_total", NULL, 0, health->sweeps_seen);
+	prom_family(pr, "fabricd_sm_last_sweep_timestamp_seconds", "gauge",
+	    "when the last SM sweep ended (0: none yet)");
+	prom_sample_double(pr, "fabricd_sm_last_sweep_timestamp_seconds", NULL, 0,
+	    (double)health->last_sweep_ms / 1000.0);
+	prom_family(pr, "fabricd_health_poll_rounds_total", "counter", "completed counter polling rounds");
+	prom_sample_u64(pr, "fabricd_health_poll_rounds_total", NULL, 0, health->rounds);
+	prom_family(pr, "fabricd_health_poll_round_duration_seconds", "gauge",
+	    "last polling round, first MAD sent to last reply");
+	prom_sample_double(pr, "fabricd_health_poll_round_duration_seconds", NULL, 0, health->round_seconds);
+	prom_family(pr, "fabricd_health_poll_round_mads", "gauge", "PerfMgt MADs in the last polling round");
+	prom_sample_u64(pr, "fabricd_health_poll_round_mads", NULL, 0, health->round_mads);
+	prom_family(pr, "fabricd_health_perf_mads_total", "counter", "PerfMgt MADs sent by health");
+	prom_sample_u64(pr, "fabricd_health_perf_mads_total", NULL, 0, health->mads_total);
+	prom_family(pr, "fabricd_health_perf_mad_failures_total", "counter",
+	    "PerfMgt MADs that timed out or were refused");
+	prom_sample_u64(pr, "fabricd_health_perf_mad_failures_total", NULL, 0, health->mad_failures);
+	prom_family(pr, "fabricd_health_monitored_ports", "gauge", "fabric ports health watches");
+	prom_sample_u64(pr, "fabricd_health_monitored_ports", NULL, 0, health->nports);
+	prom_family(pr, "fabricd_health_active_events", "gauge", "health events raised and not cleared");
+	for (int s = 0; s <= EV_CRITICAL; s++) {
+		size_t n = 0;
+		for (size_t i = 0; i < alarm_count(health->alarms); i++)
+			if ((int)alarm_at(health->alarms, i)->severity == s)
+				n++;
+		l[0] = (struct prom_label){ "severity", sev[s] };
+		prom_sample_u64(pr, "fabricd_health_active_events", l, 1, n);
+	}
+	prom_family(pr, "fabricd_health_events_raised_total", "counter", "health events raised");
+	for (int s = 0; s <= EV_CRITICAL; s++) {
+		l[0] = (struct prom_label){ "severity", sev[s] };
+		prom_sample_u64(pr, "fabricd_health_events_raised_total", l, 1, health->events_raised[s]);
+	}
+}
+
+char *
+health_metrics_text(size_t *len)
+{
+	struct prom pr;
+
+	prom_init(&pr);
+	daemon_families(&pr);
+	port_counter_families(&pr);
+	link_families(&pr);
+	roce_metrics(&health->roce, &pr);
+	*len = pr.len;
+	return pr.buf;
+}

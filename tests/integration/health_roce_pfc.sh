@@ -1,0 +1,63 @@
+# RoCE host counters from a fake sysfs tree: pause frames rising on
+# priority 3 for longer than the storm window raise exactly one pfc_storm
+# event for that priority (checked in the database with the sqlite3 shell),
+# a quiet priority raises none, and `fabricctl metrics` passes the strict
+# exposition-format parser and reports the counters the files hold.
+. "$FABRICD_SRC/tests/lib/common.sh"
+fd_setup
+
+SYS="$T/sys"
+P="$SYS/class/infiniband/mlx5_0/ports/1"
+N="$SYS/class/net/fake0/statistics"
+mkdir -p "$P/hw_counters" "$P/gid_attrs/ndevs" "$N"
+echo Ethernet > "$P/link_layer"
+echo fake0 > "$P/gid_attrs/ndevs/0"
+for c in np_cnp_sent rp_cnp_handled np_ecn_marked_roce_packets out_of_sequence packet_seq_err; do
+	echo 0 > "$P/hw_counters/$c"
+done
+for prio in 0 1 2 3 4 5 6 7; do
+	echo 10 > "$N/rx_prio${prio}_pause"
+	echo 0 > "$N/tx_prio${prio}_pause"
+done
+
+fd_config "health:
+  roce_sysfs_root: $SYS
+  roce_interval: 500ms
+  pfc_storm_window: 2s
+  clear_after: 2"
+fd_start
+
+storm_events() {
+	db "SELECT count(*) FROM events WHERE source = 'health' AND object = 'mlx5_0/1 prio 3' AND message LIKE 'pfc_storm:%'"
+}
+
+# Rising for 1.5 s (< 2 s window): no storm yet.
+v=10
+for i in 1 2 3; do v=$((v + 100)); echo $v > "$N/rx_prio3_pause"; sleep 0.5; done
+[ "$(storm_events)" = 0 ] || fail "storm raised before the window"
+# Keep rising: the storm is raised once, however long it goes on.
+for i in $(seq 1 8); do v=$((v + 100)); echo $v > "$N/rx_prio3_pause"; sleep 0.5; done
+[ "$(storm_events)" = 1 ] || fail "expected one pfc_storm event for prio 3, got $(storm_events)"
+other=$(db "SELECT count(*) FROM events WHERE source = 'health' AND message LIKE 'pfc_storm:%' AND object <> 'mlx5_0/1 prio 3'")
+[ "$other" = 0 ] || fail "storm events on other priorities: $other"
+
+# Metrics: a valid exposition whose pause total for prio 3 is what the
+# file gained since the first sample (baseline 10).
+ctl metrics > "$T/metrics.txt" || fail "fabricctl metrics failed"
+"$FABRICD_BUILD/tests/test_health_prom" "$T/metrics.txt" || fail "metrics output is not valid exposition format"
+want=$(( $(cat "$N/rx_prio3_pause") - 10 ))
+got=$(sed -n 's/^fabricd_roce_pfc_rx_pause_frames_total{.*priority="3"} \([0-9]*\)$/\1/p' "$T/metrics.txt")
+[ "$got" = "$want" ] || fail "prio 3 pause total: metrics say '$got', files say $want"
+
+# Counters stop: the storm clears (an info event), and stays cleared.
+sleep 2
+n=$(db "SELECT count(*) FROM events WHERE object = 'mlx5_0/1 prio 3' AND message LIKE 'pfc_storm cleared%'")
+[ "$n" = 1 ] || fail "storm did not clear once the counters stopped ($n)"
+
+# Loss on the lossless class: packet_seq_err rising.
+echo 4 > "$P/hw_counters/packet_seq_err"
+sleep 1.2
+n=$(db "SELECT count(*) FROM events WHERE object = 'mlx5_0/1' AND message LIKE 'roce_loss:%packet_seq_err +4%'")
+[ "$n" = 1 ] || fail "no roce_loss event for packet_seq_err"
+fd_stop
+pass
