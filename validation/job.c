@@ -469,19 +469,29 @@ find(int64_t id)
 	return NULL;
 }
 
-int
-job_cancel(int64_t id)
+static void
+cancel_one(struct job *j)
 {
-	struct job *j = find(id);
-
-	if (j == NULL || j->pid <= 0)
-		return -1;
 	j->outcome.cancelled = true;
-	if (!j->term_sent) {
+	if (!j->term_sent && j->timer != NULL) {
 		evtimer_del(j->timer);
 		on_timer(-1, 0, j);
 	}
-	return 0;
+}
+
+int
+job_cancel(int64_t id)
+{
+	struct job *j;
+	int n = 0;
+
+	/* the job itself, or every running probe of a campaign */
+	for (j = running; j != NULL; j = j->next)
+		if (j->pid > 0 && (j->id == id || j->spec.parent == id)) {
+			cancel_one(j);
+			n++;
+		}
+	return n;
 }
 
 bool

@@ -89,6 +89,7 @@ void job_spec_copy(struct job_spec *dst, const struct job_spec *src);
  */
 int64_t job_start(const struct job_spec *spec, job_done_fn done, void *arg,
     char *err, size_t errlen);
+/* Cancel a running job, or every running probe of a campaign: how many. */
 int job_cancel(int64_t id);
 bool job_running(int64_t id);
 int64_t job_id(const struct job *j);
@@ -131,6 +132,10 @@ typedef void (*campaign_done_fn)(int64_t id, const struct verdict_result *r, jso
     void *arg);
 int64_t campaign_start(const struct job_spec *spec, campaign_done_fn done, void *arg,
     char *err, size_t errlen);
+
+/* --hosts as a NULL-terminated heap list of names a launcher can take
+ * verbatim; replies invalid_argument and returns NULL otherwise. */
+char **validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n);
 
 /* ---- NCCL environment and pre-flight ---- */
 

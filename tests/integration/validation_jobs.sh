@@ -1,0 +1,144 @@
+#!/bin/sh
+# Validation jobs through fabricd's runner with stand-in launchers
+# (tests/fakes: mpirun/srun/nccl-tests/perftest doubles that replay a
+# fixture, hang, crash, print garbage or fail when a planted host takes
+# part).  Checked independently: the sqlite3 shell on the job records,
+# the file system (logs, the hung grandchild's pid), the fake's own log
+# of which hosts each job used.
+. "$FABRICD_SRC/tests/lib/common.sh"
+fd_setup
+command -v sqlite3 >/dev/null || skip "sqlite3 shell missing"
+F=$FABRICD_SRC/tests/fixtures/nccl
+FK=$FABRICD_SRC/tests/fakes
+fd_config "validation:
+  mpirun: $FK/mpirun
+  srun: $T/nonexistent/srun
+  nccl_tests_dir: $FK
+  perftest_dir: $FK
+  job_timeout: 3s
+  kill_grace: 1s
+  max_parallel: 4
+  profiles:
+    ring: { min_busbw: 300, warn_busbw: 340, rdma_min_gbps: 380 }"
+C=$T/control
+control() { printf '%s\n' "$@" > "$C"; : > "$C.log"; }
+control mode=replay
+fd_start FAKE_NCCL_CONTROL="$C"
+q() { db "$1"; }
+last() { q "SELECT max(id) FROM validation_jobs"; }
+# alive: exists and is not a zombie (the container's init may not reap)
+alive() { st=$(ps -o stat= -p "$1" 2>/dev/null) && case "$st" in Z*) false ;; *) true ;; esac; }
+
+# 1. a passing 2-node run: rows recorded = data rows in the log x 2
+control mode=replay "fixture=$F/v2.17_2node_ring_pass.txt" exit=0
+ctl validate nccl --hosts gpu1,gpu2 --profile ring --follow >/dev/null || fail "pass run: exit $?"
+id=$(last)
+[ "$(q "SELECT state, exit_status, verdict FROM validation_jobs WHERE id=$id")" = "done|0|pass" ] ||
+	fail "pass run recorded as $(q "SELECT state, exit_status, verdict, reason FROM validation_jobs WHERE id=$id")"
+out=$(q "SELECT stdout_path FROM validation_jobs WHERE id=$id")
+[ -f "$out" ] || fail "stdout log $out missing"
+want=$(awk '$1 ~ /^[0-9]+$/ && NF == 13' "$out" | wc -l)
+[ "$want" -gt 0 ] || fail "log has no rows"
+[ "$(q "SELECT count(*) FROM validation_nccl_rows WHERE job_id=$id")" -eq $((want * 2)) ] || fail "rows not recorded"
+grep -q " on *gpu2 device" "$out" || fail "log does not show the requested hosts"
+q "SELECT command FROM validation_jobs WHERE id=$id" | grep -q '"-H","gpu1:8,gpu2:8"' || fail "mpirun host list not recorded"
+q "SELECT environment FROM validation_jobs WHERE id=$id" | grep -q '"NCCL_ALGO":"Ring"' || fail "environment not recorded"
+# job log returns the tail of the file on disk
+ctl job log "$id" --bytes=200 --json | grep -q "$(tail -c 60 "$out" | tail -1 | cut -c1-20)" || fail "job log"
+
+# 2. an IB failure, exit 3: fail, the host the WARN names
+control mode=replay "fixture=$F/v2.17_2node_ibfail.txt" exit=3
+ctl validate nccl --hosts gpu1,gpu2 --profile ring --follow >/dev/null
+id=$(last)
+[ "$(q "SELECT exit_status, verdict, culprit_host, culprit_hca FROM validation_jobs WHERE id=$id")" = "3|fail|gpu2|mlx5_2" ] ||
+	fail "ib failure recorded as $(q "SELECT exit_status, verdict, culprit_host, culprit_hca, reason FROM validation_jobs WHERE id=$id")"
+
+# 3. a hang: the timeout kills the whole group, the grandchild that
+#    ignores SIGTERM included; the job is inconclusive, never a node fault
+control mode=hang "pidfile=$T/grandchild.pid"
+t0=$(date +%s)
+ctl validate nccl --hosts gpu1,gpu2 --follow >/dev/null
+t1=$(date +%s)
+id=$(last)
+[ "$(q "SELECT timed_out, verdict FROM validation_jobs WHERE id=$id")" = "1|inconclusive" ] ||
+	fail "hang recorded as $(q "SELECT timed_out, verdict, reason FROM validation_jobs WHERE id=$id")"
+[ $((t1 - t0)) -le 8 ] || fail "hang took $((t1 - t0)) s with a 3 s timeout"
+gc=$(cat "$T/grandchild.pid")
+sleep 0.5
+alive "$gc" && fail "grandchild $gc survived the group kill"
+
+# 4. a crash after the test started: fail, with the signal recorded
+control mode=crash "fixture=$F/v2.17_2node_ring_pass.txt"
+ctl validate nccl --hosts gpu1,gpu2 --follow >/dev/null
+id=$(last)
+[ "$(q "SELECT term_signal, verdict FROM validation_jobs WHERE id=$id")" = "11|fail" ] ||
+	fail "crash recorded as $(q "SELECT exit_status, term_signal, verdict, reason FROM validation_jobs WHERE id=$id")"
+
+# 5. garbage: inconclusive, daemon alive
+control mode=garbage
+ctl validate nccl --hosts gpu1,gpu2 --follow >/dev/null
+id=$(last)
+[ "$(q "SELECT exit_status, verdict FROM validation_jobs WHERE id=$id")" = "1|inconclusive" ] || fail "garbage"
+ctl version >/dev/null || fail "daemon died on garbage"
+
+# 6. a launcher that is not there: inconclusive (exit 127), not a fault
+ctl validate nccl --hosts gpu1,gpu2 --launcher srun --follow >/dev/null
+id=$(last)
+[ "$(q "SELECT exit_status, verdict, code FROM validation_jobs WHERE id=$id")" = "127|inconclusive|HarnessError" ] ||
+	fail "missing launcher recorded as $(q "SELECT exit_status, verdict, code FROM validation_jobs WHERE id=$id")"
+
+# 7. cancel: the group is killed, the record says cancelled
+control mode=hang "pidfile=$T/grandchild2.pid"
+ctl validate nccl --hosts gpu1,gpu2 --timeout=60 >/dev/null
+id=$(last)
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/grandchild2.pid" ] && break; sleep 0.2; done
+ctl job cancel "$id" >/dev/null || fail "cancel refused"
+for _ in $(seq 1 40); do
+	[ "$(q "SELECT state FROM validation_jobs WHERE id=$id")" = cancelled ] && break
+	sleep 0.2
+done
+[ "$(q "SELECT state, verdict FROM validation_jobs WHERE id=$id")" = "cancelled|inconclusive" ] || fail "cancel not recorded"
+sleep 0.3
+alive "$(cat "$T/grandchild2.pid")" && fail "cancelled job's grandchild survived"
+
+# 8. bisection names exactly the planted host within 1 + 2 log2(n) jobs
+hosts=h1,h2,h3,h4,h5,h6,h7,h8,h9,h10,h11,h12,h13,h14,h15,h16
+control mode=badhost bad=h11 "fixture=$F/v2.19_2node_slow.txt" \
+	"fail_fixture=$F/v2.17_2node_ibfail.txt" fail_exit=3
+sed -i "s|^fixture=.*|fixture=$F/v2.17_2node_ring_pass.txt|" "$C"
+ctl validate nccl --hosts $hosts --strategy bisect --profile ring --follow >/dev/null
+id=$(last)
+id=$(q "SELECT id FROM validation_jobs WHERE kind='campaign' ORDER BY id DESC LIMIT 1")
+[ "$(q "SELECT verdict, culprit_host FROM validation_jobs WHERE id=$id")" = "fail|h11" ] ||
+	fail "bisection: $(q "SELECT verdict, culprit_host, reason FROM validation_jobs WHERE id=$id")"
+jobs=$(wc -l < "$C.log")
+[ "$jobs" -eq "$(q "SELECT count(*) FROM validation_jobs WHERE parent_id=$id")" ] || fail "probe count mismatch"
+[ "$jobs" -le 9 ] || fail "bisection used $jobs jobs for 16 hosts (bound 9)"
+# every probe that failed had h11 in it, every passing one did not
+q "SELECT verdict || ' ' || hosts FROM validation_jobs WHERE parent_id=$id" | while read -r v h; do
+	case "$v:$h" in
+	fail:*'"h11"'*|pass:*) case "$v:$h" in pass:*'"h11"'*) exit 1 ;; esac ;;
+	*) exit 1 ;;
+	esac
+done || fail "a probe's verdict disagrees with the planted host"
+
+# 9. pairwise: n-1 rounds of disjoint pairs; the host failing with >= 2
+#    partners is named
+control mode=badhost bad=p3 "fixture=$F/v2.17_2node_ring_pass.txt" \
+	"fail_fixture=$F/v2.17_2node_ibfail.txt" fail_exit=3
+ctl validate nccl --hosts p1,p2,p3,p4 --strategy pairwise --profile ring --follow >/dev/null
+id=$(q "SELECT id FROM validation_jobs WHERE kind='campaign' ORDER BY id DESC LIMIT 1")
+[ "$(q "SELECT verdict, culprit_host FROM validation_jobs WHERE id=$id")" = "fail|p3" ] ||
+	fail "pairwise: $(q "SELECT verdict, culprit_host, reason FROM validation_jobs WHERE id=$id")"
+[ "$(sort -u "$C.log" | wc -l)" -eq 6 ] && [ "$(wc -l < "$C.log")" -eq 6 ] || fail "pairwise did not run each of the 6 pairs once"
+
+# 10. perftest pair through the launcher
+control mode=replay "perftest_fixture=$F/perftest_write_bw_pass.txt" perftest_exit=0
+ctl validate rdma --hosts gpu1,gpu2 --profile ring --follow >/dev/null
+id=$(last)
+[ "$(q "SELECT kind, verdict FROM validation_jobs WHERE id=$id")" = "rdma|pass" ] ||
+	fail "rdma: $(q "SELECT verdict, reason FROM validation_jobs WHERE id=$id")"
+[ "$(q "SELECT bw_avg FROM validation_perftest_rows WHERE job_id=$id")" = "389.02" ] || fail "perftest row"
+
+fd_stop
+pass

@@ -1,0 +1,28 @@
+/* Validation's read-only view of the SM's fabric model (fabric_view.c). */
+#ifndef FABRICD_VALIDATION_FABRIC_VIEW_H
+#define FABRICD_VALIDATION_FABRIC_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sm/fabric.h"
+#include "sm/routing.h"
+
+#define VIEW_NAME_LEN	32
+#define VIEW_MAX_PORTS	16	/* ports of one host we look at */
+
+struct view_port {
+	const struct fabric_port *port;
+	char		 hca[VIEW_NAME_LEN];	/* "" when the description has none */
+};
+
+/* The SM's fabric, or NULL: SM not linked, disabled or not started. */
+struct fabric *view_fabric(void);
+size_t view_host_ports(struct fabric *f, const char *host, struct view_port *out, size_t max);
+const char *view_port_state_name(uint8_t state);
+void view_port_name(const struct fabric_port *p, char *buf, size_t len);
+/* routing_walk from src to dst's LID over the programmed tables. */
+int view_walk(const struct fabric_port *src, const struct fabric_port *dst,
+    struct routing_hop *hops, size_t max, size_t *nhops);
+
+#endif
