@@ -291,6 +291,8 @@ roce_start(struct fabricd *fd, const void *cfg)
 		log_warnx("roce_qos: enabled without a profile; nothing to keep");
 		return 0;
 	}
+	if (R.cfg->profile.storm_ms != ROCE_UNSET)
+		log_warnx("roce_qos: pfc_storm_prevention is not applied by this build (ethtool tunable)");
 	subscribe(fd);
 	schedule(fd);
 	log_info("roce_qos: profile %s, poll every %llu ms%s", R.cfg->profile.name,

@@ -34,8 +34,24 @@ wait_for() {	# seconds command...
 	return 1
 }
 
+# decode cross-check: "roce show" reads what dcb reads
+same_as_dcb() {
+	d=$(dcbx -j pfc show dev mlx0 | compact | sed 's/.*"prio_pfc":\[\([^]]*\)\].*/\1/' |
+	    tr ',' '\n' | grep -n true | cut -d: -f1 | awk '{ printf "%s%d", (NR > 1 ? "," : ""), $1 - 1 }')
+	s=$(ctl --json roce show | compact)
+	f=$(printf '%s' "$s" | sed 's/.*"pfc":{"priorities":\[\([^]]*\)\].*/\1/')
+	[ "$d" = "$f" ] || fail "pfc priorities: dcb [$d], roce show [$f]"
+	d=$(dcbx -j ets show dev mlx0 | compact | sed 's/.*"prio_tc":\(\[[^]]*\]\).*/\1/')
+	f=$(printf '%s' "$s" | sed 's/.*"prio_tc":\(\[[^]]*\]\).*/\1/')
+	[ "$d" = "$f" ] || fail "prio_tc: dcb $d, roce show $f"
+	d=$(dcbx -j pfc show dev mlx0 | compact | sed 's/.*"delay":\([0-9]*\).*/\1/')
+	f=$(printf '%s' "$s" | sed 's/.*"cable_length":\([0-9]*\).*/\1/')
+	[ "$d" = "$f" ] || fail "delay: dcb $d, roce show $f"
+}
+
 config false
 fd_start LD_PRELOAD="$SHIM" NLFAKE_STATE="$NIC" NLFAKE_LOG="$LOG"
+same_as_dcb
 
 # plan shows the differences and writes nothing
 ctl --json roce plan > "$T/plan.json" || fail "plan failed"
@@ -54,6 +70,7 @@ dcbx -j ets show dev mlx0 | compact | grep -q '"tc_tsa":\["ets","ets","ets","ets
 dcbx -N app show dev mlx0 | grep -q "dscp-prio 26:3 48:6" || fail "app per dcb: $(dcbx -N app show dev mlx0)"
 dcbx dcbx show dev mlx0 | grep -q host || fail "dcbx not host"
 [ "$(nic link_toggles)" = 1 ] || fail "link toggled $(nic link_toggles) times"
+same_as_dcb
 # sysfs/configfs: ECN on priority 3 only, CNP 48/6, RDMA-CM ToS 106
 [ "$(cat "$ECN/roce_np/enable/3")" = 1 ] && [ "$(cat "$ECN/roce_rp/enable/3")" = 1 ] || fail "ECN prio 3 not enabled"
 [ "$(cat "$ECN/roce_np/enable/0")" = 0 ] || fail "ECN prio 0 enabled"
