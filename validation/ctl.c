@@ -131,7 +131,7 @@ job_env(struct job_spec *s)
 			env_push(&s->env, "NCCL_ALGO=Ring");
 		env_push(&s->env, "NCCL_DEBUG=WARN");
 	}
-	computed = nccl_env_compute(s->hosts, s->nhosts, s->tenant);
+	computed = nccl_env_compute(s->hosts, s->nhosts, s->tenant, NULL);
 	env = json_object_get(computed, "env");
 	json_object_foreach(env, k, v) {
 		char *kv;

@@ -14,6 +14,9 @@
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/fabricd.h"
+#include "health/health.h"
+#include "partitions/partitions.h"
+#include "roce_qos/roce_qos.h"
 #include "validation/fabric_view.h"
 #include "validation/validation.h"
 
@@ -115,10 +118,35 @@ check_ports(struct check *c, struct host_view *hv, size_t n)
 	snprintf(c->detail, sizeof(c->detail), "%zu host ports checked", checked);
 }
 
+static bool
+module_up(enum module_id m)
+{
+	return fabricd != NULL && fabricd->module_running[m] > 0;
+}
+
+/* An active health event or a bad status on a port: a fault naming it. */
+static void
+health_port(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
+    const char *role)
+{
+	enum health_port_status st = health_port_status(p->node->guid, p->num);
+	json_t *ev = health_port_events(p->node->guid, p->num);
+	const char *detail = json_string_value(json_object_get(json_array_get(ev, 0), "detail"));
+	const char *check = json_string_value(json_object_get(json_array_get(ev, 0), "check"));
+
+	if (json_array_size(ev) > 0 || st == HEALTH_PORT_DOWN || st == HEALTH_PORT_DEGRADED ||
+	    st == HEALTH_PORT_WARNING)
+		fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s", role, p->node->desc,
+		    p->num, health_port_status_name(st), check ? ", " : "", check ? check : "",
+		    detail ? detail : "");
+	json_decref(ev);
+}
+
 /* The switch ports on one route: every egress must be ACTIVE, cabled
  * and not degraded. */
 static void
-check_one_route(struct check *c, const struct host_view *a, const struct host_view *b)
+check_one_route(struct check *c, struct check *health, const struct host_view *a,
+    const struct host_view *b)
 {
 	struct routing_hop hops[MAX_HOPS];
 	size_t nh = 0, i;
@@ -145,11 +173,16 @@ check_one_route(struct check *c, const struct host_view *a, const struct host_vi
 		else if (p->degraded)
 			fault(c, NULL, NULL, p, "RouteLinkDegraded", "route %s -> %s crosses degraded "
 			    "%s port %u", a->host, b->host, n->desc, p->num);
+		if (health != NULL) {
+			health_port(health, NULL, NULL, p, "route link");
+			if (p->peer != NULL)
+				health_port(health, NULL, NULL, p->peer, "route link");
+		}
 	}
 }
 
 static void
-check_routes(struct check *c, struct host_view *hv, size_t n)
+check_routes(struct check *c, struct check *health, struct host_view *hv, size_t n)
 {
 	size_t i, j, pairs = 0;
 
@@ -160,7 +193,7 @@ check_routes(struct check *c, struct host_view *hv, size_t n)
 			/* many hosts: a ring and a star keep it O(n) */
 			if (n > PAIRS_EXHAUSTIVE_MAX && j != (i + 1) % n && i != 0 && j != 0)
 				continue;
-			check_one_route(c, &hv[i], &hv[j]);
+			check_one_route(c, health, &hv[i], &hv[j]);
 			pairs++;
 		}
 	snprintf(c->detail, sizeof(c->detail), "%zu routes walked over the programmed LFTs", pairs);
@@ -236,16 +269,60 @@ nccl_done(struct job *j, void *arg)
 }
 
 static void
-fabric_checks(struct preflight *pf, char *const *hosts, size_t n)
+check_health_ports(struct check *c, struct host_view *hv, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < hv[i].nports; j++)
+			health_port(c, hv[i].host, hv[i].ports[j].hca, hv[i].ports[j].port, "host");
+}
+
+/* The tenant's P_Key at one index on every host port: NCCL_IB_PKEY is
+ * one index for all ranks. */
+static void
+check_pkey(struct check *c, struct host_view *hv, size_t n, const char *tenant)
+{
+	uint16_t pkey = 0;
+	int want, idx;
+	size_t i, j, ports = 0;
+
+	if ((want = partitions_index_of(tenant, &pkey)) < 0 && pkey == 0) {
+		fault(c, NULL, NULL, NULL, "TenantUnknown", "no partition \"%s\" is configured", tenant);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < hv[i].nports; j++) {
+			const struct fabric_port *p = hv[i].ports[j].port;
+			ports++;
+			idx = partitions_pkey_index(p->guid, pkey, NULL);
+			if (idx < 0)
+				fault(c, hv[i].host, hv[i].ports[j].hca, p, "PKeyMissing",
+				    "%s port %u does not hold P_Key 0x%04x (%s)", hv[i].host, p->num,
+				    pkey, tenant);
+			else if (want >= 0 && idx != want)
+				fault(c, hv[i].host, hv[i].ports[j].hca, p, "PKeyIndexMismatch",
+				    "%s port %u holds P_Key 0x%04x at index %d, not %d", hv[i].host,
+				    p->num, pkey, idx, want);
+			else if (want < 0)
+				want = idx;
+		}
+	if (c->status != CHECK_FAIL)
+		snprintf(c->detail, sizeof(c->detail), "P_Key 0x%04x at index %d on %zu ports", pkey,
+		    want, ports);
+}
+
+static void
+fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *tenant)
 {
 	struct fabric *f = view_fabric();
 	struct host_view *hv;
-	struct check c;
+	struct check c, h;
 	size_t i;
 
 	if (f == NULL) {
-		static const char *const names[] = { "hosts", "ports", "routes" };
-		for (i = 0; i < 3; i++) {
+		static const char *const names[] = { "hosts", "ports", "routes", "health", "pkey" };
+		for (i = 0; i < 5; i++) {
 			check_init(&c, names[i]);
 			c.status = CHECK_INCONCLUSIVE;
 			snprintf(c.detail, sizeof(c.detail), "skipped: SM module not available "
@@ -266,27 +343,50 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n)
 	check_init(&c, "ports");
 	check_ports(&c, hv, n);
 	add_check(pf, &c);
+	check_init(&h, "health");
+	if (module_up(MOD_HEALTH) && health_running()) {
+		check_health_ports(&h, hv, n);
+		snprintf(h.detail, sizeof(h.detail), "host ports and the links on their routes");
+	}
 	check_init(&c, "routes");
-	check_routes(&c, hv, n);
+	check_routes(&c, module_up(MOD_HEALTH) && health_running() ? &h : NULL, hv, n);
+	add_check(pf, &c);
+	if (!module_up(MOD_HEALTH) || !health_running())
+		skipped(&h, "health module not running");
+	add_check(pf, &h);
+	check_init(&c, "pkey");
+	if (tenant == NULL)
+		skipped(&c, "no --tenant given");
+	else if (!module_up(MOD_PARTITIONS))
+		skipped(&c, "partitions module not running");
+	else
+		check_pkey(&c, hv, n, tenant);
 	add_check(pf, &c);
 	free(hv);
 }
 
 static void
-module_checks(struct preflight *pf, const char *tenant)
+roce_check(struct preflight *pf)
 {
 	struct check c;
+	char why[256];
+	int rc;
 
-	/* partitions/partitions.h, health/health.h and roce_qos/roce_qos.h
-	 * had not landed when this was written: say so instead of passing */
-	check_init(&c, "pkey");
-	skipped(&c, tenant ? "partitions module not available" : "no --tenant given");
-	add_check(pf, &c);
-	check_init(&c, "health");
-	skipped(&c, "health module not available");
-	add_check(pf, &c);
 	check_init(&c, "roce");
-	skipped(&c, "roce_qos module not available");
+	if (!module_up(MOD_ROCE_QOS) || !roce_qos_active()) {
+		skipped(&c, "no RoCE profile on this host (roce_qos not active)");
+		add_check(pf, &c);
+		return;
+	}
+	/* roce_qos reads this host's NICs: the check covers the daemon's host */
+	rc = roce_qos_verify(NULL, why, sizeof(why));
+	if (rc == 1)
+		fault(&c, NULL, NULL, NULL, "RoceQosDrift", "%s", why);
+	else if (rc < 0) {
+		c.status = CHECK_INCONCLUSIVE;
+		snprintf(c.detail, sizeof(c.detail), "%s", why);
+	} else
+		snprintf(c.detail, sizeof(c.detail), "this host's RoCE QoS matches the profile");
 	add_check(pf, &c);
 }
 
@@ -304,8 +404,8 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 	pf->hosts = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(pf->hosts, json_string(hosts[i]));
-	fabric_checks(pf, hosts, n);
-	module_checks(pf, tenant);
+	fabric_checks(pf, hosts, n, tenant);
+	roce_check(pf);
 	if (nccl) {
 		struct check c;
 		struct job_spec s;
@@ -328,7 +428,7 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 		s.timeout_ms = timeout_ms ? timeout_ms : cfg->job_timeout_ms;
 		s.threshold.min_ok = p ? p->min_busbw : 0;
 		s.threshold.min_warn = p ? p->warn_busbw : 0;
-		computed = nccl_env_compute(hosts, n, tenant);
+		computed = nccl_env_compute(hosts, n, tenant, NULL);
 		env = json_object_get(computed, "env");
 		s.env = xcalloc(json_object_size(env) + 2, sizeof(char *));
 		json_object_foreach(env, k, v)
@@ -350,54 +450,136 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 
 /* ---- NCCL environment ---- */
 
+/* NCCL_IB_HCA: "=hca:port,..." over the ACTIVE ports of the hosts ("="
+ * makes the match exact: mlx5_1 must not also pick mlx5_10). */
+static void
+env_hca(struct fabric *f, char *const *hosts, size_t n, json_t *env, json_t *notes,
+    json_t *faults)
+{
+	char list[1024] = "=";
+	size_t i, j, named = 0, unnamed = 0;
+
+	for (i = 0; i < n; i++) {
+		struct view_port vp[VIEW_MAX_PORTS];
+		size_t np = view_host_ports(f, hosts[i], vp, VIEW_MAX_PORTS);
+		if (np == 0)
+			json_array_append_new(faults, json_pack("{s:s, s:s}", "host", hosts[i],
+			    "code", "HostNotFound"));
+		for (j = 0; j < np; j++) {
+			char item[64];
+			if (vp[j].port->state != 4)
+				continue;	/* NCCL would skip it silently */
+			if (vp[j].hca[0] == '\0') {
+				unnamed++;
+				continue;
+			}
+			snprintf(item, sizeof(item), "%s:%u", vp[j].hca, vp[j].port->num);
+			if (strstr(list, item) != NULL)
+				continue;	/* the same name on another host */
+			if (strlen(list) + strlen(item) + 2 >= sizeof(list))
+				break;
+			if (named++ > 0)
+				strcat(list, ",");
+			strcat(list, item);
+		}
+	}
+	if (named > 0)
+		json_object_set_new(env, "NCCL_IB_HCA", json_string(list));
+	if (unnamed > 0)
+		json_array_append_new(notes, json_string("NCCL_IB_HCA: some NodeDescriptions carry "
+		    "no HCA name (\"<host> <hca>\")"));
+}
+
+/* NCCL_IB_PKEY is an index, one value for every rank: it exists only
+ * when the tenant's key sits at the same index on every host port. */
+static void
+env_pkey(struct fabric *f, char *const *hosts, size_t n, const char *tenant, json_t *env,
+    json_t *notes, json_t *faults)
+{
+	uint16_t pkey = 0;
+	int want = -1, idx;
+	size_t i, j;
+	bool bad = false;
+
+	(void)partitions_index_of(tenant, &pkey);
+	if (pkey == 0) {
+		json_array_append_new(faults, json_pack("{s:s, s:s}", "code", "TenantUnknown",
+		    "message", "no partition of that name"));
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct view_port vp[VIEW_MAX_PORTS];
+		size_t np = view_host_ports(f, hosts[i], vp, VIEW_MAX_PORTS);
+		for (j = 0; j < np; j++) {
+			idx = partitions_pkey_index(vp[j].port->guid, pkey, NULL);
+			if (idx >= 0 && (want < 0 || idx == want)) {
+				want = idx;
+				continue;
+			}
+			bad = true;
+			json_array_append_new(faults, json_pack("{s:s, s:s, s:i, s:i}", "host", hosts[i],
+			    "code", idx < 0 ? "PKeyMissing" : "PKeyIndexMismatch", "port",
+			    vp[j].port->num, "index", idx));
+		}
+	}
+	if (!bad && want >= 0) {
+		char v[16];
+		snprintf(v, sizeof(v), "%d", want);
+		json_object_set_new(env, "NCCL_IB_PKEY", json_string(v));
+		snprintf(v, sizeof(v), "0x%04x", pkey & 0x7fff);
+		json_object_set_new(env, "UCX_IB_PKEY", json_string(v));
+	} else
+		json_array_append_new(notes, json_string("NCCL_IB_PKEY: withheld, the tenant's P_Key "
+		    "is not at one index on every host port"));
+}
+
+static void
+env_roce(const char *ifname, json_t *env, json_t *notes)
+{
+	char v[16];
+	int tc, gid;
+
+	if (!module_up(MOD_ROCE_QOS) || !roce_qos_active()) {
+		json_array_append_new(notes, json_string("NCCL_IB_TC, NCCL_IB_GID_INDEX: no RoCE "
+		    "profile (roce_qos not active)"));
+		return;
+	}
+	if ((tc = roce_qos_nccl_tc()) >= 0) {
+		snprintf(v, sizeof(v), "%d", tc);
+		json_object_set_new(env, "NCCL_IB_TC", json_string(v));
+	}
+	if (ifname == NULL)
+		json_array_append_new(notes, json_string("NCCL_IB_GID_INDEX: give --ifname"));
+	else if ((gid = roce_qos_gid_index(ifname)) >= 0) {
+		snprintf(v, sizeof(v), "%d", gid);
+		json_object_set_new(env, "NCCL_IB_GID_INDEX", json_string(v));
+	} else
+		json_array_append_new(notes, json_string("NCCL_IB_GID_INDEX: no RoCE v2 GID on that "
+		    "interface"));
+}
+
 json_t *
-nccl_env_compute(char *const *hosts, size_t n, const char *tenant)
+nccl_env_compute(char *const *hosts, size_t n, const char *tenant, const char *ifname)
 {
 	struct fabric *f = view_fabric();
 	json_t *env = json_object(), *notes = json_array(), *faults = json_array();
-	char hca_list[1024] = "=";
-	size_t i, j, named = 0, unnamed = 0;
 
 	json_object_set_new(env, "NCCL_ALGO", json_string("Ring"));
-	if (f == NULL) {
-		json_array_append_new(notes, json_string("NCCL_IB_HCA: SM module not available"));
-	} else {
-		for (i = 0; i < n; i++) {
-			struct view_port vp[VIEW_MAX_PORTS];
-			size_t np = view_host_ports(f, hosts[i], vp, VIEW_MAX_PORTS);
-			if (np == 0)
-				json_array_append_new(faults, json_pack("{s:s, s:s}", "host", hosts[i],
-				    "code", "HostNotFound"));
-			for (j = 0; j < np; j++) {
-				char item[64];
-				if (vp[j].port->state != 4)
-					continue;	/* NCCL would skip it silently */
-				if (vp[j].hca[0] == '\0') {
-					unnamed++;
-					continue;
-				}
-				snprintf(item, sizeof(item), "%s:%u", vp[j].hca, vp[j].port->num);
-				if (strstr(hca_list, item) != NULL)
-					continue;	/* same name on another host */
-				if (strlen(hca_list) + strlen(item) + 2 >= sizeof(hca_list))
-					break;
-				if (named++ > 0)
-					strcat(hca_list, ",");
-				strcat(hca_list, item);
-			}
-		}
-		/* "=" makes the match exact: mlx5_1 must not match mlx5_10 */
-		if (named > 0)
-			json_object_set_new(env, "NCCL_IB_HCA", json_string(hca_list));
-		if (unnamed > 0)
-			json_array_append_new(notes, json_string("NCCL_IB_HCA: some NodeDescriptions "
-			    "carry no HCA name (\"<host> <hca>\")"));
+	if (f == NULL)
+		json_array_append_new(notes, json_string("NCCL_IB_HCA, NCCL_IB_PKEY: SM module not "
+		    "available (no fabric state)"));
+	else {
+		env_hca(f, hosts, n, env, notes, faults);
+		if (tenant == NULL)
+			json_array_append_new(notes, json_string("NCCL_IB_PKEY: no --tenant (index 0, "
+			    "the default partition)"));
+		else if (!module_up(MOD_PARTITIONS))
+			json_array_append_new(notes, json_string("NCCL_IB_PKEY: partitions module not "
+			    "running"));
+		else
+			env_pkey(f, hosts, n, tenant, env, notes, faults);
 	}
-	json_array_append_new(notes, json_string(tenant ?
-	    "NCCL_IB_PKEY: partitions module not available" :
-	    "NCCL_IB_PKEY: no --tenant given (index 0, the default partition)"));
-	json_array_append_new(notes, json_string("NCCL_IB_TC, NCCL_IB_GID_INDEX: roce_qos module "
-	    "not available"));
+	env_roce(ifname, env, notes);
 	return json_pack("{s:o, s:o, s:o}", "env", env, "notes", notes, "faults", faults);
 }
 
@@ -409,7 +591,8 @@ ctl_nccl_env(struct ctl_req *req, json_t *args)
 
 	if (hosts == NULL)
 		return;
-	ctl_reply_ok(req, nccl_env_compute(hosts, n, ctl_arg_str(args, "tenant")));
+	ctl_reply_ok(req, nccl_env_compute(hosts, n, ctl_arg_str(args, "tenant"),
+	    ctl_arg_str(args, "ifname")));
 	launch_free(hosts);
 }
 

@@ -139,8 +139,10 @@ char **validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n);
 
 /* ---- NCCL environment and pre-flight ---- */
 
-/* {"env": {...}, "faults": [...], "notes": [...]} for hosts/tenant. */
-json_t *nccl_env_compute(char *const *hosts, size_t nhosts, const char *tenant);
+/* {"env": {...}, "faults": [...], "notes": [...]} for hosts/tenant;
+ * ifname (may be NULL) names the RoCE interface for the GID index. */
+json_t *nccl_env_compute(char *const *hosts, size_t nhosts, const char *tenant,
+    const char *ifname);
 void preflight_run(struct ctl_req *req, char *const *hosts, size_t nhosts, const char *tenant,
     bool nccl, const char *launcher, uint64_t timeout_ms);
 

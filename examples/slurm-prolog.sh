@@ -1,0 +1,58 @@
+#!/bin/sh
+# Slurm prolog: ask fabricd whether this job's hosts are fit before the job
+# starts.  Install as Prolog= in slurm.conf with PrologFlags=Alloc (runs at
+# allocation, as root, on every node of the job).
+#
+# Exit status contract of `fabricctl preflight` (also in its JSON as
+# "exit_code"): 0 pass, 1 a fault names a node or port, 2 inconclusive.
+# A prolog that exits non-zero drains the node and requeues the job, so:
+#   - exit 1 only when *this* node is named in a fault (a bad peer is the
+#     peer's prolog's business: draining every node of the job for one bad
+#     cable would empty the cluster);
+#   - inconclusive (2) never drains: the harness, not the node, failed; it
+#     is logged and the job goes ahead;
+#   - the drain reason is "fabricd: <code> <component>" so that a later
+#     pass can resume only the nodes fabricd drained, never a human's drain.
+#
+# Set FABRICD_PREFLIGHT_NCCL=1 to also run the NCCL job (slower: minutes),
+# FABRICD_TENANT to check the tenant's P_Key, FABRICCTL to the client path.
+#
+# Kubernetes: run the same command in an init container or a
+# node-problem-detector custom plugin (exit 0 OK / 1 problem / other
+# unknown) and set a node condition "FabricPreflight=False" with the fault
+# code as reason; taint with a policy such as
+# fabric.example.com/ib-unhealthy=<code>:NoSchedule.  Conditions say why,
+# taints keep pods off; never taint on exit 2.
+
+FABRICCTL=${FABRICCTL:-fabricctl}
+me=$(hostname -s)
+hosts=$(scontrol show hostnames "$SLURM_JOB_NODELIST" 2>/dev/null | paste -sd, -)
+[ -n "$hosts" ] || hosts=$me
+
+set -- preflight --json --hosts "$hosts"
+[ -n "$FABRICD_TENANT" ] && set -- "$@" --tenant "$FABRICD_TENANT"
+[ "$FABRICD_PREFLIGHT_NCCL" = 1 ] && set -- "$@" --nccl
+
+out=$("$FABRICCTL" "$@" 2>/dev/null)
+rc=$?
+case $rc in
+0)
+	exit 0 ;;
+1)
+	# the first fault that names this node: "<code> <port>"
+	mine=$(printf '%s\n' "$out" | tr -d '\n' | sed 's/},/}\n/g' |
+	    grep "\"host\": *\"$me\"" | head -1)
+	if [ -z "$mine" ]; then
+		logger -t fabricd-prolog "job $SLURM_JOB_ID: fault elsewhere, not on $me"
+		exit 0
+	fi
+	code=$(printf '%s' "$mine" | sed -n 's/.*"code": *"\([^"]*\)".*/\1/p')
+	port=$(printf '%s' "$mine" | sed -n 's/.*"port": *"\([^"]*\)".*/\1/p')
+	reason="fabricd: ${code:-Fault} ${port:-$me}"
+	logger -t fabricd-prolog "job $SLURM_JOB_ID: $reason"
+	scontrol update NodeName="$me" State=DRAIN Reason="$reason" 2>/dev/null
+	exit 1 ;;
+*)
+	logger -t fabricd-prolog "job $SLURM_JOB_ID: preflight inconclusive (exit $rc), not draining"
+	exit 0 ;;
+esac

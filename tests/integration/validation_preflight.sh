@@ -1,0 +1,37 @@
+#!/bin/sh
+# Pre-flight without fabric state: with the SM off nothing can be
+# verified, so the answer is "inconclusive" (exit 2), never a fault; and
+# --nccl with no launcher on the machine is inconclusive too.  The exit
+# status is fabricctl's own (what a Slurm prolog sees); the job behind
+# --nccl is checked in the database with the sqlite3 shell.
+. "$FABRICD_SRC/tests/lib/common.sh"
+fd_setup
+command -v sqlite3 >/dev/null || skip "sqlite3 shell missing"
+fd_config "validation:
+  mpirun: $T/not-installed/mpirun
+  nccl_tests_dir: $T/not-installed
+  job_timeout: 5s"
+fd_start
+
+ctl preflight --hosts host1,host2 >"$T/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "preflight without fabric state: exit $rc, expected 2: $(cat "$T/out")"
+ctl --json preflight --hosts host1,host2 | grep -q '"exit_code": 2' || fail "exit_code missing from the result"
+
+ctl preflight --hosts host1,host2 --nccl >"$T/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "preflight --nccl without a launcher: exit $rc, expected 2"
+[ "$(db "SELECT exit_status, verdict, code FROM validation_jobs ORDER BY id DESC LIMIT 1")" = \
+    "127|inconclusive|HarnessError" ] || fail "the NCCL job was not recorded as a harness failure"
+# the environment the job got came from the fabric view, Ring for link tests
+db "SELECT environment FROM validation_jobs ORDER BY id DESC LIMIT 1" | grep -q '"NCCL_ALGO":"Ring"' ||
+	fail "job environment"
+
+# bad input is refused, not run
+ctl preflight --hosts 'a;rm' --nccl >/dev/null 2>&1 && fail "a host name with ';' was accepted"
+[ "$(db "SELECT count(*) FROM validation_jobs")" -eq 1 ] || fail "a refused request started a job"
+
+# nccl-env prints what a job script can source
+ctl nccl-env --hosts host1,host2 | grep -qx "export NCCL_ALGO='Ring'" || fail "nccl-env"
+fd_stop
+pass
