@@ -24,6 +24,7 @@ struct port_run {
 	bool		 read_failed;
 	bool		 failed;
 	bool		 written;
+	bool		 unrestored;	/* a restore failed: what it holds is unknown */
 	uint8_t		*sent;		/* per block: a Set was sent */
 	char		*reason;
 };
@@ -180,6 +181,7 @@ on_restore(const struct mad_result *res, void *arg)
 
 	if (why != NULL) {
 		pt_mad_counts.failures++;
+		r->pr[op->port].unrestored = true;
 		if (asprintf(&s, "%s: restoring block %u: %s",
 		    r->plan->ports[op->port].label, op->block, why) >= 0) {
 			r->rep.unrestored = xreallocarray(r->rep.unrestored,
@@ -285,8 +287,9 @@ finish(struct run *r)
 			rep->failed = xreallocarray(rep->failed, rep->nfailed + 1, sizeof(char *));
 			rep->failed[rep->nfailed++] = s;
 		}
-		/* a port we could not read keeps an unknown table */
-		if (p->read_failed) {
+		/* a port we could not read, or could not put back, holds a
+		 * table we do not know: it is read again before the next write */
+		if (p->read_failed || p->unrestored) {
 			free(pp->have);
 			pp->have = NULL;
 		} else if (rep->ok)

@@ -49,7 +49,8 @@ struct pt_apply_report {
 
 /* Called once, when everything is finished; the plan's have[] tables then
  * hold what the ports hold (want on success, the old tables after a
- * rollback). */
+ * rollback), or are NULL where that is unknown (a read or a restore
+ * failed). */
 typedef void (*pt_apply_done)(struct pt_plan *plan, const struct pt_apply_report *r, void *arg);
 
 /* Starts the run; done may be called before this returns if nothing needs

@@ -190,12 +190,14 @@ failure_text(const struct pt_apply_report *rep)
 		free(s);
 		s = t;
 	}
-	xasprintf(&t, "%s; %s", s, rep->rolled_back ?
-	    "every written port was restored to its previous table" : "nothing was written");
+	xasprintf(&t, "%s; %s", s, !rep->rolled_back ? "nothing was written" :
+	    rep->nunrestored == 0 ? "every written port was restored to its previous table" :
+	    "every reachable written port was restored to its previous table");
 	free(s);
 	s = t;
 	for (size_t i = 0; i < rep->nunrestored; i++) {
-		xasprintf(&t, "%s%s%s", s, i ? "; " : "; NOT restored: ", rep->unrestored[i]);
+		xasprintf(&t, "%s%s%s", s, i ? "; " : "; unreachable, to be read again at the "
+		    "next sweep: ", rep->unrestored[i]);
 		free(s);
 		s = t;
 	}

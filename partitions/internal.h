@@ -45,6 +45,7 @@ int pt_store_save_model(struct store *st, const struct pt_config *c,
     const struct pt_index *idx, size_t nidx);
 int pt_store_save_tables(struct store *st, const struct pt_table *t, size_t n);
 int pt_store_set_seeded(struct store *st);
+int pt_store_forget_table(struct store *st, uint64_t node_guid, uint8_t port);
 void pt_store_history(struct store *st, uid_t uid, bool has_uid, const char *action,
     const char *detail, const char *result, const char *message);
 json_t *pt_store_history_list(struct store *st, long long limit);

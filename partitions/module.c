@@ -47,6 +47,19 @@ pt_have_committed(void *arg, uint64_t node_guid, uint8_t port, uint16_t *t, size
 	return true;
 }
 
+/* A port whose table is no longer known: dropped, so the next sweep reads it. */
+static void
+forget_table(struct pt_table *t)
+{
+	size_t i = (size_t)(t - pt_state.tables);
+
+	if (pt_state.store != NULL)
+		pt_store_forget_table(pt_state.store, t->node_guid, t->port);
+	free(t->entries);
+	memmove(t, t + 1, (pt_state.ntables - i - 1) * sizeof(*t));
+	pt_state.ntables--;
+}
+
 void
 pt_tables_update(const struct pt_plan *p)
 {
@@ -57,8 +70,11 @@ pt_tables_update(const struct pt_plan *p)
 		const struct pt_port_plan *pp = &p->ports[i];
 		struct pt_table *t = (struct pt_table *)pt_table_find(pp->node_guid, pp->port);
 
-		if (pp->have == NULL)
+		if (pp->have == NULL) {
+			if (t != NULL)
+				forget_table(t);
 			continue;
+		}
 		if (t != NULL && t->n == pp->cap &&
 		    memcmp(t->entries, pp->have, pp->cap * sizeof(uint16_t)) == 0)
 			continue;

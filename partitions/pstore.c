@@ -227,6 +227,19 @@ fail:
 }
 
 int
+pt_store_forget_table(struct store *st, uint64_t node_guid, uint8_t port)
+{
+	sqlite3_stmt *s = store_prepare(st,
+	    "DELETE FROM pt_port_tables WHERE node_guid = ? AND port = ?");
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)node_guid);
+	sqlite3_bind_int(s, 2, port);
+	return store_step_done(st, s);
+}
+
+int
 pt_store_set_seeded(struct store *st)
 {
 	sqlite3_stmt *s = store_prepare(st,

@@ -220,7 +220,11 @@ test_drop_rolls_back(void **state)
 	assert_int_equal(o.nunrestored, 2);	/* leaf2 cannot be reached to restore */
 	snapshot(&w->fm, after);
 	assert_memory_equal(before, after, sizeof(before));
-	/* the plan's have[] tables describe the old state again */
+	/* leaf2's ports could not be put back: their tables are unknown now */
+	assert_null(pt_plan_port(&p, 0x2002, 1)->have);
+	assert_null(pt_plan_port(&p, 0x2002, 2)->have);
+	assert_non_null(pt_plan_port(&p, 0x1000, 1)->have);
+	/* the others' have[] tables describe the old state again */
 	for (size_t i = 0; i < p.nports; i++)
 		assert_false(p.ports[i].have != NULL &&
 		    pt_plan_port(&w->committed, p.ports[i].node_guid, p.ports[i].port)->have[0] !=
