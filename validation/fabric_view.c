@@ -9,7 +9,10 @@
  * fabric says "skipped: module not available" instead of guessing.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/xmalloc.h"
 
 #include "sm/routing.h"
 #include "sm/sm.h"
@@ -18,6 +21,25 @@
 #pragma weak sm_fabric
 #pragma weak fabric_node_count
 #pragma weak fabric_node_at
+#pragma weak fabric_node_by_guid
+#pragma weak sm_add_hook
+
+/*
+ * Where each host port was last cabled.  A host whose cable is pulled
+ * drops out of the fabric model altogether; this memory lets pre-flight
+ * still name the port (and the switch port it hung off).  Refreshed after
+ * every SM sweep and before every check; lost at restart.
+ */
+struct remembered {
+	char		 host[FABRIC_NODE_DESC_LEN + 1];
+	char		 hca[VIEW_NAME_LEN];
+	uint8_t		 port;
+	uint64_t	 peer_guid;
+	uint8_t		 peer_port;
+	char		 peer_desc[FABRIC_NODE_DESC_LEN + 1];
+};
+static struct remembered *memory;
+static size_t nmemory;
 
 struct fabric *
 view_fabric(void)
@@ -82,4 +104,94 @@ view_walk(const struct fabric_port *src, const struct fabric_port *dst,
     struct routing_hop *hops, size_t max, size_t *nhops)
 {
 	return (int)routing_walk(src, dst->lid, routing_lookup_programmed, NULL, hops, max, nhops);
+}
+
+static struct remembered *
+recall_slot(const char *host, uint8_t port)
+{
+	size_t i;
+
+	for (i = 0; i < nmemory; i++)
+		if (memory[i].port == port && strcmp(memory[i].host, host) == 0)
+			return &memory[i];
+	memory = xreallocarray(memory, nmemory + 1, sizeof(*memory));
+	memset(&memory[nmemory], 0, sizeof(*memory));
+	return &memory[nmemory++];
+}
+
+void
+view_remember(struct fabric *f)
+{
+	struct fabric_node *n;
+	size_t i;
+	uint8_t p;
+
+	if (f == NULL)
+		return;
+	FABRIC_FOREACH_NODE(f, i, n) {
+		char host[FABRIC_NODE_DESC_LEN + 1];
+		if (n->type != FABRIC_CA)
+			continue;
+		snprintf(host, sizeof(host), "%.*s", (int)strcspn(n->desc, " "), n->desc);
+		for (p = 1; p <= n->nports; p++) {
+			const struct fabric_port *peer = n->ports[p].peer;
+			struct remembered *r;
+			if (peer == NULL)
+				continue;
+			r = recall_slot(host, p);
+			snprintf(r->host, sizeof(r->host), "%s", host);
+			snprintf(r->hca, sizeof(r->hca), "%s", n->desc + strcspn(n->desc, " ") +
+			    (n->desc[strcspn(n->desc, " ")] ? 1 : 0));
+			r->port = p;
+			r->peer_guid = peer->node->guid;
+			r->peer_port = peer->num;
+			snprintf(r->peer_desc, sizeof(r->peer_desc), "%s", peer->node->desc);
+		}
+	}
+}
+
+size_t
+view_recall(struct fabric *f, const char *host, struct view_lost *out, size_t max)
+{
+	size_t i, w = 0;
+
+	for (i = 0; i < nmemory && w < max; i++) {
+		const struct remembered *r = &memory[i];
+		struct fabric_node *sw;
+		if (strcmp(r->host, host) != 0)
+			continue;
+		memset(&out[w], 0, sizeof(out[w]));
+		out[w].port = r->port;
+		snprintf(out[w].hca, sizeof(out[w].hca), "%s", r->hca);
+		snprintf(out[w].peer_desc, sizeof(out[w].peer_desc), "%s", r->peer_desc);
+		out[w].peer_port = r->peer_port;
+		sw = fabric_node_by_guid ? fabric_node_by_guid(f, r->peer_guid) : NULL;
+		if (sw != NULL && r->peer_port <= sw->nports)
+			out[w].peer = &sw->ports[r->peer_port];
+		w++;
+	}
+	return w;
+}
+
+static void
+after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token), void *token,
+    void *arg)
+{
+	view_remember(f);
+	done(token);
+}
+
+void
+view_hook_install(void)
+{
+	if (sm_add_hook != NULL)
+		sm_add_hook(SM_HOOK_AFTER_SWEEP, after_sweep, NULL);
+}
+
+void
+view_forget(void)
+{
+	free(memory);
+	memory = NULL;
+	nmemory = 0;
 }

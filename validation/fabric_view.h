@@ -25,4 +25,20 @@ void view_port_name(const struct fabric_port *p, char *buf, size_t len);
 int view_walk(const struct fabric_port *src, const struct fabric_port *dst,
     struct routing_hop *hops, size_t max, size_t *nhops);
 
+/* A host port no longer on the fabric, as it was last cabled. */
+struct view_lost {
+	uint8_t		 port;
+	char		 hca[VIEW_NAME_LEN];
+	char		 peer_desc[FABRIC_NODE_DESC_LEN + 1];
+	uint8_t		 peer_port;
+	const struct fabric_port *peer;	/* the switch port now, NULL if gone too */
+};
+
+/* Remember where every host port is cabled (after each SM sweep once the
+ * hook is installed, and on demand). */
+void view_remember(struct fabric *f);
+size_t view_recall(struct fabric *f, const char *host, struct view_lost *out, size_t max);
+void view_hook_install(void);
+void view_forget(void);
+
 #endif

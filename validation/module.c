@@ -29,6 +29,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/fabricd.h"
+#include "validation/fabric_view.h"
 #include "validation/validation.h"
 
 static const char *const launcher_names[] = { "mpirun", "srun", "local", NULL };
@@ -202,6 +203,7 @@ validation_start(struct fabricd *fd, const void *cfg)
 	if (!c->enabled)
 		return 0;
 	jobs_init(fd);
+	view_hook_install();
 	return 0;
 }
 
@@ -216,6 +218,7 @@ static void
 validation_stop(struct fabricd *fd)
 {
 	jobs_shutdown();
+	view_forget();
 }
 
 static json_t *

@@ -81,15 +81,37 @@ fault(struct check *c, const char *host, const char *hca, const struct fabric_po
 
 /* ---- checks over the SM's fabric model ---- */
 
+/* A host that dropped out of the fabric: name the ports it was last
+ * cabled with, and the switch ports they hung off. */
 static void
-check_hosts(struct check *c, struct host_view *hv, size_t n)
+host_lost(struct check *c, struct fabric *f, const char *host)
+{
+	struct view_lost lost[VIEW_MAX_PORTS];
+	size_t k, nl = view_recall(f, host, lost, VIEW_MAX_PORTS);
+
+	if (nl == 0) {
+		fault(c, host, NULL, NULL, "HostNotFound", "%s: no CA with this name on the fabric",
+		    host);
+		return;
+	}
+	for (k = 0; k < nl; k++)
+		fault(c, host, lost[k].hca, lost[k].peer, "IBPortDown",
+		    "%s port %u is gone from the fabric (was cabled to %s port %u, now %s)", host,
+		    lost[k].port, lost[k].peer_desc, lost[k].peer_port,
+		    lost[k].peer ? view_port_state_name(lost[k].peer->state) : "unreachable");
+	/* the host's own port, for callers that look for it by number */
+	json_object_set_new(json_array_get(c->faults, json_array_size(c->faults) - 1),
+	    "host_port", json_integer(lost[nl - 1].port));
+}
+
+static void
+check_hosts(struct check *c, struct fabric *f, struct host_view *hv, size_t n)
 {
 	size_t i, missing = 0;
 
 	for (i = 0; i < n; i++)
 		if (hv[i].nports == 0) {
-			fault(c, hv[i].host, NULL, NULL, "HostNotFound",
-			    "%s: no CA with this name on the fabric", hv[i].host);
+			host_lost(c, f, hv[i].host);
 			missing++;
 		}
 	snprintf(c->detail, sizeof(c->detail), "%zu of %zu hosts found", n - missing, n);
@@ -332,13 +354,14 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *te
 		pf->no_fabric = true;
 		return;
 	}
+	view_remember(f);
 	hv = xcalloc(n, sizeof(*hv));
 	for (i = 0; i < n; i++) {
 		hv[i].host = hosts[i];
 		hv[i].nports = view_host_ports(f, hosts[i], hv[i].ports, VIEW_MAX_PORTS);
 	}
 	check_init(&c, "hosts");
-	check_hosts(&c, hv, n);
+	check_hosts(&c, f, hv, n);
 	add_check(pf, &c);
 	check_init(&c, "ports");
 	check_ports(&c, hv, n);
