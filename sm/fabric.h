@@ -35,6 +35,11 @@ struct fabric_port {
 	uint8_t			 ext_speed_active, ext_speed_supported, ext_speed_enabled;
 	bool			 degraded;	/* active below what both ends support */
 	struct fabric_port	*peer;		/* cabled remote port, NULL if none */
+	/* SM bookkeeping (sm/ only) */
+	uint16_t		 sm_lid;	/* MasterSMLID the port holds */
+	uint8_t			 lmc;
+	bool			 linkup;	/* PortPhysicalState LinkUp */
+	uint8_t			 pi[64];	/* PortInfo as last read, for Sets */
 };
 
 struct fabric_node {
@@ -51,8 +56,17 @@ struct fabric_node {
 	uint16_t		 lft_cap;	/* SwitchInfo LinearFDBCap */
 	uint16_t		 lft_top;	/* LinearFDBTop as programmed */
 	uint16_t		 partition_enforcement_cap;
-	uint8_t			*lft;		/* [0..lft_cap): egress port per LID, 0xFF none */
+	uint8_t			*lft;		/* [0..lft_len): egress port per LID, 0xFF none */
 	bool			 seen;		/* touched by the current sweep */
+	/* SM bookkeeping (sm/ only) */
+	size_t			 lft_len;	/* entries allocated in lft */
+	bool			 lft_known;	/* lft mirrors the switch (read or written) */
+	uint8_t			 path_port;	/* CA: the port its path enters by */
+	uint8_t			 pending;	/* discovery MADs still out for it */
+	uint8_t			 si[64];	/* SwitchInfo as last read */
+	uint64_t		 port_guid;	/* NodeInfo PortGUID (CA: of path_port) */
+	uint32_t		 vendor_id;
+	uint16_t		 device_id;
 };
 
 struct fabric;
@@ -65,6 +79,26 @@ struct fabric_port *fabric_port_by_guid(const struct fabric *f, uint64_t port_gu
 struct fabric_port *fabric_port_by_lid(const struct fabric *f, uint16_t lid);
 /* Node by NodeDescription (first match), by GUID text or by LID text. */
 struct fabric_node *fabric_node_lookup(const struct fabric *f, const char *name);
+
+/* Building the model (the SM's sweeps only). */
+struct fabric_node *fabric_add_node(struct fabric *f, uint64_t guid,
+    enum fabric_node_type type, uint8_t nports);
+/* Register a CA port's GUID (switch ports share the node's port GUID);
+ * -1 when another port already has it. */
+int fabric_index_port_guid(struct fabric *f, struct fabric_port *p);
+/* Index a port's LID (0 removes); the previous holder loses the entry. */
+void fabric_set_lid(struct fabric *f, struct fabric_port *p, uint16_t lid);
+void fabric_link(struct fabric_port *a, struct fabric_port *b);
+/* Put nodes in node-GUID order, so every walk of the model is the same
+ * whatever order the replies came back in. */
+void fabric_sort(struct fabric *f);
+/* Make sw->lft hold at least n entries (new ones 0xFF). */
+void fabric_lft_reserve(struct fabric_node *sw, size_t n);
+/* Path to a port for directed-route SMPs (the node's path for a switch;
+ * for a CA port not on the node's path, through the peer switch).
+ * Returns false if the port cannot be reached. */
+bool fabric_port_path(const struct fabric_port *p, uint8_t *path, uint8_t *hops);
+const char *fabric_node_type_name(enum fabric_node_type t);
 
 size_t fabric_node_count(const struct fabric *f);
 struct fabric_node *fabric_node_at(const struct fabric *f, size_t i);

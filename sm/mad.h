@@ -16,7 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct event_base;
 struct mad_engine;
+
+#define MAD_WINDOW_DEFAULT	32
+#define MAD_WINDOW_MAX		64	/* more deadlocks umad2sim + ibsim */
+#define MAD_SIZE		256
 
 /* Where a MAD goes: a directed route (SMPs before the fabric is routed), or
  * a LID (SMPs on an ACTIVE fabric, PerfMgt, SA). */
@@ -40,6 +45,38 @@ struct mad_counters {
 	uint64_t sent, received, timeouts, retries, errors, unsolicited;
 };
 
+struct mad_engine_config {
+	uint64_t	port_guid;	/* 0: the first port found */
+	unsigned	window;		/* 1..MAD_WINDOW_MAX */
+	unsigned	timeout_ms;	/* per try */
+	unsigned	retries;	/* extra tries after the first */
+};
+
+/* A request that arrived for us (trap, SMInfo, SA query...). */
+struct mad_in {
+	const uint8_t	*mad;		/* MAD_SIZE bytes, zero padded */
+	size_t		 len;		/* bytes actually received */
+	uint16_t	 slid;
+	uint32_t	 qpn;
+	uint32_t	 qkey;
+	uint8_t		 sl;
+};
+typedef void (*mad_in_cb)(struct mad_engine *me, const struct mad_in *in, void *arg);
+
+/*
+ * Open the port whose GUID is cfg->port_guid, register an agent for every
+ * class that can arrive, then become the port's SM (issm).  NULL on error
+ * (logged).
+ */
+struct mad_engine *mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg);
+/* Pending callbacks are called with -ECANCELED before this returns. */
+void mad_engine_close(struct mad_engine *me);
+void mad_engine_set_window(struct mad_engine *me, unsigned window);
+/* Requests addressed to us go to cb (one handler; the SM dispatches). */
+void mad_engine_set_handler(struct mad_engine *me, mad_in_cb cb, void *arg);
+uint64_t mad_engine_port_guid(const struct mad_engine *me);
+uint8_t mad_engine_port_num(const struct mad_engine *me);
+
 /* SubnMgt Get/Set (class 0x01/0x81 chosen by addr->directed).  data is the
  * 64-byte SMP payload for a Set.  Returns 0 if queued. */
 int mad_smp(struct mad_engine *me, const struct mad_addr *addr, uint8_t method,
@@ -48,8 +85,15 @@ int mad_smp(struct mad_engine *me, const struct mad_addr *addr, uint8_t method,
  * starting at the reserved 40 bytes' end (offset 64 of the MAD). */
 int mad_perf(struct mad_engine *me, uint16_t dlid, uint8_t method,
     uint16_t attr_id, uint32_t attr_mod, const void *data, size_t len, mad_cb cb, void *arg);
+/* Any prepared MAD (header filled in except the TID), LID routed. */
+int mad_send_raw(struct mad_engine *me, uint16_t dlid, uint32_t qpn, uint32_t qkey,
+    const uint8_t *mad, size_t len, mad_cb cb, void *arg);
+/* Answer a request handed to the handler: mad is the full response (its
+ * TID and class taken as given), sent back to where `in` came from. */
+int mad_respond(struct mad_engine *me, const struct mad_in *in, const uint8_t *mad, size_t len);
 
 const struct mad_counters *mad_engine_counters(const struct mad_engine *me);
 size_t mad_engine_outstanding(const struct mad_engine *me);
+size_t mad_engine_queued(const struct mad_engine *me);
 
 #endif

@@ -1,29 +1,159 @@
 /*
- * The sm module's entry in the daemon's module table.  Placeholder until
- * the module's issue lands: it accepts "sm: {enabled: BOOL}" and reports
- * its state as "disabled" or "not implemented".
+ * The sm module: configuration, start/stop, status, and the public door
+ * (sm/sm.h) the other modules use.
+ *
+ *   sm:
+ *     enabled: true
+ *     port_guid: 0x0002c90300000001   # default: the first port found
+ *     priority: 15                    # SMInfo priority, 0..15
+ *     sweep_interval: 10s             # light sweep period
+ *     routing: minhop                 # or updn
+ *     max_outstanding: 32             # MAD window, 1..64
+ *     mad_timeout: 200ms              # per try
+ *     mad_retries: 3
  */
-#include "daemon/fabricd.h"
+#include <string.h>
 
-struct sm_placeholder_config {
-	bool enabled;
-};
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/events.h"
+#include "sm/sm_internal.h"
+
+static const char *const routing_names[] = { "minhop", "updn", NULL };
 
 static const struct cfg_field sm_fields[] = {
-	CFG_F_BOOL("enabled", struct sm_placeholder_config, enabled),
+	CFG_F_BOOL("enabled", struct sm_config, enabled),
+	CFG_F_UINT("port_guid", struct sm_config, port_guid, 0, UINT64_MAX),
+	CFG_F_UINT("priority", struct sm_config, priority, 0, 15),
+	CFG_F_DURATION("sweep_interval", struct sm_config, sweep_interval_ms, 100, 86400000),
+	CFG_F_ENUM("routing", struct sm_config, routing, routing_names),
+	CFG_F_UINT("max_outstanding", struct sm_config, max_outstanding, 1, MAD_WINDOW_MAX),
+	CFG_F_DURATION("mad_timeout", struct sm_config, timeout_ms, 1, 60000),
+	CFG_F_UINT("mad_retries", struct sm_config, retries, 0, 20),
 	CFG_F_END
 };
+
+static void
+sm_config_init(void *p)
+{
+	struct sm_config *c = p;
+
+	c->enabled = false;
+	c->port_guid = 0;
+	c->priority = 15;
+	c->sweep_interval_ms = 10000;
+	c->routing = ROUTING_MINHOP;
+	c->max_outstanding = MAD_WINDOW_DEFAULT;
+	c->timeout_ms = 200;
+	c->retries = 3;
+}
+
+static int
+sm_start(struct fabricd *fd, const void *cfgp)
+{
+	const struct sm_config *cfg = cfgp;
+	struct mad_engine_config mc = {
+		.port_guid = cfg->port_guid, .window = (unsigned)cfg->max_outstanding,
+		.timeout_ms = (unsigned)cfg->timeout_ms, .retries = (unsigned)cfg->retries,
+	};
+	struct sm *sm;
+
+	if (!cfg->enabled)
+		return 0;
+	sm = xcalloc(1, sizeof(*sm));
+	sm->fd = fd;
+	sm->cfg = *cfg;
+	if ((sm->me = mad_engine_open(fd->base, &mc)) == NULL) {
+		free(sm);
+		return -1;
+	}
+	the_sm = sm;
+	sm->own_guid = mad_engine_port_guid(sm->me);
+	sm->own_port = mad_engine_port_num(sm->me);
+	if (sm_lids_load(sm) < 0)
+		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
+	mad_engine_set_handler(sm->me, sm_handle_mad, sm);
+	event_post(EV_INFO, "sm", NULL, "subnet manager started on port 0x%016llx, priority %llu",
+	    (unsigned long long)sm->own_guid, (unsigned long long)cfg->priority);
+	sm_sweep_start_timer(sm);
+	sm_sweep_request(sm, true);
+	return 0;
+}
+
+static int
+sm_reload(struct fabricd *fd, const void *cfgp)
+{
+	const struct sm_config *cfg = cfgp;
+	struct sm *sm = the_sm;
+
+	if (sm == NULL || !cfg->enabled || cfg->port_guid != sm->cfg.port_guid)
+		return -1;	/* needs a restart of the module */
+	sm->cfg.priority = cfg->priority;
+	sm->cfg.routing = cfg->routing;
+	sm->cfg.retries = cfg->retries;
+	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
+		sm->cfg.max_outstanding = cfg->max_outstanding;
+		mad_engine_set_window(sm->me, (unsigned)cfg->max_outstanding);
+	}
+	if (cfg->sweep_interval_ms != sm->cfg.sweep_interval_ms) {
+		sm->cfg.sweep_interval_ms = cfg->sweep_interval_ms;
+		sm_sweep_start_timer(sm);
+	}
+	sm_sweep_request(sm, true);	/* routing may have changed */
+	return 0;
+}
+
+static void
+sm_stop(struct fabricd *fd)
+{
+	struct sm *sm = the_sm;
+	size_t i;
+
+	if (sm == NULL)
+		return;
+	for (i = 0; i < sm->nwaiters; i++)
+		ctl_reply_error(sm->waiters[i], PERR_UNAVAILABLE, "the subnet manager stopped");
+	sm->nwaiters = 0;
+	/* Cancelled MADs call back into a sweep that must not go on. */
+	sm->next_phase = NULL;
+	mad_engine_close(sm->me);
+	if (sm->sweep_timer)
+		event_free(sm->sweep_timer);
+	if (sm->kick)
+		event_free(sm->kick);
+	routing_table_free(sm->rt);
+	fabric_free(sm->fabric);
+	fabric_free(sm->next);
+	sm_lids_free();
+	the_sm = NULL;
+	free(sm);
+}
 
 static json_t *
 sm_status(struct fabricd *fd)
 {
-	const struct sm_placeholder_config *c = fabricd_module_config(fd, MOD_SM);
-	return json_pack("{s:s}", "state", c->enabled ? "not implemented" : "disabled");
+	const struct sm_config *c = fabricd_module_config(fd, MOD_SM);
+
+	if (the_sm == NULL)
+		return json_pack("{s:s}", "state", c->enabled ? "error" : "disabled");
+	return sm_status_json(the_sm);
 }
 
 const struct fabricd_module sm_module = {
 	.name = "sm",
-	.config_size = sizeof(struct sm_placeholder_config),
+	.config_size = sizeof(struct sm_config),
+	.config_init = sm_config_init,
 	.config_fields = sm_fields,
+	.start = sm_start,
+	.reload = sm_reload,
+	.stop = sm_stop,
 	.status = sm_status,
 };
+
+/* ---- sm/sm.h ---- */
+
+struct fabric *sm_fabric(void) { return the_sm ? the_sm->fabric : NULL; }
+struct mad_engine *sm_mad_engine(void) { return the_sm ? the_sm->me : NULL; }
+bool sm_subnet_up(void) { return the_sm && the_sm->subnet_up; }
+uint16_t sm_own_lid(void) { return the_sm ? the_sm->own_lid : 0; }
+uint64_t sm_own_port_guid(void) { return the_sm ? the_sm->own_guid : 0; }

@@ -1,0 +1,173 @@
+/*
+ * Activation: give every port its LID and the SM's LID, then walk each link
+ * INIT -> ARMED (both ends) -> ACTIVE (both ends).  ACTIVE is accepted only
+ * once the far end is ARMED, hence two phases.  A port already right gets
+ * no MAD at all, which is what makes a restart or a quiet re-sweep cheap.
+ *
+ * Sets start from the PortInfo last read (so OperationalVLs and the rest
+ * survive) with every "no change" encoding where we mean no change: link
+ * width/speed enables 0 (ibsim would otherwise re-train the link at the
+ * enabled maximum), PortPhysicalState 0, and switch port 0 always NOP.
+ */
+#include <string.h>
+#include <endian.h>
+
+#include <iba/ib_types.h>
+
+#include "common/log.h"
+#include "daemon/events.h"
+#include "sm/sm_internal.h"
+
+void sm_port_update(struct fabric_port *p, const uint8_t *data);
+
+static void
+on_port_set(const struct mad_result *res, void *arg)
+{
+	struct sm *sm = the_sm;
+	struct fabric_port *p = arg;
+
+	if (res->status == 0 && res->mad_status == 0)
+		sm_port_update(p, ((const ib_smp_t *)res->mad)->data);
+	else
+		sm_unreachable(sm, "PortInfo Set on 0x%016llx[%u] (%s)",
+		    (unsigned long long)p->node->guid, p->num,
+		    res->status ? "no answer" : "rejected");
+	sm_mad_done(sm);
+}
+
+static void
+port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uint8_t state)
+{
+	ib_port_info_t pi;
+	struct mad_addr a = { .directed = true };
+
+	if (!fabric_port_path(p, a.path, &a.hops))
+		return;
+	memcpy(&pi, p->pi, sizeof(pi));
+	pi.base_lid = htobe16(lid);
+	pi.master_sm_base_lid = htobe16(smlid);
+	ib_port_info_set_lmc(&pi, 0);
+	ib_port_info_set_port_state(&pi, state);
+	ib_port_info_set_port_phys_state(0, &pi);
+	pi.link_width_enabled = 0;
+	ib_port_info_set_link_speed_enabled(&pi, 0);
+	ib_port_info_set_link_speed_ext_enabled(&pi, 0);
+	if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, IB_MAD_ATTR_PORT_INFO_HO, p->num, &pi,
+	    on_port_set, p) == 0) {
+		sm->pending++;
+		sm->cur.port_sets++;
+	}
+}
+
+/* A link worth activating: both ends known and physically up. */
+static bool
+link_port(const struct fabric_port *p)
+{
+	return p->num > 0 && p->linkup && p->peer && p->peer->linkup &&
+	    (p->node->type == FABRIC_SWITCH || p->guid);
+}
+
+static uint16_t
+pi_lid(const struct fabric_port *p)
+{
+	return be16toh(((const ib_port_info_t *)p->pi)->base_lid);
+}
+
+void
+sm_activate_arm(struct sm *sm, void (*next)(struct sm *))
+{
+	struct fabric *f = sm->next;
+	struct fabric_node *n;
+	size_t i;
+	unsigned j;
+
+	FABRIC_FOREACH_NODE(f, i, n) {
+		if (n->type == FABRIC_SWITCH) {
+			struct fabric_port *p0 = &n->ports[0];
+			if (pi_lid(p0) != p0->lid || p0->sm_lid != sm->own_lid || p0->lmc)
+				port_set(sm, p0, p0->lid, sm->own_lid, IB_LINK_NO_CHANGE);
+		}
+		for (j = 1; j <= n->nports; j++) {
+			struct fabric_port *p = &n->ports[j];
+			uint16_t lid = n->type == FABRIC_SWITCH ? 0 : p->lid;
+			bool wrong = pi_lid(p) != lid ||
+			    (n->type != FABRIC_SWITCH && p->sm_lid != sm->own_lid);
+
+			if (n->type != FABRIC_SWITCH && p->guid == 0)
+				continue;
+			if (link_port(p) && p->state == IB_LINK_INIT)
+				port_set(sm, p, lid, sm->own_lid, IB_LINK_ARMED);
+			else if (wrong && (p->linkup || n->type != FABRIC_SWITCH))
+				port_set(sm, p, lid, sm->own_lid, IB_LINK_NO_CHANGE);
+		}
+	}
+	sm_phase_wait(sm, next);
+}
+
+void
+sm_activate_active(struct sm *sm, void (*next)(struct sm *))
+{
+	struct fabric_node *n;
+	size_t i;
+	unsigned j;
+
+	FABRIC_FOREACH_NODE(sm->next, i, n) {
+		for (j = 1; j <= n->nports; j++) {
+			struct fabric_port *p = &n->ports[j];
+
+			if (link_port(p) && p->state == IB_LINK_ARMED)
+				port_set(sm, p, n->type == FABRIC_SWITCH ? 0 : p->lid,
+				    sm->own_lid, IB_LINK_ACTIVE);
+		}
+	}
+	sm_phase_wait(sm, next);
+}
+
+/* Widths ranked by lanes (the mask bits are not in lane order: 2x is 16). */
+static int
+width_rank(uint8_t w)
+{
+	if (w & 8) return 5;	/* 12x */
+	if (w & 4) return 4;	/* 8x */
+	if (w & 2) return 3;	/* 4x */
+	if (w & 16) return 2;	/* 2x */
+	if (w & 1) return 1;	/* 1x */
+	return 0;
+}
+
+static uint8_t
+top_bit(uint8_t mask)
+{
+	return mask ? (uint8_t)(1u << (31 - __builtin_clz(mask))) : 0;
+}
+
+/* Degraded: active width or speed below the best both ends support
+ * (what iblinkinfo calls "Could be"). */
+void
+sm_mark_degraded(struct fabric *f)
+{
+	struct fabric_node *n;
+	size_t i;
+	unsigned j;
+
+	FABRIC_FOREACH_NODE(f, i, n) {
+		for (j = 1; j <= n->nports; j++) {
+			struct fabric_port *p = &n->ports[j], *q = p->peer;
+			uint8_t w, s, e;
+
+			p->degraded = false;
+			if (q == NULL || !p->linkup)
+				continue;
+			w = p->width_supported & q->width_supported;
+			s = p->speed_supported & q->speed_supported;
+			e = p->ext_speed_supported & q->ext_speed_supported;
+			if (w && width_rank(w) > width_rank(p->width_active))
+				p->degraded = true;
+			if (e) {
+				if (top_bit(e) > p->ext_speed_active)
+					p->degraded = true;
+			} else if (s && top_bit(s) > p->speed_active)
+				p->degraded = true;
+		}
+	}
+}

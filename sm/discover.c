@@ -1,0 +1,337 @@
+/*
+ * Directed-route discovery.  Every reply immediately queues the MADs it
+ * makes possible (a switch's NodeInfo queues its SwitchInfo, NodeDescription
+ * and the PortInfo of every port; a LinkUp port's PortInfo queues the
+ * NodeInfo behind it), so the MAD window stays full and the breadth-first
+ * waves overlap.  Callback arguments point into the model being built (a
+ * node, a port): nothing is allocated per MAD.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <endian.h>
+
+#include <iba/ib_types.h>
+
+#include "common/log.h"
+#include "daemon/events.h"
+#include "sm/sm_internal.h"
+
+#define PHYS_LINKUP 5
+
+static void probe_port(struct sm *sm, struct fabric_port *from);
+
+void
+sm_path_of(const struct fabric_node *n, struct mad_addr *a)
+{
+	a->directed = true;
+	a->hops = n->hops;
+	memcpy(a->path, n->path, sizeof(a->path));
+}
+
+static void
+send_smp(struct sm *sm, const struct mad_addr *a, uint8_t method, uint16_t attr,
+    uint32_t mod, const void *data, mad_cb cb, void *arg)
+{
+	if (mad_smp(sm->me, a, method, attr, mod, data, cb, arg) == 0)
+		sm->pending++;
+}
+
+static const ib_smp_t *
+smp_ok(struct sm *sm, const struct mad_result *res)
+{
+	if (res->status != 0 || res->mad_status != 0)
+		return NULL;
+	return (const ib_smp_t *)res->mad;
+}
+
+/* ---- per-attribute callbacks ---- */
+
+static void
+on_nodedesc(const struct mad_result *res, void *arg)
+{
+	struct fabric_node *n = arg;
+	const ib_smp_t *smp = smp_ok(the_sm, res);
+	size_t i;
+
+	if (smp) {
+		memcpy(n->desc, smp->data, FABRIC_NODE_DESC_LEN);
+		n->desc[FABRIC_NODE_DESC_LEN] = 0;
+		for (i = 0; n->desc[i]; i++)	/* it is shown and stored */
+			if (!isprint((unsigned char)n->desc[i]))
+				n->desc[i] = '?';
+	}
+	sm_mad_done(the_sm);
+}
+
+static void
+on_switchinfo_clear(const struct mad_result *res, void *arg)
+{
+	sm_mad_done(the_sm);
+}
+
+static void
+on_switchinfo(const struct mad_result *res, void *arg)
+{
+	struct sm *sm = the_sm;
+	struct fabric_node *n = arg;
+	const ib_smp_t *smp = smp_ok(sm, res);
+
+	if (smp) {
+		const ib_switch_info_t *si = (const ib_switch_info_t *)smp->data;
+		struct mad_addr a;
+
+		memcpy(n->si, smp->data, sizeof(n->si));
+		n->lft_cap = be16toh(si->lin_cap);
+		n->lft_top = be16toh(si->lin_top);
+		n->partition_enforcement_cap = be16toh(si->enforce_cap);
+		if (ib_switch_info_get_state_change(si)) {
+			/* Write-1-to-clear now, before its ports are read, so a
+			 * change after this point is seen by the next sweep. */
+			sm_path_of(n, &a);
+			send_smp(sm, &a, IB_MAD_METHOD_SET, IB_MAD_ATTR_SWITCH_INFO_HO, 0,
+			    n->si, on_switchinfo_clear, n);
+		}
+	} else
+		sm_unreachable(sm, "SwitchInfo of 0x%016llx", (unsigned long long)n->guid);
+	sm_mad_done(sm);
+}
+
+static void
+port_from_portinfo(struct fabric_port *p, const ib_port_info_t *pi)
+{
+	memcpy(p->pi, pi, sizeof(p->pi));
+	p->state = ib_port_info_get_port_state(pi);
+	p->phys_state = ib_port_info_get_port_phys_state(pi);
+	p->linkup = p->phys_state == PHYS_LINKUP;
+	p->sm_lid = be16toh(pi->master_sm_base_lid);
+	p->lmc = ib_port_info_get_lmc(pi);
+	p->width_active = pi->link_width_active;
+	p->width_supported = pi->link_width_supported;
+	p->width_enabled = pi->link_width_enabled;
+	p->speed_active = ib_port_info_get_link_speed_active(pi);
+	p->speed_supported = ib_port_info_get_link_speed_sup(pi);
+	p->speed_enabled = ib_port_info_get_link_speed_enabled(pi);
+	p->ext_speed_active = ib_port_info_get_link_speed_ext_active(pi);
+	p->ext_speed_supported = ib_port_info_get_link_speed_ext_sup(pi);
+	p->ext_speed_enabled = ib_port_info_get_link_speed_ext_enabled(pi);
+}
+
+/* Refresh a port's view from the PortInfo in any reply (Get or Set). */
+void sm_port_update(struct fabric_port *p, const uint8_t *data);
+void
+sm_port_update(struct fabric_port *p, const uint8_t *data)
+{
+	port_from_portinfo(p, (const ib_port_info_t *)data);
+}
+
+static void
+on_portinfo(const struct mad_result *res, void *arg)
+{
+	struct sm *sm = the_sm;
+	struct fabric_port *p = arg;
+	struct fabric_node *n = p->node;
+	const ib_smp_t *smp = smp_ok(sm, res);
+
+	if (smp == NULL) {
+		sm_unreachable(sm, "PortInfo of 0x%016llx[%u]", (unsigned long long)n->guid, p->num);
+		sm_mad_done(sm);
+		return;
+	}
+	port_from_portinfo(p, (const ib_port_info_t *)smp->data);
+	if (p->linkup && p->peer == NULL && p->num > 0 &&
+	    (n->type == FABRIC_SWITCH || (n->hops == 0 && p->num == n->path_port)))
+		probe_port(sm, p);
+	sm_mad_done(sm);
+}
+
+/* ---- NodeInfo: where the model grows ---- */
+
+static void
+duplicate_guid(struct sm *sm, uint64_t guid, const struct fabric_port *from)
+{
+	char obj[64];
+
+	snprintf(obj, sizeof(obj), "0x%016llx", (unsigned long long)guid);
+	event_post(EV_ERROR, "sm", obj,
+	    "duplicate GUID 0x%016llx seen again behind 0x%016llx[%u]; not merged",
+	    (unsigned long long)guid,
+	    from ? (unsigned long long)from->node->guid : 0ULL, from ? from->num : 0);
+	sm->cur.changes++;
+}
+
+static void
+query_node(struct sm *sm, struct fabric_node *n, uint8_t port)
+{
+	struct mad_addr a;
+	unsigned i;
+
+	sm_path_of(n, &a);
+	send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_DESC_HO, 0, NULL, on_nodedesc, n);
+	if (n->type == FABRIC_SWITCH) {
+		send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_SWITCH_INFO_HO, 0, NULL,
+		    on_switchinfo, n);
+		for (i = 0; i <= n->nports; i++)
+			send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO_HO, i, NULL,
+			    on_portinfo, &n->ports[i]);
+	} else
+		send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO_HO, port, NULL,
+		    on_portinfo, &n->ports[port]);
+}
+
+/* A CA port first met from another switch: read it through that switch. */
+static void
+query_ca_port(struct sm *sm, struct fabric_port *p)
+{
+	struct mad_addr a = { .directed = true };
+
+	if (!fabric_port_path(p, a.path, &a.hops))
+		return;
+	send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO_HO, p->num, NULL,
+	    on_portinfo, p);
+}
+
+static void
+known_node(struct sm *sm, struct fabric_node *n, const ib_node_info_t *ni,
+    uint8_t q, struct fabric_port *from)
+{
+	struct fabric_port *p = &n->ports[q];
+
+	if ((n->type == FABRIC_SWITCH) != (ni->node_type == IB_NODE_TYPE_SWITCH) ||
+	    n->nports != ni->num_ports || (p->peer && p->peer != from) ||
+	    (n->type != FABRIC_SWITCH && p->guid && p->guid != be64toh(ni->port_guid))) {
+		duplicate_guid(sm, n->guid, from);
+		return;
+	}
+	if (from == NULL)
+		return;
+	fabric_link(from, p);
+	if (n->type != FABRIC_SWITCH && p->guid == 0) {
+		p->guid = be64toh(ni->port_guid);
+		if (fabric_index_port_guid(sm->next, p) < 0)
+			duplicate_guid(sm, p->guid, from);
+		else
+			query_ca_port(sm, p);
+	}
+}
+
+static void
+on_nodeinfo(const struct mad_result *res, void *arg)
+{
+	struct sm *sm = the_sm;
+	struct fabric_port *from = arg;
+	const ib_smp_t *smp = smp_ok(sm, res);
+	const ib_node_info_t *ni;
+	struct fabric_node *n;
+	uint64_t guid;
+	uint8_t q;
+	unsigned i;
+
+	if (smp == NULL) {
+		if (from)
+			sm_unreachable(sm, "0x%016llx[%u]", (unsigned long long)from->node->guid,
+			    from->num);
+		else
+			sm_unreachable(sm, "own port");
+		sm_mad_done(sm);
+		return;
+	}
+	ni = (const ib_node_info_t *)smp->data;
+	guid = be64toh(ni->node_guid);
+	q = ib_node_info_get_local_port_num(ni);
+	if (guid == 0 || q > ni->num_ports || ni->num_ports == 0 ||
+	    (ni->node_type == IB_NODE_TYPE_SWITCH && q == 0 && from != NULL)) {
+		log_warnx("sm: bad NodeInfo behind 0x%016llx[%u]",
+		    from ? (unsigned long long)from->node->guid : 0ULL, from ? from->num : 0);
+		sm_mad_done(sm);
+		return;
+	}
+	if ((n = fabric_node_by_guid(sm->next, guid)) != NULL) {
+		known_node(sm, n, ni, q, from);
+		sm_mad_done(sm);
+		return;
+	}
+	n = fabric_add_node(sm->next, guid,
+	    ni->node_type == IB_NODE_TYPE_SWITCH ? FABRIC_SWITCH :
+	    ni->node_type == IB_NODE_TYPE_ROUTER ? FABRIC_ROUTER : FABRIC_CA, ni->num_ports);
+	n->seen = true;
+	n->port_guid = be64toh(ni->port_guid);
+	n->partition_cap = be16toh(ni->partition_cap);
+	n->vendor_id = ib_node_info_get_vendor_id(ni) >> 8;
+	n->device_id = be16toh(ni->device_id);
+	n->path_port = q;
+	if (from) {
+		memcpy(n->path, from->node->path, sizeof(n->path));
+		n->hops = from->node->hops + 1;
+		n->path[n->hops] = from->num;
+		fabric_link(from, &n->ports[q]);
+	}
+	if (n->type == FABRIC_SWITCH) {
+		for (i = 0; i <= n->nports; i++)
+			n->ports[i].guid = n->port_guid;
+		fabric_index_port_guid(sm->next, &n->ports[0]);
+	} else {
+		n->ports[q].guid = n->port_guid;
+		if (fabric_index_port_guid(sm->next, &n->ports[q]) < 0)
+			duplicate_guid(sm, n->port_guid, from);
+	}
+	query_node(sm, n, q);
+	sm_mad_done(sm);
+}
+
+static void
+probe_port(struct sm *sm, struct fabric_port *from)
+{
+	struct mad_addr a;
+
+	if (from->node->hops + 1 >= FABRIC_MAX_HOPS - 1)
+		return;
+	sm_path_of(from->node, &a);
+	a.hops++;
+	a.path[a.hops] = from->num;
+	send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_INFO_HO, 0, NULL, on_nodeinfo, from);
+}
+
+void
+sm_discover(struct sm *sm, void (*next)(struct sm *))
+{
+	struct mad_addr a = { .directed = true, .hops = 0 };
+
+	fabric_free(sm->next);
+	sm->next = fabric_new();
+	send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_INFO_HO, 0, NULL, on_nodeinfo, NULL);
+	sm_phase_wait(sm, next);
+}
+
+/* ---- light sweep: has any switch seen a port change? ---- */
+
+static void
+on_light_switchinfo(const struct mad_result *res, void *arg)
+{
+	struct sm *sm = the_sm;
+	const ib_smp_t *smp = smp_ok(sm, res);
+
+	/* An unreachable switch is a change too: the fabric lost it. */
+	if (smp == NULL ||
+	    ib_switch_info_get_state_change((const ib_switch_info_t *)smp->data))
+		sm->light_found_change = true;
+	sm_mad_done(sm);
+}
+
+void
+sm_light_probe(struct sm *sm, void (*next)(struct sm *))
+{
+	struct fabric_node *n;
+	struct mad_addr a;
+	size_t i;
+
+	sm->light_found_change = false;
+	FABRIC_FOREACH_NODE(sm->fabric, i, n) {
+		if (n->type != FABRIC_SWITCH)
+			continue;
+		sm_path_of(n, &a);
+		send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_SWITCH_INFO_HO, 0, NULL,
+		    on_light_switchinfo, n);
+	}
+	sm_phase_wait(sm, next);
+}

@@ -1,0 +1,279 @@
+/*
+ * The fabric model: nodes in an array, found by GUID through open-addressing
+ * hash tables and by LID through a flat array (49151 pointers: cheaper than
+ * any cleverness, and O(1)).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+#include "common/xmalloc.h"
+#include "sm/fabric.h"
+
+struct guid_map {
+	uint64_t	*keys;		/* 0 = empty (GUID 0 is never valid) */
+	void		**vals;
+	size_t		 cap, count;	/* cap a power of two */
+};
+
+struct fabric {
+	struct fabric_node	**nodes;
+	size_t			 nnodes, cap;
+	struct guid_map		 by_guid, by_port_guid;
+	struct fabric_port	*by_lid[FABRIC_MAX_LID + 1];
+};
+
+static size_t
+guid_hash(uint64_t g)
+{
+	g ^= g >> 33;
+	g *= 0xff51afd7ed558ccdULL;
+	g ^= g >> 33;
+	return (size_t)g;
+}
+
+static void map_put(struct guid_map *m, uint64_t key, void *val);
+
+static void
+map_grow(struct guid_map *m)
+{
+	struct guid_map old = *m;
+	size_t i;
+
+	m->cap = old.cap ? old.cap * 2 : 256;
+	m->keys = xcalloc(m->cap, sizeof(*m->keys));
+	m->vals = xcalloc(m->cap, sizeof(*m->vals));
+	m->count = 0;
+	for (i = 0; i < old.cap; i++)
+		if (old.keys[i])
+			map_put(m, old.keys[i], old.vals[i]);
+	free(old.keys);
+	free(old.vals);
+}
+
+static void *
+map_get(const struct guid_map *m, uint64_t key)
+{
+	size_t i;
+
+	if (m->cap == 0 || key == 0)
+		return NULL;
+	for (i = guid_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			return m->vals[i];
+	return NULL;
+}
+
+static void
+map_put(struct guid_map *m, uint64_t key, void *val)
+{
+	size_t i;
+
+	if ((m->count + 1) * 2 > m->cap)
+		map_grow(m);
+	for (i = guid_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key) {
+			m->vals[i] = val;
+			return;
+		}
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->count++;
+}
+
+struct fabric *
+fabric_new(void)
+{
+	return xcalloc(1, sizeof(struct fabric));
+}
+
+void
+fabric_free(struct fabric *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < f->nnodes; i++) {
+		free(f->nodes[i]->ports);
+		free(f->nodes[i]->lft);
+		free(f->nodes[i]);
+	}
+	free(f->nodes);
+	free(f->by_guid.keys);
+	free(f->by_guid.vals);
+	free(f->by_port_guid.keys);
+	free(f->by_port_guid.vals);
+	free(f);
+}
+
+struct fabric_node *
+fabric_add_node(struct fabric *f, uint64_t guid, enum fabric_node_type type, uint8_t nports)
+{
+	struct fabric_node *n = xcalloc(1, sizeof(*n));
+	unsigned i;
+
+	n->guid = guid;
+	n->type = type;
+	n->nports = nports;
+	n->ports = xcalloc(nports + 1, sizeof(*n->ports));
+	for (i = 0; i <= nports; i++) {
+		n->ports[i].node = n;
+		n->ports[i].num = i;
+	}
+	if (f->nnodes == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 64;
+		f->nodes = xreallocarray(f->nodes, f->cap, sizeof(*f->nodes));
+	}
+	f->nodes[f->nnodes++] = n;
+	map_put(&f->by_guid, guid, n);
+	return n;
+}
+
+int
+fabric_index_port_guid(struct fabric *f, struct fabric_port *p)
+{
+	struct fabric_port *old = map_get(&f->by_port_guid, p->guid);
+
+	if (old && old != p)
+		return -1;
+	map_put(&f->by_port_guid, p->guid, p);
+	return 0;
+}
+
+void
+fabric_set_lid(struct fabric *f, struct fabric_port *p, uint16_t lid)
+{
+	if (p->lid && p->lid <= FABRIC_MAX_LID && f->by_lid[p->lid] == p)
+		f->by_lid[p->lid] = NULL;
+	p->lid = lid;
+	if (p->node->type == FABRIC_SWITCH && p->num == 0)
+		p->node->lid = lid;
+	else if (p->node->type != FABRIC_SWITCH &&
+	    (p->num == p->node->path_port || p->node->lid == 0))
+		p->node->lid = lid;
+	if (lid && lid <= FABRIC_MAX_LID)
+		f->by_lid[lid] = p;
+}
+
+void
+fabric_link(struct fabric_port *a, struct fabric_port *b)
+{
+	a->peer = b;
+	b->peer = a;
+}
+
+static int
+node_cmp(const void *a, const void *b)
+{
+	const struct fabric_node *x = *(struct fabric_node *const *)a;
+	const struct fabric_node *y = *(struct fabric_node *const *)b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+void
+fabric_sort(struct fabric *f)
+{
+	if (f->nnodes > 1)
+		qsort(f->nodes, f->nnodes, sizeof(*f->nodes), node_cmp);
+}
+
+void
+fabric_lft_reserve(struct fabric_node *sw, size_t n)
+{
+	if (n <= sw->lft_len)
+		return;
+	n = (n + 63) & ~(size_t)63;
+	sw->lft = xreallocarray(sw->lft, n, 1);
+	memset(sw->lft + sw->lft_len, 0xFF, n - sw->lft_len);
+	sw->lft_len = n;
+}
+
+bool
+fabric_port_path(const struct fabric_port *p, uint8_t *path, uint8_t *hops)
+{
+	const struct fabric_node *n = p->node;
+	const struct fabric_port *peer;
+
+	if (n->type == FABRIC_SWITCH || p->num == n->path_port) {
+		memcpy(path, n->path, sizeof(n->path));
+		*hops = n->hops;
+		return true;
+	}
+	/* Another port of a CA: a path cannot transit the CA, so go through
+	 * the switch on the other end of that port's cable. */
+	peer = p->peer;
+	if (peer == NULL || peer->node->type != FABRIC_SWITCH ||
+	    peer->node->hops + 1 >= FABRIC_MAX_HOPS)
+		return false;
+	memcpy(path, peer->node->path, sizeof(peer->node->path));
+	*hops = peer->node->hops + 1;
+	path[*hops] = peer->num;
+	return true;
+}
+
+const char *
+fabric_node_type_name(enum fabric_node_type t)
+{
+	switch (t) {
+	case FABRIC_CA:		return "ca";
+	case FABRIC_SWITCH:	return "switch";
+	case FABRIC_ROUTER:	return "router";
+	}
+	return "unknown";
+}
+
+struct fabric_node *
+fabric_node_by_guid(const struct fabric *f, uint64_t guid)
+{
+	return map_get(&f->by_guid, guid);
+}
+
+struct fabric_port *
+fabric_port_by_guid(const struct fabric *f, uint64_t port_guid)
+{
+	return map_get(&f->by_port_guid, port_guid);
+}
+
+struct fabric_port *
+fabric_port_by_lid(const struct fabric *f, uint16_t lid)
+{
+	return lid && lid <= FABRIC_MAX_LID ? f->by_lid[lid] : NULL;
+}
+
+struct fabric_node *
+fabric_node_lookup(const struct fabric *f, const char *name)
+{
+	struct fabric_port *p;
+	char *end;
+	unsigned long long v;
+	size_t i;
+
+	for (i = 0; i < f->nnodes; i++)
+		if (strcmp(f->nodes[i]->desc, name) == 0)
+			return f->nodes[i];
+	errno = 0;
+	v = strtoull(name, &end, 0);
+	if (errno || *name == 0 || *end != 0)
+		return NULL;
+	if (v <= FABRIC_MAX_LID && (p = fabric_port_by_lid(f, (uint16_t)v)) != NULL)
+		return p->node;
+	if (fabric_node_by_guid(f, v))
+		return fabric_node_by_guid(f, v);
+	if ((p = fabric_port_by_guid(f, v)) != NULL)
+		return p->node;
+	return NULL;
+}
+
+size_t
+fabric_node_count(const struct fabric *f)
+{
+	return f->nnodes;
+}
+
+struct fabric_node *
+fabric_node_at(const struct fabric *f, size_t i)
+{
+	return i < f->nnodes ? f->nodes[i] : NULL;
+}

@@ -1,0 +1,172 @@
+/*
+ * Linear forwarding tables: learn what each switch holds, compute what it
+ * should hold (sm/routing.h), write only the 64-entry blocks that differ.
+ *
+ * What a switch holds is known because we wrote it (carried from the
+ * previous model while LinearFDBTop is unchanged) or because we read it
+ * back on first sight.  Reading back costs Gets but no Sets, so a daemon
+ * restart on a routed fabric writes no LFT block at all.
+ */
+#include <string.h>
+#include <endian.h>
+
+#include <iba/ib_types.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "sm/sm_internal.h"
+
+#define BLOCK ROUTING_BLOCK_SIZE
+
+static void
+on_lft_get(const struct mad_result *res, void *arg)
+{
+	struct sm *sm = the_sm;
+	struct fabric_node *n = arg;
+
+	if (res->status == 0 && res->mad_status == 0) {
+		const ib_smp_t *smp = (const ib_smp_t *)res->mad;
+		uint32_t block = be32toh(smp->attr_mod);
+
+		if ((block + 1) * BLOCK <= n->lft_len)
+			memcpy(n->lft + block * BLOCK, smp->data, BLOCK);
+	}
+	/* On failure the block stays 0xFE (never a real answer), which
+	 * differs from any route: it will be written. */
+	sm_mad_done(sm);
+}
+
+/* Take over what the previous model knew about this switch's table. */
+static bool
+carry_over(struct sm *sm, struct fabric_node *n)
+{
+	struct fabric_node *old;
+
+	if (sm->fabric == NULL || (old = fabric_node_by_guid(sm->fabric, n->guid)) == NULL)
+		return false;
+	if (!old->lft_known || old->lft_top != n->lft_top || old->lft == NULL)
+		return false;
+	free(n->lft);
+	n->lft = old->lft;
+	n->lft_len = old->lft_len;
+	old->lft = NULL;
+	old->lft_len = 0;
+	old->lft_known = false;
+	n->lft_known = true;
+	return true;
+}
+
+void
+sm_lft_readback(struct sm *sm, void (*next)(struct sm *))
+{
+	struct fabric_node *n;
+	struct mad_addr a;
+	size_t i;
+	unsigned b;
+
+	FABRIC_FOREACH_NODE(sm->next, i, n) {
+		if (n->type != FABRIC_SWITCH || carry_over(sm, n))
+			continue;
+		n->lft_known = true;
+		fabric_lft_reserve(n, (size_t)n->lft_top + 1);
+		if (n->lft_top == 0)
+			continue;	/* nothing routed yet: all 0xFF */
+		memset(n->lft, 0xFE, n->lft_len);
+		sm_path_of(n, &a);
+		for (b = 0; b <= n->lft_top / BLOCK; b++)
+			if (mad_smp(sm->me, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL_HO, b,
+			    NULL, on_lft_get, n) == 0)
+				sm->pending++;
+	}
+	sm_phase_wait(sm, next);
+}
+
+static void
+on_lft_set(const struct mad_result *res, void *arg)
+{
+	struct sm *sm = the_sm;
+	struct fabric_node *n = arg;
+
+	if (res->status == 0 && res->mad_status == 0) {
+		const ib_smp_t *smp = (const ib_smp_t *)res->mad;
+		uint32_t block = be32toh(smp->attr_mod);
+
+		fabric_lft_reserve(n, (block + 1) * BLOCK);
+		memcpy(n->lft + block * BLOCK, smp->data, BLOCK);
+	} else
+		sm_unreachable(sm, "LFT block of 0x%016llx", (unsigned long long)n->guid);
+	sm_mad_done(sm);
+}
+
+static void
+on_top_set(const struct mad_result *res, void *arg)
+{
+	struct sm *sm = the_sm;
+	struct fabric_node *n = arg;
+
+	if (res->status == 0 && res->mad_status == 0) {
+		const ib_switch_info_t *si = (const ib_switch_info_t *)((const ib_smp_t *)res->mad)->data;
+		n->lft_top = be16toh(si->lin_top);
+		fabric_lft_reserve(n, (size_t)n->lft_top + 1);
+	} else
+		sm_unreachable(sm, "LinearFDBTop of 0x%016llx", (unsigned long long)n->guid);
+	sm_mad_done(sm);
+}
+
+static void
+program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *want)
+{
+	uint16_t *blocks = xcalloc(want->nblocks ? want->nblocks : 1, sizeof(*blocks));
+	struct mad_addr a;
+	size_t nb, k;
+
+	sm_path_of(n, &a);
+	if (want->top != n->lft_top) {
+		ib_switch_info_t si;
+
+		memcpy(&si, n->si, sizeof(si));
+		si.lin_top = htobe16(want->top);
+		/* PortStateChange is write-1-to-clear: leave it for the
+		 * sweep that reads the ports. */
+		si.life_state &= (uint8_t)~IB_SWITCH_PSC;
+		if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, IB_MAD_ATTR_SWITCH_INFO_HO, 0, &si,
+		    on_top_set, n) == 0)
+			sm->pending++;
+	}
+	nb = routing_lft_diff(want, n->lft_known ? n->lft : NULL, n->lft_len, blocks);
+	for (k = 0; k < nb; k++) {
+		if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, IB_MAD_ATTR_LIN_FWD_TBL_HO, blocks[k],
+		    want->port + (size_t)blocks[k] * BLOCK, on_lft_set, n) == 0) {
+			sm->pending++;
+			sm->cur.lft_blocks++;
+		}
+	}
+	free(blocks);
+}
+
+void
+sm_lft_program(struct sm *sm, void (*next)(struct sm *))
+{
+	struct routing_params params = { .engine = sm->cfg.routing };
+	struct fabric_node *n;
+	char err[256] = "";
+	size_t i;
+
+	routing_table_free(sm->rt);
+	sm->rt = routing_compute_fabric(sm->next, &params, err, sizeof(err));
+	if (sm->rt == NULL) {
+		log_warnx("sm: routing failed: %s", err);
+		sm->cur.ok = false;
+		sm_phase_wait(sm, next);
+		return;
+	}
+	log_debug("sm: routes for %zu LIDs on %zu switches in %llu us", sm->rt->nlids,
+	    sm->rt->nswitches, (unsigned long long)sm->rt->usec);
+	FABRIC_FOREACH_NODE(sm->next, i, n) {
+		const struct routing_lft *want;
+
+		if (n->type == FABRIC_SWITCH && (want = routing_lft_of(sm->rt, n->guid)) != NULL)
+			program_switch(sm, n, want);
+	}
+	sm_phase_wait(sm, next);
+}

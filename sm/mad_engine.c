@@ -1,0 +1,681 @@
+/*
+ * The MAD engine on libibumad (see sm/mad.h for the contract).
+ *
+ * Why a thread and a pipe: under umad2sim the umad fd is a fake number that
+ * epoll rejects and poll() cannot mix with real fds, so the only portable
+ * design is one thread blocked in umad_recv() writing fixed-size records
+ * into a pipe that the event loop reads.  Sends stay on the loop thread.
+ *
+ * Why a window: umad2sim holds a mutex during a blocking send to ibsim, and
+ * ibsim blocks writing to a full client socket; with too many MADs in
+ * flight both deadlock.  Requests past the window wait in a FIFO.
+ *
+ * TIDs: the low 6 bits of a TID name the window slot, the rest is a
+ * sequence number, so a reply is matched in O(1) on the low 32 bits (the
+ * high 32 are rewritten by the kernel and by the simulator).  Request
+ * records come from a free list and are never freed while the engine
+ * lives: the hot path does not allocate.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+#include <endian.h>
+
+#include <event2/event.h>
+#include <event2/event_struct.h>
+#include <iba/ib_types.h>
+#include <umad.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "sm/mad.h"
+
+#define SLOT_BITS	6
+#define SLOT_MASK	((1u << SLOT_BITS) - 1)
+#define RX_BATCH	64
+#define RX_POLL_MS	200	/* how long close() may wait for the thread */
+
+struct mad_req {
+	struct mad_req		*next;		/* free list or pending FIFO */
+	struct mad_engine	*me;
+	struct event		 timer;
+	mad_cb			 cb;
+	void			*arg;
+	uint32_t		 tid;		/* low 32 bits in use */
+	uint16_t		 dlid;
+	uint16_t		 len;
+	uint32_t		 qpn, qkey;
+	uint8_t			 mclass;
+	uint8_t			 tries;
+	uint8_t			 slot;
+	uint8_t			 mad[MAD_SIZE];
+};
+
+struct mad_engine {
+	struct event_base	*base;
+	int			 fd;		/* umad port */
+	int			 issm_fd;
+	int			 agent[256];	/* class -> agent id, -1 none */
+	uint64_t		 port_guid;
+	uint8_t			 port_num;
+	char			 ca[UMAD_CA_NAME_LEN];
+
+	unsigned		 window, retries;
+	const struct timeval	*timeout;	/* libevent common timeout */
+
+	struct mad_req		*slot[MAD_WINDOW_MAX];
+	size_t			 outstanding;
+	struct mad_req		*pending, *pending_tail;
+	size_t			 queued;
+	struct mad_req		*free;
+	uint32_t		 seq;
+
+	int			 pipe_rd, pipe_wr;
+	struct event		*pipe_ev;
+	pthread_t		 rx_thread;
+	atomic_bool		 rx_stop;
+	atomic_uint		 rx_dropped;	/* pipe full: counted as errors */
+	size_t			 rec_size;	/* umad_size() + MAD_SIZE */
+	uint8_t			*rx_buf;	/* RX_BATCH records */
+	uint8_t			*tx_buf;	/* one umad for umad_send */
+
+	mad_in_cb		 handler;
+	void			*handler_arg;
+	struct mad_counters	 cnt;
+};
+
+static void mad_pump(struct mad_engine *me);
+static void mad_transmit(struct mad_engine *me, struct mad_req *r);
+
+/* ---- request records ---- */
+
+static void req_timeout(evutil_socket_t fd, short what, void *arg);
+
+static struct mad_req *
+req_get(struct mad_engine *me)
+{
+	struct mad_req *r = me->free;
+
+	if (r == NULL) {
+		r = xcalloc(1, sizeof(*r));
+		r->me = me;
+		evtimer_assign(&r->timer, me->base, req_timeout, r);
+	} else
+		me->free = r->next;
+	r->next = NULL;
+	r->tries = 0;
+	return r;
+}
+
+static void
+req_put(struct mad_engine *me, struct mad_req *r)
+{
+	r->cb = NULL;
+	r->arg = NULL;
+	r->next = me->free;
+	me->free = r;
+}
+
+/* Take r out of its slot, give the slot to the queue, then tell the caller:
+ * the callback may queue more, which must find the window open. */
+static void
+req_finish(struct mad_engine *me, struct mad_req *r, const struct mad_result *res)
+{
+	mad_cb cb = r->cb;
+	void *arg = r->arg;
+
+	evtimer_del(&r->timer);
+	me->slot[r->slot] = NULL;
+	me->outstanding--;
+	req_put(me, r);
+	if (cb)
+		cb(res, arg);
+	mad_pump(me);
+}
+
+static void
+req_fail(struct mad_engine *me, struct mad_req *r, int status)
+{
+	struct mad_result res = { .status = status };
+	req_finish(me, r, &res);
+}
+
+/* A try ended without an answer (timer, or an immediate error status from
+ * the transport): try again while tries remain. */
+static void
+req_retry_or_fail(struct mad_engine *me, struct mad_req *r)
+{
+	if (r->tries <= me->retries) {
+		me->cnt.retries++;
+		mad_transmit(me, r);
+		return;
+	}
+	me->cnt.timeouts++;
+	req_fail(me, r, -ETIMEDOUT);
+}
+
+static void
+req_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct mad_req *r = arg;
+
+	req_retry_or_fail(r->me, r);
+}
+
+/* ---- sending ---- */
+
+static void
+mad_transmit(struct mad_engine *me, struct mad_req *r)
+{
+	ib_mad_t *hdr = (ib_mad_t *)r->mad;
+	int agent = me->agent[r->mclass];
+
+	/* A fresh TID per try, so a late answer to an old try cannot
+	 * complete the new one with stale data. */
+	me->seq++;
+	r->tid = (me->seq << SLOT_BITS) | r->slot;
+	if ((r->tid >> SLOT_BITS) == 0)		/* never TID 0: traps use it */
+		r->tid = (++me->seq << SLOT_BITS) | r->slot;
+	hdr->trans_id = htobe64((uint64_t)r->tid);
+	r->tries++;
+
+	memset(me->tx_buf, 0, umad_size());
+	umad_set_addr(me->tx_buf, r->dlid, r->qpn, 0, r->qkey);
+	memcpy(umad_get_mad(me->tx_buf), r->mad, r->len);
+	evtimer_add(&r->timer, me->timeout);
+	if (agent < 0 || umad_send(me->fd, agent, me->tx_buf, r->len, 0, 0) < 0) {
+		/* The timer retries it; a send error is not a reason to crash
+		 * nor to give up sooner than a lost reply would. */
+		me->cnt.errors++;
+		log_debug("mad: send of class 0x%02x failed", r->mclass);
+		return;
+	}
+	me->cnt.sent++;
+}
+
+static void
+mad_pump(struct mad_engine *me)
+{
+	while (me->pending && me->outstanding < me->window) {
+		struct mad_req *r = me->pending;
+		unsigned i;
+
+		me->pending = r->next;
+		if (me->pending == NULL)
+			me->pending_tail = NULL;
+		me->queued--;
+		r->next = NULL;
+		for (i = 0; i < MAD_WINDOW_MAX && me->slot[i]; i++)
+			;
+		r->slot = i;
+		me->slot[i] = r;
+		me->outstanding++;
+		mad_transmit(me, r);
+	}
+}
+
+static void
+mad_enqueue(struct mad_engine *me, struct mad_req *r)
+{
+	if (me->pending_tail)
+		me->pending_tail->next = r;
+	else
+		me->pending = r;
+	me->pending_tail = r;
+	me->queued++;
+	mad_pump(me);
+}
+
+int
+mad_send_raw(struct mad_engine *me, uint16_t dlid, uint32_t qpn, uint32_t qkey,
+    const uint8_t *mad, size_t len, mad_cb cb, void *arg)
+{
+	struct mad_req *r;
+
+	if (len < sizeof(ib_mad_t) || len > MAD_SIZE || me->agent[mad[1]] < 0)
+		return -EINVAL;
+	r = req_get(me);
+	r->cb = cb;
+	r->arg = arg;
+	r->dlid = dlid;
+	r->qpn = qpn;
+	r->qkey = qkey;
+	r->len = len;
+	r->mclass = mad[1];
+	memcpy(r->mad, mad, len);
+	if (len < MAD_SIZE)
+		memset(r->mad + len, 0, MAD_SIZE - len);
+	mad_enqueue(me, r);
+	return 0;
+}
+
+int
+mad_smp(struct mad_engine *me, const struct mad_addr *addr, uint8_t method,
+    uint16_t attr_id, uint32_t attr_mod, const void *data, mad_cb cb, void *arg)
+{
+	struct mad_req *r;
+	ib_smp_t *smp;
+
+	if (addr->directed && addr->hops >= IB_SUBNET_PATH_HOPS_MAX)
+		return -EINVAL;
+	r = req_get(me);
+	r->cb = cb;
+	r->arg = arg;
+	r->len = MAD_SIZE;
+	r->qpn = 0;
+	r->qkey = 0;
+	memset(r->mad, 0, MAD_SIZE);
+	smp = (ib_smp_t *)r->mad;
+	smp->base_ver = 1;
+	smp->class_ver = 1;
+	smp->method = method;
+	smp->attr_id = htobe16(attr_id);
+	smp->attr_mod = htobe32(attr_mod);
+	if (addr->directed) {
+		/* DR with permissive DrSLID/DrDLID: ibsim drops anything else
+		 * silently, and LID routing fails before ports are ACTIVE. */
+		r->mclass = smp->mgmt_class = IB_MCLASS_SUBN_DIR;
+		r->dlid = 0xFFFF;
+		smp->hop_count = addr->hops;
+		smp->dr_slid = 0xFFFF;
+		smp->dr_dlid = 0xFFFF;
+		memcpy(smp->initial_path + 1, addr->path + 1, addr->hops);
+	} else {
+		r->mclass = smp->mgmt_class = IB_MCLASS_SUBN_LID;
+		r->dlid = addr->dlid;
+	}
+	if (data)
+		memcpy(smp->data, data, IB_SMP_DATA_SIZE);
+	mad_enqueue(me, r);
+	return 0;
+}
+
+int
+mad_perf(struct mad_engine *me, uint16_t dlid, uint8_t method,
+    uint16_t attr_id, uint32_t attr_mod, const void *data, size_t len, mad_cb cb, void *arg)
+{
+	uint8_t mad[MAD_SIZE] = { 0 };
+	ib_mad_t *hdr = (ib_mad_t *)mad;
+
+	if (len > MAD_SIZE - 64)
+		return -EINVAL;
+	hdr->base_ver = 1;
+	hdr->mgmt_class = IB_MCLASS_PERF;
+	hdr->class_ver = 1;
+	hdr->method = method;
+	hdr->attr_id = htobe16(attr_id);
+	hdr->attr_mod = htobe32(attr_mod);
+	if (data && len)
+		memcpy(mad + 64, data, len);
+	return mad_send_raw(me, dlid, 1, 0x80010000u, mad, MAD_SIZE, cb, arg);
+}
+
+int
+mad_respond(struct mad_engine *me, const struct mad_in *in, const uint8_t *mad, size_t len)
+{
+	int agent;
+
+	if (len < sizeof(ib_mad_t) || len > MAD_SIZE || (agent = me->agent[mad[1]]) < 0)
+		return -EINVAL;
+	memset(me->tx_buf, 0, umad_size());
+	umad_set_addr(me->tx_buf, in->slid, in->qpn, in->sl, in->qkey);
+	memcpy(umad_get_mad(me->tx_buf), mad, len);
+	if (umad_send(me->fd, agent, me->tx_buf, len, 0, 0) < 0) {
+		me->cnt.errors++;
+		return -EIO;
+	}
+	me->cnt.sent++;
+	return 0;
+}
+
+/* ---- receiving ---- */
+
+/*
+ * The receive thread: the one place that blocks.  A bounded wait lets
+ * close() stop it; records are written whole (rec_size < PIPE_BUF, so each
+ * write is atomic and the loop never sees half a MAD).
+ */
+static void *
+rx_main(void *arg)
+{
+	struct mad_engine *me = arg;
+	uint8_t *buf = xcalloc(1, me->rec_size);
+
+	while (!atomic_load(&me->rx_stop)) {
+		int len = MAD_SIZE;
+		int rc;
+
+		memset(buf, 0, me->rec_size);
+		rc = umad_recv(me->fd, buf, &len, RX_POLL_MS);
+		if (rc < 0) {
+			if (rc == -ETIMEDOUT || rc == -EINTR || rc == -EAGAIN)
+				continue;
+			if (rc == -ENOSPC)	/* RMPP or oversize: not ours */
+				continue;
+			usleep(1000);	/* do not spin on a broken port */
+			continue;
+		}
+		if (len < 0)
+			len = 0;
+		/* Smuggle the received length in the umad's length field. */
+		((struct ib_user_mad *)buf)->length = (uint32_t)len;
+		if (write(me->pipe_wr, buf, me->rec_size) != (ssize_t)me->rec_size)
+			atomic_fetch_add(&me->rx_dropped, 1);
+	}
+	free(buf);
+	return NULL;
+}
+
+static void
+mad_deliver_reply(struct mad_engine *me, const uint8_t *umad, const uint8_t *mad, size_t len)
+{
+	const ib_mad_t *hdr = (const ib_mad_t *)mad;
+	uint32_t tid = (uint32_t)be64toh(hdr->trans_id);
+	struct mad_req *r = me->slot[tid & SLOT_MASK];
+	struct mad_result res = { 0 };
+	size_t need;
+
+	if (r == NULL || r->tid != tid) {
+		/* A late answer to a try we already gave up on. */
+		me->cnt.unsolicited++;
+		log_debug("mad: stray reply tid 0x%08x", tid);
+		return;
+	}
+	if (umad_status((void *)umad) != 0) {
+		/* The transport gave up at once (ibsim: drop, bad route,
+		 * dead client): treat as a lost try. */
+		me->cnt.errors++;
+		evtimer_del(&r->timer);
+		req_retry_or_fail(me, r);
+		return;
+	}
+	need = (r->mclass == IB_MCLASS_SUBN_DIR || r->mclass == IB_MCLASS_SUBN_LID) ?
+	    MAD_SIZE : sizeof(ib_mad_t);
+	if (len < need) {
+		me->cnt.errors++;
+		log_warnx("mad: short reply (%zu bytes) to class 0x%02x attr 0x%04x",
+		    len, r->mclass, be16toh(hdr->attr_id));
+		req_fail(me, r, -EIO);
+		return;
+	}
+	res.mad_status = be16toh(hdr->status) & 0x7FFF;
+	if (res.mad_status != 0)
+		me->cnt.errors++;
+	res.mad = mad;
+	res.len = len;
+	req_finish(me, r, &res);
+}
+
+static void
+mad_deliver_request(struct mad_engine *me, const uint8_t *umad, const uint8_t *mad, size_t len)
+{
+	const ib_mad_addr_t *a = umad_get_mad_addr((void *)umad);
+	struct mad_in in = {
+		.mad = mad, .len = len,
+		.slid = be16toh(a->lid), .qpn = be32toh(a->qpn),
+		.qkey = be32toh(a->qkey), .sl = a->sl,
+	};
+
+	me->cnt.unsolicited++;
+	if (me->handler)
+		me->handler(me, &in, me->handler_arg);
+}
+
+static void
+mad_process(struct mad_engine *me, uint8_t *umad)
+{
+	uint8_t mad[MAD_SIZE];
+	size_t len = ((struct ib_user_mad *)umad)->length;
+	const ib_mad_t *hdr = (const ib_mad_t *)mad;
+
+	me->cnt.received++;
+	if (len > MAD_SIZE)
+		len = MAD_SIZE;
+	memset(mad, 0, sizeof(mad));
+	memcpy(mad, umad_get_mad(umad), len);
+	if (len < sizeof(ib_mad_t) && umad_status(umad) == 0) {
+		me->cnt.errors++;
+		log_warnx("mad: dropped a %zu-byte MAD", len);
+		return;
+	}
+	if (hdr->base_ver != 1) {
+		me->cnt.errors++;
+		log_warnx("mad: dropped MAD with base version %u", hdr->base_ver);
+		return;
+	}
+	if ((hdr->method & IB_MAD_METHOD_RESP_MASK) || umad_status(umad) != 0)
+		mad_deliver_reply(me, umad, mad, len);
+	else
+		mad_deliver_request(me, umad, mad, len);
+}
+
+static void
+pipe_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct mad_engine *me = arg;
+	ssize_t n;
+	size_t i;
+
+	if (atomic_load(&me->rx_dropped)) {
+		unsigned d = atomic_exchange(&me->rx_dropped, 0);
+		me->cnt.errors += d;
+		log_warnx("mad: %u MADs dropped: receive pipe full", d);
+	}
+	n = read(fd, me->rx_buf, me->rec_size * RX_BATCH);
+	if (n <= 0)
+		return;
+	for (i = 0; i + me->rec_size <= (size_t)n; i += me->rec_size)
+		mad_process(me, me->rx_buf + i);
+}
+
+/* ---- opening ---- */
+
+static int
+find_port(uint64_t want, char *ca_out, int *port_out, uint64_t *guid_out)
+{
+	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	int ncas, i, j;
+
+	if ((ncas = umad_get_cas_names(cas, UMAD_MAX_DEVICES)) <= 0) {
+		log_warnx("mad: no InfiniBand devices");
+		return -1;
+	}
+	for (i = 0; i < ncas; i++) {
+		__be64 guids[UMAD_CA_MAX_PORTS + 1];
+		int n = umad_get_ca_portguids(cas[i], guids, UMAD_CA_MAX_PORTS + 1);
+
+		for (j = 1; j < n; j++) {
+			uint64_t g = be64toh(guids[j]);
+			if (g == 0 || (want && g != want))
+				continue;
+			memcpy(ca_out, cas[i], UMAD_CA_NAME_LEN);
+			ca_out[UMAD_CA_NAME_LEN - 1] = 0;
+			*port_out = j;
+			*guid_out = g;
+			return 0;
+		}
+	}
+	log_warnx("mad: no port with GUID 0x%016llx", (unsigned long long)want);
+	return -1;
+}
+
+/*
+ * Every class that can arrive needs an agent before we become SM: under
+ * umad2sim a MAD for a class nobody registered crashes the process.  The
+ * kernel allows 32 agents per fd; the SM's classes come first and the
+ * vendor ranges take what is left (their failure is not fatal).
+ */
+static int
+register_agents(struct mad_engine *me)
+{
+	static const struct { uint8_t mclass, version; bool required; } cls[] = {
+		{ IB_MCLASS_SUBN_LID, 1, true }, { IB_MCLASS_SUBN_DIR, 1, true },
+		{ IB_MCLASS_SUBN_ADM, 2, false }, { IB_MCLASS_PERF, 1, false },
+		{ IB_MCLASS_COMM_MGMT, 2, false }, { IB_MCLASS_BM, 1, false },
+		{ IB_MCLASS_DEV_MGMT, 1, false }, { IB_MCLASS_SNMP, 1, false },
+		{ 0x05, 1, false }, { 0x21, 2, false },
+	};
+	size_t i;
+	int c;
+
+	for (i = 0; i < 256; i++)
+		me->agent[i] = -1;
+	for (i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
+		int id = umad_register(me->fd, cls[i].mclass, cls[i].version, 0, NULL);
+		if (id < 0 && cls[i].required) {
+			log_warnx("mad: cannot register class 0x%02x", cls[i].mclass);
+			return -1;
+		}
+		me->agent[cls[i].mclass] = id;
+	}
+	for (c = IB_MCLASS_VENDOR_LOW_RANGE_MIN; c <= IB_MCLASS_VENDOR_LOW_RANGE_MAX; c++)
+		me->agent[c] = umad_register(me->fd, c, 1, 0, NULL);
+	for (c = IB_MCLASS_VENDOR_HIGH_RANGE_MIN; c <= IB_MCLASS_VENDOR_HIGH_RANGE_MAX; c++) {
+		uint8_t oui[3] = { 0 };
+		if ((me->agent[c] = umad_register_oui(me->fd, c, 0, oui, NULL)) < 0)
+			break;		/* out of agents */
+	}
+	return 0;
+}
+
+struct mad_engine *
+mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
+{
+	struct mad_engine *me = xcalloc(1, sizeof(*me));
+	struct timeval tv;
+	int pfd[2], port;
+	char issm[64];
+
+	me->base = base;
+	me->fd = me->issm_fd = me->pipe_rd = me->pipe_wr = -1;
+	if (umad_init() < 0 || find_port(cfg->port_guid, me->ca, &port, &me->port_guid) < 0)
+		goto fail;
+	me->port_num = port;
+	if ((me->fd = umad_open_port(me->ca, port)) < 0) {
+		log_warnx("mad: cannot open %s port %d", me->ca, port);
+		goto fail;
+	}
+	if (register_agents(me) < 0)
+		goto fail;
+	/* Only now: issm makes us the port's SM and unsolicited MADs start. */
+	if (umad_get_issm_path(me->ca, port, issm, sizeof(issm)) < 0)
+		snprintf(issm, sizeof(issm), "/dev/infiniband/issm0");
+	if ((me->issm_fd = open(issm, O_RDWR)) < 0)
+		log_warn("mad: %s (continuing without IsSM)", issm);
+
+	mad_engine_set_window(me, cfg->window);
+	me->retries = cfg->retries;
+	tv.tv_sec = cfg->timeout_ms / 1000;
+	tv.tv_usec = (cfg->timeout_ms % 1000) * 1000;
+	me->timeout = event_base_init_common_timeout(base, &tv);
+	me->rec_size = umad_size() + MAD_SIZE;
+	me->rx_buf = xcalloc(RX_BATCH, me->rec_size);
+	me->tx_buf = xcalloc(1, me->rec_size);
+
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		log_warn("mad: pipe");
+		goto fail;
+	}
+	me->pipe_rd = pfd[0];
+	me->pipe_wr = pfd[1];
+	evutil_make_socket_nonblocking(me->pipe_rd);
+	/* The writer never blocks (close() must be able to join it); a pipe
+	 * far larger than the window keeps drops to a loop that stalled. */
+	evutil_make_socket_nonblocking(me->pipe_wr);
+	(void)fcntl(me->pipe_wr, F_SETPIPE_SZ, 1 << 20);
+	me->pipe_ev = event_new(base, me->pipe_rd, EV_READ | EV_PERSIST, pipe_readable, me);
+	event_add(me->pipe_ev, NULL);
+	if (pthread_create(&me->rx_thread, NULL, rx_main, me) != 0) {
+		log_warnx("mad: cannot start the receive thread");
+		event_free(me->pipe_ev);
+		me->pipe_ev = NULL;
+		goto fail;
+	}
+	log_info("mad: %s port %u GUID 0x%016llx, window %u", me->ca, me->port_num,
+	    (unsigned long long)me->port_guid, me->window);
+	return me;
+fail:
+	if (me->issm_fd >= 0)
+		close(me->issm_fd);
+	if (me->fd >= 0)
+		umad_close_port(me->fd);
+	if (me->pipe_rd >= 0)
+		close(me->pipe_rd);
+	if (me->pipe_wr >= 0)
+		close(me->pipe_wr);
+	free(me->rx_buf);
+	free(me->tx_buf);
+	free(me);
+	return NULL;
+}
+
+void
+mad_engine_close(struct mad_engine *me)
+{
+	struct mad_req *r;
+	unsigned i;
+
+	if (me == NULL)
+		return;
+	atomic_store(&me->rx_stop, true);
+	pthread_join(me->rx_thread, NULL);
+	event_free(me->pipe_ev);
+	/* Cancel: nothing is sent from here on. */
+	me->window = 0;
+	while ((r = me->pending) != NULL) {
+		struct mad_result res = { .status = -ECANCELED };
+		me->pending = r->next;
+		if (r->cb)
+			r->cb(&res, r->arg);
+		free(r);
+	}
+	for (i = 0; i < MAD_WINDOW_MAX; i++) {
+		struct mad_result res = { .status = -ECANCELED };
+		if ((r = me->slot[i]) == NULL)
+			continue;
+		me->slot[i] = NULL;
+		evtimer_del(&r->timer);
+		if (r->cb)
+			r->cb(&res, r->arg);
+		free(r);
+	}
+	while ((r = me->free) != NULL) {
+		me->free = r->next;
+		free(r);
+	}
+	if (me->issm_fd >= 0)
+		close(me->issm_fd);
+	umad_close_port(me->fd);
+	close(me->pipe_rd);
+	close(me->pipe_wr);
+	free(me->rx_buf);
+	free(me->tx_buf);
+	free(me);
+}
+
+void
+mad_engine_set_window(struct mad_engine *me, unsigned window)
+{
+	if (window == 0)
+		window = MAD_WINDOW_DEFAULT;
+	if (window > MAD_WINDOW_MAX)
+		window = MAD_WINDOW_MAX;
+	me->window = window;
+	mad_pump(me);
+}
+
+void
+mad_engine_set_handler(struct mad_engine *me, mad_in_cb cb, void *arg)
+{
+	me->handler = cb;
+	me->handler_arg = arg;
+}
+
+uint64_t mad_engine_port_guid(const struct mad_engine *me) { return me->port_guid; }
+uint8_t mad_engine_port_num(const struct mad_engine *me) { return me->port_num; }
+const struct mad_counters *mad_engine_counters(const struct mad_engine *me) { return &me->cnt; }
+size_t mad_engine_outstanding(const struct mad_engine *me) { return me->outstanding; }
+size_t mad_engine_queued(const struct mad_engine *me) { return me->queued; }

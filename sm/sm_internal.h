@@ -1,0 +1,134 @@
+/*
+ * The SM's insides, shared by the files of sm/ and by nobody else.
+ *
+ * A sweep is a chain of phases.  Each phase sends its MADs and counts them
+ * in sm->pending; the callbacks count down, and the last one calls the
+ * phase's continuation (sm->next_phase).  Everything runs on the event
+ * loop thread, so no locking.
+ */
+#ifndef FABRICD_SM_INTERNAL_H
+#define FABRICD_SM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <event2/event.h>
+
+#include "daemon/fabricd.h"
+#include "sm/fabric.h"
+#include "sm/mad.h"
+#include "sm/routing.h"
+#include "sm/sm.h"
+
+struct sm_config {
+	bool		 enabled;
+	uint64_t	 port_guid;		/* 0: first port */
+	uint64_t	 priority;		/* 0..15 */
+	uint64_t	 sweep_interval_ms;
+	int		 routing;		/* enum routing_engine */
+	uint64_t	 max_outstanding;	/* MAD window */
+	uint64_t	 timeout_ms;		/* per MAD try */
+	uint64_t	 retries;
+};
+
+enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
+
+struct sweep_record {
+	enum sweep_kind	 kind;
+	int64_t		 start_ms;
+	int64_t		 duration_ms;
+	uint64_t	 mads, retries, timeouts;
+	unsigned	 changes;		/* events raised */
+	unsigned	 lft_blocks;		/* LFT blocks written */
+	unsigned	 port_sets;		/* PortInfo Sets */
+	unsigned	 unreachable;		/* probes that failed */
+	char		 unreachable_text[512];	/* first few, for the record */
+	bool		 ok;			/* routed and activated everything */
+};
+
+#define SM_MAX_HOOKS 8
+#define SM_MAX_WAITERS 16
+
+struct sm_hook {
+	sm_hook_fn	 fn;
+	void		*arg;
+};
+
+struct sm {
+	struct fabricd		*fd;
+	struct sm_config	 cfg;
+	struct mad_engine	*me;
+	struct fabric		*fabric;	/* published model */
+	struct fabric		*next;		/* model a heavy sweep builds */
+	struct routing_table	*rt;		/* routes of the published model */
+
+	uint64_t		 own_guid;	/* our port GUID */
+	uint16_t		 own_lid;
+	uint8_t			 own_port;
+	bool			 subnet_up;
+	bool			 topology_changed;
+
+	/* sweep control */
+	bool			 sweeping;
+	bool			 again, again_heavy;	/* asked for while sweeping */
+	int			 pending;		/* MADs of the current phase */
+	void			(*next_phase)(struct sm *);
+	struct event		*sweep_timer;		/* periodic light sweep */
+	struct event		*kick;			/* run a sweep soon */
+	struct sweep_record	 cur, last;
+	uint64_t		 sweeps;
+	struct mad_counters	 mad_at_start;
+	bool			 light_found_change;
+
+	/* hooks (the list itself is in sweep.c) */
+	size_t			 hook_next;
+	enum sm_hook_point	 hook_point;
+
+	/* `sweep` commands waiting for the end of a sweep */
+	struct ctl_req		*waiters[SM_MAX_WAITERS];
+	uint64_t		 waiter_sweep[SM_MAX_WAITERS];	/* answered when sweeps >= */
+	size_t			 nwaiters;
+};
+
+extern struct sm *the_sm;
+
+/* sweep.c */
+void sm_sweep_request(struct sm *sm, bool heavy);
+void sm_sweep_start_timer(struct sm *sm);
+void sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg);
+void sm_phase_wait(struct sm *sm, void (*next)(struct sm *));
+void sm_mad_done(struct sm *sm);
+void sm_unreachable(struct sm *sm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sm_path_of(const struct fabric_node *n, struct mad_addr *a);
+
+/* discover.c: build sm->next from the fabric, then continue. */
+void sm_discover(struct sm *sm, void (*next)(struct sm *));
+/* light sweep: SwitchInfo of every known switch; sets light_found_change. */
+void sm_light_probe(struct sm *sm, void (*next)(struct sm *));
+
+/* lids.c */
+int sm_lids_load(struct sm *sm);
+void sm_lids_assign(struct sm *sm, struct fabric *f);
+void sm_lids_save(struct sm *sm);	/* inside a transaction */
+void sm_lids_free(void);
+
+/* activate.c: LIDs, SM LID, ARMED then ACTIVE on every link. */
+void sm_activate_arm(struct sm *sm, void (*next)(struct sm *));
+void sm_activate_active(struct sm *sm, void (*next)(struct sm *));
+void sm_mark_degraded(struct fabric *f);
+
+/* lft.c */
+void sm_lft_readback(struct sm *sm, void (*next)(struct sm *));
+void sm_lft_program(struct sm *sm, void (*next)(struct sm *));
+
+/* sm_store.c */
+void sm_store_sweep(struct sm *sm, bool write_model);
+
+/* diff.c: events for what changed between two models; returns how many. */
+unsigned sm_diff_events(const struct fabric *old, const struct fabric *cur);
+
+/* ctl.c */
+void sm_ctl_sweep_finished(struct sm *sm);
+json_t *sm_sweep_json(const struct sweep_record *r);
+json_t *sm_status_json(struct sm *sm);
+
+#endif
