@@ -119,23 +119,30 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 	return EXIT_DAEMON_ERROR;
 }
 
+#define REPLY_MAX (64u << 20)
+
 static int
 run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
 {
 	json_t *req = json_pack("{s:i, s:i, s:s, s:O}", "v", PROTO_VERSION, "id", 1,
 	    "cmd", cmd->wire, "args", args);
-	char *text = json_dumps(req, JSON_COMPACT), buf[65536];
-	size_t have = 0;
+	char *text = json_dumps(req, JSON_COMPACT);
+	/* Replies can be large (the ports of a big fabric): grow the line
+	 * buffer up to REPLY_MAX. */
+	size_t have = 0, cap = 65536;
+	char *buf = malloc(cap);
 	int fd, rc = -1;
 
 	json_decref(req);
-	if ((fd = connect_daemon(sock)) < 0) {
+	if (buf == NULL || (fd = connect_daemon(sock)) < 0) {
 		free(text);
+		free(buf);
 		return EXIT_USAGE;
 	}
 	if (send_all(fd, text, strlen(text)) != 0 || send_all(fd, "\n", 1) != 0) {
 		fprintf(stderr, "fabricctl: write to fabricd failed: %s\n", strerror(errno));
 		free(text);
+		free(buf);
 		close(fd);
 		return EXIT_USAGE;
 	}
@@ -159,12 +166,17 @@ run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
 		}
 		if (rc >= 0)
 			break;
-		if (have == sizeof(buf)) {
-			fprintf(stderr, "fabricctl: reply line too long\n");
-			rc = EXIT_USAGE;
-			break;
+		if (have == cap) {
+			char *bigger = cap < REPLY_MAX ? realloc(buf, cap * 2) : NULL;
+			if (bigger == NULL) {
+				fprintf(stderr, "fabricctl: reply line too long\n");
+				rc = EXIT_USAGE;
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
 		}
-		n = read(fd, buf + have, sizeof(buf) - have);
+		n = read(fd, buf + have, cap - have);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -175,6 +187,7 @@ run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
 		have += (size_t)n;
 	}
 	close(fd);
+	free(buf);
 	return rc;
 }
 

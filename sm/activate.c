@@ -52,7 +52,7 @@ port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uin
 	pi.link_width_enabled = 0;
 	ib_port_info_set_link_speed_enabled(&pi, 0);
 	ib_port_info_set_link_speed_ext_enabled(&pi, 0);
-	if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, IB_MAD_ATTR_PORT_INFO_HO, p->num, &pi,
+	if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, SM_ATTR_PORT_INFO, p->num, &pi,
 	    on_port_set, p) == 0) {
 		sm->pending++;
 		sm->cur.port_sets++;

@@ -211,7 +211,10 @@ sm_status_json(struct sm *sm)
 
 	if (sm->fabric) {
 		FABRIC_FOREACH_NODE(sm->fabric, i, n) {
-			(n->type == FABRIC_SWITCH ? sw : ca)++;
+			if (n->type == FABRIC_SWITCH)
+				sw++;
+			else
+				ca++;
 			for (j = 1; j <= n->nports; j++) {
 				const struct fabric_port *p = &n->ports[j];
 				if (n->type != FABRIC_SWITCH && p->guid == 0)

@@ -91,7 +91,10 @@ sm_diff_events(const struct fabric *old, const struct fabric *cur)
 		struct fabric_node *n;
 
 		FABRIC_FOREACH_NODE(cur, i, n)
-			(n->type == FABRIC_SWITCH ? sw : ca)++;
+			if (n->type == FABRIC_SWITCH)
+				sw++;
+			else
+				ca++;
 		snprintf(text, sizeof(text), "%zu switches, %zu CAs", sw, ca);
 		event_post(EV_INFO, "sm", NULL, "fabric discovered: %s", text);
 		return 1;

@@ -89,7 +89,7 @@ on_switchinfo(const struct mad_result *res, void *arg)
 			/* Write-1-to-clear now, before its ports are read, so a
 			 * change after this point is seen by the next sweep. */
 			sm_path_of(n, &a);
-			send_smp(sm, &a, IB_MAD_METHOD_SET, IB_MAD_ATTR_SWITCH_INFO_HO, 0,
+			send_smp(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0,
 			    n->si, on_switchinfo_clear, n);
 		}
 	} else
@@ -167,15 +167,15 @@ query_node(struct sm *sm, struct fabric_node *n, uint8_t port)
 	unsigned i;
 
 	sm_path_of(n, &a);
-	send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_DESC_HO, 0, NULL, on_nodedesc, n);
+	send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_DESC, 0, NULL, on_nodedesc, n);
 	if (n->type == FABRIC_SWITCH) {
-		send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_SWITCH_INFO_HO, 0, NULL,
+		send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, NULL,
 		    on_switchinfo, n);
 		for (i = 0; i <= n->nports; i++)
-			send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO_HO, i, NULL,
+			send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, i, NULL,
 			    on_portinfo, &n->ports[i]);
 	} else
-		send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO_HO, port, NULL,
+		send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, port, NULL,
 		    on_portinfo, &n->ports[port]);
 }
 
@@ -187,7 +187,7 @@ query_ca_port(struct sm *sm, struct fabric_port *p)
 
 	if (!fabric_port_path(p, a.path, &a.hops))
 		return;
-	send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_PORT_INFO_HO, p->num, NULL,
+	send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, p->num, NULL,
 	    on_portinfo, p);
 }
 
@@ -289,7 +289,7 @@ probe_port(struct sm *sm, struct fabric_port *from)
 	sm_path_of(from->node, &a);
 	a.hops++;
 	a.path[a.hops] = from->num;
-	send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_INFO_HO, 0, NULL, on_nodeinfo, from);
+	send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, from);
 }
 
 void
@@ -299,7 +299,7 @@ sm_discover(struct sm *sm, void (*next)(struct sm *))
 
 	fabric_free(sm->next);
 	sm->next = fabric_new();
-	send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_NODE_INFO_HO, 0, NULL, on_nodeinfo, NULL);
+	send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, NULL);
 	sm_phase_wait(sm, next);
 }
 
@@ -330,7 +330,7 @@ sm_light_probe(struct sm *sm, void (*next)(struct sm *))
 		if (n->type != FABRIC_SWITCH)
 			continue;
 		sm_path_of(n, &a);
-		send_smp(sm, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_SWITCH_INFO_HO, 0, NULL,
+		send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, NULL,
 		    on_light_switchinfo, n);
 	}
 	sm_phase_wait(sm, next);

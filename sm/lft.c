@@ -74,7 +74,7 @@ sm_lft_readback(struct sm *sm, void (*next)(struct sm *))
 		memset(n->lft, 0xFE, n->lft_len);
 		sm_path_of(n, &a);
 		for (b = 0; b <= n->lft_top / BLOCK; b++)
-			if (mad_smp(sm->me, &a, IB_MAD_METHOD_GET, IB_MAD_ATTR_LIN_FWD_TBL_HO, b,
+			if (mad_smp(sm->me, &a, IB_MAD_METHOD_GET, SM_ATTR_LFT, b,
 			    NULL, on_lft_get, n) == 0)
 				sm->pending++;
 	}
@@ -129,13 +129,13 @@ program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *w
 		/* PortStateChange is write-1-to-clear: leave it for the
 		 * sweep that reads the ports. */
 		si.life_state &= (uint8_t)~IB_SWITCH_PSC;
-		if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, IB_MAD_ATTR_SWITCH_INFO_HO, 0, &si,
+		if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, &si,
 		    on_top_set, n) == 0)
 			sm->pending++;
 	}
 	nb = routing_lft_diff(want, n->lft_known ? n->lft : NULL, n->lft_len, blocks);
 	for (k = 0; k < nb; k++) {
-		if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, IB_MAD_ATTR_LIN_FWD_TBL_HO, blocks[k],
+		if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, SM_ATTR_LFT, blocks[k],
 		    want->port + (size_t)blocks[k] * BLOCK, on_lft_set, n) == 0) {
 			sm->pending++;
 			sm->cur.lft_blocks++;

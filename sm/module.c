@@ -16,6 +16,7 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "daemon/control.h"
 #include "daemon/events.h"
 #include "sm/sm_internal.h"
 

@@ -19,6 +19,13 @@
 #include "sm/routing.h"
 #include "sm/sm.h"
 
+/* Attribute IDs in host order (iba/ib_types.h has them in network order). */
+#define SM_ATTR_NODE_DESC	0x0010
+#define SM_ATTR_NODE_INFO	0x0011
+#define SM_ATTR_SWITCH_INFO	0x0012
+#define SM_ATTR_PORT_INFO	0x0015
+#define SM_ATTR_LFT		0x0019
+
 struct sm_config {
 	bool		 enabled;
 	uint64_t	 port_guid;		/* 0: first port */

@@ -151,7 +151,7 @@ static void
 publish(struct sm *sm)
 {
 	struct fabric *old = sm->fabric;
-	unsigned active;
+	unsigned active = 0;
 
 	sm->cur.ok = sm->rt != NULL && all_links_active(sm->next, &active) &&
 	    sm->cur.unreachable == 0;

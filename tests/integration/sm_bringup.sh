@@ -1,0 +1,60 @@
+#!/bin/sh
+# The SM brings fabrics up, checked only with infiniband-diags run as other
+# clients of the simulator: every port has a unique non-zero LID
+# (ibnetdiscover), every cabled port is Active (iblinkinfo), sminfo names
+# fabricd's port as MASTER with the configured priority, the slow link is
+# the one reported degraded, and a route crosses the fabric (ibtracert).
+. "$FABRICD_SRC/tests/lib/common.sh"
+. "$FABRICD_SRC/tests/lib/ibsim.sh"
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_available || skip "ibsim or umad2sim not installed"
+fd_setup
+fd_on_exit sim_stop
+
+# check_fabric NODES SM-HOST FAR-HOST FAR-LID
+check_fabric() {
+	lids=$(sm_lids)
+	n=$(echo "$lids" | grep -c .)
+	[ "$n" = "$1" ] || fail "ibnetdiscover: $n ports with a LID, want $1"
+	echo "$lids" | awk '$2 == 0 || $2 == "" { exit 1 }' || fail "a port has LID 0"
+	dup=$(echo "$lids" | awk '{ print $2 }' | sort | uniq -d)
+	[ -z "$dup" ] || fail "duplicate LIDs: $dup"
+
+	links=$(sim_diag iblinkinfo | grep 'LinkUp')
+	[ -n "$links" ] || fail "iblinkinfo shows no link"
+	notactive=$(echo "$links" | grep -v 'Active/' || true)
+	[ -z "$notactive" ] || fail "links not Active: $(echo "$notactive" | head -3)"
+
+	own=$(sim_diag -H "$2" ibnetdiscover | sed -n 's/^# Initiated from node [0-9a-f]* port \([0-9a-f]*\)/\1/p')
+	sminfo=$(sim_diag -H "$3" sminfo) || fail "sminfo failed"
+	echo "$sminfo" | grep -q 'SMINFO_MASTER' || fail "sminfo: $sminfo"
+	echo "$sminfo" | grep -q 'priority 11 ' || fail "sminfo priority: $sminfo"
+	g=$(echo "$sminfo" | sed -n 's/.*sm guid 0x0*\([0-9a-f]*\),.*/\1/p')
+	[ "$g" = "$(echo "$own" | sed 's/^0*//')" ] || fail "sminfo guid $g, own port $own"
+
+	sim_diag -H "$3" ibtracert "$(sm_lid_of "$2")" "$4" | grep -q 'To ca' ||
+	    fail "ibtracert $2 -> LID $4"
+}
+
+# 2-level fat tree, 324 hosts (18 leaves x 18, 9 spines), one slow uplink.
+sim_topology -k 18 -h 18 -s 9 -x sw-l3:19 || fail topogen
+sim_start || fail "ibsim"
+sm_start_fabricd host1 "  priority: 11"
+sm_wait_up 30 || fail "subnet not up"
+check_fabric $((324 + 27)) host1 host300 "$(sm_lid_of host300)"
+could=$(sim_diag iblinkinfo -l | grep -c 'Could be')
+ours=$(ctl --json ports | grep -c '"degraded": true')
+[ "$could" = "$ours" ] && [ "$could" -gt 0 ] ||
+    fail "iblinkinfo shows $could degraded ports, fabricd $ours"
+ctl --json ports sw-l3 | grep -B12 '"degraded": true' | grep -q '"port": 19' ||
+    fail "the degraded port of sw-l3 is not port 19"
+fd_stop
+sim_stop
+
+# random irregular fabric
+sim_topology -r 7 -n 10 -e 8 -h 2 || fail topogen
+sim_start || fail "ibsim"
+sm_start_fabricd host3 "  priority: 11"
+sm_wait_up 30 || fail "random fabric: subnet not up"
+check_fabric 30 host3 host20 "$(sm_lid_of host17)"
+pass
