@@ -122,14 +122,15 @@ program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *w
 
 	sm_path_of(n, &a);
 	if (want->top != n->lft_top) {
-		ib_switch_info_t si;
+		uint8_t data[IB_SMP_DATA_SIZE] MAD_ALIGNED;	/* a whole SMP payload */
+		ib_switch_info_t *si = (ib_switch_info_t *)data;
 
-		memcpy(&si, n->si, sizeof(si));
-		si.lin_top = htobe16(want->top);
+		memcpy(data, n->si, sizeof(data));
+		si->lin_top = htobe16(want->top);
 		/* PortStateChange is write-1-to-clear: leave it for the
 		 * sweep that reads the ports. */
-		si.life_state &= (uint8_t)~IB_SWITCH_PSC;
-		if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, &si,
+		si->life_state &= (uint8_t)~IB_SWITCH_PSC;
+		if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, data,
 		    on_top_set, n) == 0)
 			sm->pending++;
 	}

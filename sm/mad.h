@@ -22,6 +22,7 @@ struct mad_engine;
 #define MAD_WINDOW_DEFAULT	32
 #define MAD_WINDOW_MAX		64	/* more deadlocks umad2sim + ibsim */
 #define MAD_SIZE		256
+#define MAD_ALIGNED		__attribute__((aligned(8)))	/* ib_types.h structs inside */
 
 /* Where a MAD goes: a directed route (SMPs before the fabric is routed), or
  * a LID (SMPs on an ACTIVE fabric, PerfMgt, SA). */

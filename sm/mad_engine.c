@@ -51,7 +51,7 @@ struct mad_req {
 	uint8_t			 mclass;
 	uint8_t			 tries;
 	uint8_t			 slot;
-	uint8_t			 mad[MAD_SIZE];
+	uint8_t			 mad[MAD_SIZE] MAD_ALIGNED;
 };
 
 struct mad_engine {
@@ -297,7 +297,7 @@ int
 mad_perf(struct mad_engine *me, uint16_t dlid, uint8_t method,
     uint16_t attr_id, uint32_t attr_mod, const void *data, size_t len, mad_cb cb, void *arg)
 {
-	uint8_t mad[MAD_SIZE] = { 0 };
+	uint8_t mad[MAD_SIZE] MAD_ALIGNED = { 0 };
 	ib_mad_t *hdr = (ib_mad_t *)mad;
 
 	if (len > MAD_SIZE - 64)
@@ -427,7 +427,7 @@ mad_deliver_request(struct mad_engine *me, const uint8_t *umad, const uint8_t *m
 static void
 mad_process(struct mad_engine *me, uint8_t *umad)
 {
-	uint8_t mad[MAD_SIZE];
+	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
 	size_t len = ((struct ib_user_mad *)umad)->length;
 	const ib_mad_t *hdr = (const ib_mad_t *)mad;
 

@@ -349,7 +349,7 @@ sm_sweep_start_timer(struct sm *sm)
 static void
 answer_sminfo(struct sm *sm, const struct mad_in *in)
 {
-	uint8_t mad[MAD_SIZE];
+	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
 	ib_smp_t *smp = (ib_smp_t *)mad;
 	ib_sm_info_t *si = (ib_sm_info_t *)smp->data;
 
@@ -375,7 +375,7 @@ answer_trap(struct sm *sm, const struct mad_in *in)
 {
 	const ib_smp_t *smp = (const ib_smp_t *)in->mad;
 	const ib_mad_notice_attr_t *n = (const ib_mad_notice_attr_t *)smp->data;
-	uint8_t mad[MAD_SIZE];
+	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
 	uint16_t trap = be16toh(n->g_or_v.generic.trap_num);
 
 	/* Repress it (ibsim drops the repress; hardware needs it). */
@@ -390,7 +390,7 @@ answer_trap(struct sm *sm, const struct mad_in *in)
 static void
 answer_unsupported(struct sm *sm, const struct mad_in *in)
 {
-	uint8_t mad[MAD_SIZE];
+	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
 	ib_mad_t *hdr = (ib_mad_t *)mad;
 
 	memcpy(mad, in->mad, MAD_SIZE);
