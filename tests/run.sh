@@ -11,8 +11,8 @@ failures=""
 pattern=${TESTS:-*}
 
 # ASan must tolerate umad2sim being preloaded ahead of it; leaks inside the
-# simulator's shim are not ours.
-export ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=1:abort_on_error=0:exitcode=66"
+# simulator's shim are not ours, nor is its read() over-read (tests/asan.supp).
+export ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=1:abort_on_error=0:exitcode=66:suppressions=$src/tests/asan.supp"
 export LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=67"
 
