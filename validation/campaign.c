@@ -21,6 +21,8 @@
 #include "common/xmalloc.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "health/health.h"
+#include "validation/fabric_view.h"
 #include "validation/localise.h"
 #include "validation/validation.h"
 
@@ -194,6 +196,14 @@ campaign_finish(struct campaign *c)
 
 /* ---- progress ---- */
 
+static const char *
+port_health(const struct fabric_port *p)
+{
+	if (fabricd == NULL || fabricd->module_running[MOD_HEALTH] <= 0 || !health_running())
+		return "unknown";
+	return health_port_status_name(health_port_status(p->node->guid, p->num));
+}
+
 static void
 probe_done(struct job *j, void *arg)
 {
@@ -211,9 +221,11 @@ probe_done(struct job *j, void *arg)
 	if (m != NULL && c->pairwise && (r->verdict == VERDICT_FAIL || r->verdict == VERDICT_WARN)) {
 		c->fail_count[m->a]++;
 		c->fail_count[m->b]++;
-		json_array_append_new(c->failed_pairs, json_pack("{s:s, s:s, s:I, s:s}", "a",
+		/* a failing pair implicates its path: the switch ports on it */
+		json_array_append_new(c->failed_pairs, json_pack("{s:s, s:s, s:I, s:s, s:o}", "a",
 		    c->spec.hosts[m->a], "b", c->spec.hosts[m->b], "job", (json_int_t)job_id(j),
-		    "code", r->code));
+		    "code", r->code, "route", view_route_json(view_fabric(), c->spec.hosts[m->a],
+		    c->spec.hosts[m->b], port_health)));
 	}
 	if (m != NULL && !c->pairwise)
 		bisect_done(c->bisect, m->probe, r->verdict);

@@ -14,6 +14,8 @@
 
 #include "common/xmalloc.h"
 
+#include <jansson.h>
+
 #include "sm/routing.h"
 #include "sm/sm.h"
 #include "validation/fabric_view.h"
@@ -194,4 +196,40 @@ view_forget(void)
 	free(memory);
 	memory = NULL;
 	nmemory = 0;
+}
+
+json_t *
+view_route_json(struct fabric *f, const char *a, const char *b,
+    const char *(*port_health)(const struct fabric_port *))
+{
+	struct view_port pa[VIEW_MAX_PORTS], pb[VIEW_MAX_PORTS];
+	struct routing_hop hops[FABRIC_MAX_HOPS];
+	size_t na, nb, nh = 0, i;
+	json_t *route = json_array();
+	int st;
+
+	if (f == NULL)
+		return route;
+	na = view_host_ports(f, a, pa, VIEW_MAX_PORTS);
+	nb = view_host_ports(f, b, pb, VIEW_MAX_PORTS);
+	if (na == 0 || nb == 0 || pb[0].port->lid == 0)
+		return route;
+	st = view_walk(pa[0].port, pb[0].port, hops, FABRIC_MAX_HOPS, &nh);
+	for (i = 0; i < nh; i++) {
+		const struct fabric_node *n = hops[i].node;
+		const struct fabric_port *p;
+		json_t *hop;
+		if (hops[i].out_port == 0 || hops[i].out_port > n->nports)
+			continue;
+		p = &n->ports[hops[i].out_port];
+		hop = json_pack("{s:s, s:i, s:s, s:b}", "node", n->desc, "port", p->num, "state",
+		    view_port_state_name(p->state), "degraded", p->degraded);
+		if (port_health != NULL)
+			json_object_set_new(hop, "health", json_string(port_health(p)));
+		json_array_append_new(route, hop);
+	}
+	if (st != ROUTING_WALK_OK)
+		json_array_append_new(route, json_pack("{s:s}", "error",
+		    routing_walk_status_str((enum routing_walk_status)st)));
+	return route;
 }

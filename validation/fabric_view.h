@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 
 #include "sm/fabric.h"
 #include "sm/routing.h"
@@ -40,5 +41,9 @@ void view_remember(struct fabric *f);
 size_t view_recall(struct fabric *f, const char *host, struct view_lost *out, size_t max);
 void view_hook_install(void);
 void view_forget(void);
+/* The egress ports on the route from host a's first port to host b's:
+ * [{node, port, state, degraded, health}], empty without fabric state. */
+json_t *view_route_json(struct fabric *f, const char *a, const char *b,
+    const char *(*port_health)(const struct fabric_port *));
 
 #endif
