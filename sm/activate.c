@@ -23,14 +23,15 @@ void sm_port_update(struct fabric_port *p, const uint8_t *data);
 static void
 on_port_set(const struct mad_result *res, void *arg)
 {
+	char name[FABRIC_NODE_DESC_LEN + 24];
 	struct sm *sm = the_sm;
 	struct fabric_port *p = arg;
 
 	if (res->status == 0 && res->mad_status == 0)
 		sm_port_update(p, ((const ib_smp_t *)res->mad)->data);
 	else
-		sm_unreachable(sm, "PortInfo Set on 0x%016llx[%u] (%s)",
-		    (unsigned long long)p->node->guid, p->num,
+		sm_unreachable(sm, "PortInfo Set on %s[%u] (%s)",
+		    sm_node_label(p->node, name, sizeof(name)), p->num,
 		    res->status ? "no answer" : "rejected");
 	sm_mad_done(sm);
 }

@@ -73,6 +73,7 @@ on_switchinfo_clear(const struct mad_result *res, void *arg)
 static void
 on_switchinfo(const struct mad_result *res, void *arg)
 {
+	char name[FABRIC_NODE_DESC_LEN + 24];
 	struct sm *sm = the_sm;
 	struct fabric_node *n = arg;
 	const ib_smp_t *smp = smp_ok(sm, res);
@@ -93,7 +94,7 @@ on_switchinfo(const struct mad_result *res, void *arg)
 			    n->si, on_switchinfo_clear, n);
 		}
 	} else
-		sm_unreachable(sm, "SwitchInfo of 0x%016llx", (unsigned long long)n->guid);
+		sm_unreachable(sm, "SwitchInfo of %s", sm_node_label(n, name, sizeof(name)));
 	sm_mad_done(sm);
 }
 
@@ -128,13 +129,14 @@ sm_port_update(struct fabric_port *p, const uint8_t *data)
 static void
 on_portinfo(const struct mad_result *res, void *arg)
 {
+	char name[FABRIC_NODE_DESC_LEN + 24];
 	struct sm *sm = the_sm;
 	struct fabric_port *p = arg;
 	struct fabric_node *n = p->node;
 	const ib_smp_t *smp = smp_ok(sm, res);
 
 	if (smp == NULL) {
-		sm_unreachable(sm, "PortInfo of 0x%016llx[%u]", (unsigned long long)n->guid, p->num);
+		sm_unreachable(sm, "PortInfo of %s[%u]", sm_node_label(n, name, sizeof(name)), p->num);
 		sm_mad_done(sm);
 		return;
 	}
@@ -218,6 +220,7 @@ known_node(struct sm *sm, struct fabric_node *n, const ib_node_info_t *ni,
 static void
 on_nodeinfo(const struct mad_result *res, void *arg)
 {
+	char name[FABRIC_NODE_DESC_LEN + 24];
 	struct sm *sm = the_sm;
 	struct fabric_port *from = arg;
 	const ib_smp_t *smp = smp_ok(sm, res);
@@ -229,8 +232,8 @@ on_nodeinfo(const struct mad_result *res, void *arg)
 
 	if (smp == NULL) {
 		if (from)
-			sm_unreachable(sm, "0x%016llx[%u]", (unsigned long long)from->node->guid,
-			    from->num);
+			sm_unreachable(sm, "node behind %s[%u]",
+			    sm_node_label(from->node, name, sizeof(name)), from->num);
 		else
 			sm_unreachable(sm, "own port");
 		sm_mad_done(sm);

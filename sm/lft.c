@@ -84,6 +84,7 @@ sm_lft_readback(struct sm *sm, void (*next)(struct sm *))
 static void
 on_lft_set(const struct mad_result *res, void *arg)
 {
+	char name[FABRIC_NODE_DESC_LEN + 24];
 	struct sm *sm = the_sm;
 	struct fabric_node *n = arg;
 
@@ -94,13 +95,14 @@ on_lft_set(const struct mad_result *res, void *arg)
 		fabric_lft_reserve(n, (block + 1) * BLOCK);
 		memcpy(n->lft + block * BLOCK, smp->data, BLOCK);
 	} else
-		sm_unreachable(sm, "LFT block of 0x%016llx", (unsigned long long)n->guid);
+		sm_unreachable(sm, "LFT block of %s", sm_node_label(n, name, sizeof(name)));
 	sm_mad_done(sm);
 }
 
 static void
 on_top_set(const struct mad_result *res, void *arg)
 {
+	char name[FABRIC_NODE_DESC_LEN + 24];
 	struct sm *sm = the_sm;
 	struct fabric_node *n = arg;
 
@@ -109,7 +111,7 @@ on_top_set(const struct mad_result *res, void *arg)
 		n->lft_top = be16toh(si->lin_top);
 		fabric_lft_reserve(n, (size_t)n->lft_top + 1);
 	} else
-		sm_unreachable(sm, "LinearFDBTop of 0x%016llx", (unsigned long long)n->guid);
+		sm_unreachable(sm, "LinearFDBTop of %s", sm_node_label(n, name, sizeof(name)));
 	sm_mad_done(sm);
 }
 

@@ -106,6 +106,8 @@ void sm_phase_wait(struct sm *sm, void (*next)(struct sm *));
 void sm_mad_done(struct sm *sm);
 void sm_unreachable(struct sm *sm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sm_path_of(const struct fabric_node *n, struct mad_addr *a);
+/* "desc (0xGUID)" or the GUID alone while the description is unknown. */
+const char *sm_node_label(const struct fabric_node *n, char *buf, size_t len);
 
 /* discover.c: build sm->next from the fabric, then continue. */
 void sm_discover(struct sm *sm, void (*next)(struct sm *));

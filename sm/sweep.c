@@ -64,6 +64,16 @@ sm_unreachable(struct sm *sm, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *
+sm_node_label(const struct fabric_node *n, char *buf, size_t len)
+{
+	if (n->desc[0])
+		snprintf(buf, len, "%s", n->desc);
+	else
+		snprintf(buf, len, "0x%016llx", (unsigned long long)n->guid);
+	return buf;
+}
+
 /* ---- hooks ---- */
 
 /* Kept outside struct sm: modules may register before or after it starts. */

@@ -1,0 +1,66 @@
+#!/bin/sh
+# Links going away and coming back: after a console Unlink of an
+# inter-switch link, within two sweep intervals every CA pair reaches its
+# LID again through the tables dump_fts reads (lftwalk, which takes the
+# cabling from ibnetdiscover), no table points at the dead port, only the
+# switches whose table changed were written (one block each on this small
+# fabric), and an event names the link.  ReLink brings it back Active.
+. "$FABRICD_SRC/tests/lib/common.sh"
+. "$FABRICD_SRC/tests/lib/ibsim.sh"
+. "$FABRICD_SRC/tests/lib/lftwalk.sh"
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_available || skip "ibsim or umad2sim not installed"
+fd_setup
+fd_on_exit sim_stop
+SIM_DIR=$T/sim
+SM_SWEEP=2s
+
+# per_switch FILE: "guid checksum" per switch section of a dump_fts output
+per_switch() {
+	awk '/^Unicast lids/ { if (g) print g, h; g = $0; sub(/.* guid /, "", g); sub(/ .*/, "", g); h = ""; next }
+	    /^0x/ { h = h $1 $2 } END { if (g) print g, h }' "$1" |
+	    while read -r g h; do echo "$g $(echo "$h" | cksum | cut -d' ' -f1)"; done | sort
+}
+
+routes_ok_within() {	# SECS: all pairs reachable before the deadline
+	end=$(( $(date +%s) + $1 ))
+	while :; do
+		lft_dump && lft_check_all_pairs >/dev/null 2>&1 && return 0
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.3
+	done
+}
+
+sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
+sim_start || fail "ibsim"
+sm_start_fabricd host1
+sm_wait_up 30 || fail "subnet not up"
+lft_dump || fail "dump_fts"
+lft_check_all_pairs || fail "routes before Unlink"
+per_switch "$SIM_DIR/fts.txt" > "$T/before"
+last=$(db "SELECT max(id) FROM sm_sweeps")
+
+sim_console 'Unlink "sw-l2"[5]' || fail console
+routes_ok_within 4 || { lft_check_all_pairs | tail -3; fail "routes not repaired within 2 sweep intervals"; }
+sim_diag ibnetdiscover | grep -q '"sw-s1"' || fail "sw-s1 lost"
+awk '/^Unicast lids/ { on = /sw-l2/ } on && $2 == "005" { bad = 1 } END { exit bad }' \
+    "$SIM_DIR/fts.txt" || fail "sw-l2 still routes out of its dead port 5"
+awk '/^Unicast lids/ { on = /sw-s1/ } on && $2 == "002" { bad = 1 } END { exit bad }' \
+    "$SIM_DIR/fts.txt" || fail "sw-s1 still routes out of its dead port 2"
+per_switch "$SIM_DIR/fts.txt" > "$T/after"
+changed=$(join "$T/before" "$T/after" | awk '$2 != $3' | wc -l)
+written=$(db "SELECT coalesce(sum(lft_blocks), 0) FROM sm_sweeps WHERE id > $last")
+[ "$changed" -gt 0 ] || fail "no table changed"
+echo "tables changed: $changed, blocks written: $written"
+[ "$written" = "$changed" ] || fail "$written LFT blocks written, $changed switch tables changed"
+ctl events | grep 'link' | grep 'sw-l2\[5\]' | grep -q 'down' || fail "no event names the link"
+
+sim_console 'ReLink "sw-l2"[5]' || fail console
+end=$(( $(date +%s) + 4 ))
+until sim_diag iblinkinfo | grep -A12 'sw-l2' | grep '  5\[' | grep -q 'Active/'; do
+	[ "$(date +%s)" -ge "$end" ] && fail "sw-l2[5] not Active after ReLink"
+	sleep 0.3
+done
+routes_ok_within 4 || fail "routes after ReLink"
+ctl events | grep 'link' | grep 'sw-l2\[5\]' | grep -q ' up' || fail "no event for the link coming back"
+pass
