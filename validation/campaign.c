@@ -47,15 +47,26 @@ struct campaign {
 	json_t		*probes;	/* [{job, hosts, verdict, code, reason}] */
 	json_t		*failed_pairs;	/* pairwise */
 	bool		 any_inconclusive;
+	bool		 cancelled;	/* start nothing more; finish when idle */
 	campaign_done_fn done;
 	void		*arg;
+	struct campaign	*next;
 };
+
+static struct campaign *campaigns;	/* running, for cancel */
 
 static void campaign_step(struct campaign *c);
 
 static void
 campaign_free(struct campaign *c)
 {
+	struct campaign **pp;
+
+	for (pp = &campaigns; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
 	job_spec_free(&c->spec);
 	bisect_free(c->bisect);
 	free(c->pairs);
@@ -246,6 +257,8 @@ step_pairwise(struct campaign *c)
 {
 	const struct validation_config *cfg = validation_config();
 
+	if (c->cancelled)
+		c->next_pair = c->npairs, c->round = c->nrounds;
 	for (;;) {
 		while (c->next_pair < c->npairs && c->running < cfg->max_parallel) {
 			struct host_pair *p = &c->pairs[c->next_pair];
@@ -272,7 +285,7 @@ step_bisect(struct campaign *c)
 	int probe;
 
 	while ((probe = bisect_next(c->bisect, &hosts, &n)) > 0)
-		if (!start_probe(c, (char *const *)hosts, n, probe, 0, 0, 0))
+		if (c->cancelled || !start_probe(c, (char *const *)hosts, n, probe, 0, 0, 0))
 			bisect_done(c->bisect, probe, VERDICT_INCONCLUSIVE);
 	if (c->running == 0 && bisect_finished(c->bisect))
 		campaign_finish(c);
@@ -308,6 +321,8 @@ campaign_start(const struct job_spec *spec, campaign_done_fn done, void *arg, ch
 	}
 	c->done = done;
 	c->arg = arg;
+	c->next = campaigns;
+	campaigns = c;
 	c->probes = json_array();
 	c->failed_pairs = json_array();
 	if (c->pairwise) {
@@ -320,4 +335,18 @@ campaign_start(const struct job_spec *spec, campaign_done_fn done, void *arg, ch
 	id = c->id;
 	campaign_step(c);	/* may finish (and free c) at once */
 	return id;
+}
+
+bool
+campaign_cancel(int64_t id)
+{
+	struct campaign *c;
+
+	for (c = campaigns; c != NULL; c = c->next)
+		if (c->id == id) {
+			c->cancelled = true;
+			c->any_inconclusive = true;
+			return true;
+		}
+	return false;
 }

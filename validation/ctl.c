@@ -466,7 +466,9 @@ ctl_job_cancel(struct ctl_req *req, json_t *args)
 
 	if (!module_ready(req) || !id_arg(req, args, &id))
 		return;
-	if ((n = job_cancel(id)) <= 0) {
+	n = campaign_cancel(id) ? 1 : 0;
+	n += job_cancel(id);
+	if (n <= 0) {
 		ctl_reply_error(req, PERR_NOT_FOUND, "job %lld is not running", (long long)id);
 		return;
 	}

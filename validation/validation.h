@@ -132,6 +132,9 @@ typedef void (*campaign_done_fn)(int64_t id, const struct verdict_result *r, jso
     void *arg);
 int64_t campaign_start(const struct job_spec *spec, campaign_done_fn done, void *arg,
     char *err, size_t errlen);
+/* Start no further probe of a running campaign (its running probes are
+ * cancelled with job_cancel); false when no such campaign runs. */
+bool campaign_cancel(int64_t id);
 
 /* --hosts as a NULL-terminated heap list of names a launcher can take
  * verbatim; replies invalid_argument and returns NULL otherwise. */

@@ -57,8 +57,10 @@ id=$(last)
 #    ignores SIGTERM included; the job is inconclusive, never a node fault
 control mode=hang "pidfile=$T/grandchild.pid"
 t0=$(date +%s)
-ctl validate nccl --hosts gpu1,gpu2 --follow >/dev/null
+ctl --json validate nccl --hosts gpu1,gpu2 --follow > "$T/follow.out"
 t1=$(date +%s)
+# --follow streamed progress while it ran (one item a second)
+[ "$(grep -c '"state":"running"' "$T/follow.out")" -ge 2 ] || fail "no progress streamed: $(cat "$T/follow.out")"
 id=$(last)
 [ "$(q "SELECT timed_out, verdict FROM validation_jobs WHERE id=$id")" = "1|inconclusive" ] ||
 	fail "hang recorded as $(q "SELECT timed_out, verdict, reason FROM validation_jobs WHERE id=$id")"
@@ -139,6 +141,20 @@ id=$(last)
 [ "$(q "SELECT kind, verdict FROM validation_jobs WHERE id=$id")" = "rdma|pass" ] ||
 	fail "rdma: $(q "SELECT verdict, reason FROM validation_jobs WHERE id=$id")"
 [ "$(q "SELECT bw_avg FROM validation_perftest_rows WHERE job_id=$id")" = "389.02" ] || fail "perftest row"
+
+# 11. cancelling a campaign kills its running probes and starts no more
+control mode=hang "pidfile=$T/grandchild3.pid"
+ctl validate nccl --hosts c1,c2,c3,c4 --strategy bisect --timeout=60 >/dev/null || fail "campaign start"
+id=$(q "SELECT id FROM validation_jobs WHERE kind='campaign' ORDER BY id DESC LIMIT 1")
+for _ in $(seq 1 20); do [ -s "$T/grandchild3.pid" ] && break; sleep 0.2; done
+ctl job cancel "$id" >/dev/null || fail "campaign cancel refused"
+for _ in $(seq 1 40); do
+	[ "$(q "SELECT state FROM validation_jobs WHERE id=$id")" = done ] && break
+	sleep 0.2
+done
+[ "$(q "SELECT verdict FROM validation_jobs WHERE id=$id")" = inconclusive ] ||
+	fail "cancelled campaign: $(q "SELECT state, verdict, reason FROM validation_jobs WHERE id=$id")"
+[ "$(q "SELECT count(*) FROM validation_jobs WHERE parent_id=$id")" -eq 1 ] || fail "probes started after cancel"
 
 fd_stop
 pass
