@@ -1,0 +1,35 @@
+#!/bin/sh
+# The periodic light sweep notices what sends no trap: another client sets
+# a host port DOWN (ibsim bounces the link to Initialize and flags the
+# switch's PortStateChange, without trap 128).  Within two sweep intervals
+# iblinkinfo shows the link Active again.  A quiet fabric costs no heavy
+# sweep: over several intervals no new one is recorded.
+. "$FABRICD_SRC/tests/lib/common.sh"
+. "$FABRICD_SRC/tests/lib/ibsim.sh"
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_available || skip "ibsim or umad2sim not installed"
+fd_setup
+fd_on_exit sim_stop
+SIM_DIR=$T/sim
+SM_SWEEP=1s
+
+host6_link() { sim_diag iblinkinfo | grep '"host6"'; }
+
+sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
+sim_start || fail "ibsim"
+sm_start_fabricd host1
+sm_wait_up 30 || fail "subnet not up"
+sleep 3
+heavy=$(db "SELECT count(*) FROM sm_sweeps WHERE kind = 'heavy'")
+light=$(db "SELECT count(*) FROM sm_sweeps WHERE kind = 'light'")
+[ "$heavy" = 1 ] || fail "$heavy heavy sweeps on a quiet fabric"
+[ "$light" -ge 2 ] || fail "$light light sweeps in 3 s at a 1 s interval"
+
+sim_diag -H host2 ibportstate "$(sm_lid_of host6)" 1 down >/dev/null || fail "ibportstate down"
+host6_link | grep -q 'Initialize/' || fail "precondition: link not bounced: $(host6_link)"
+end=$(( $(date +%s) + 2 ))
+until host6_link | grep -q 'Active/'; do
+	[ "$(date +%s)" -gt "$end" ] && fail "link not Active again: $(host6_link)"
+	sleep 0.2
+done
+pass
