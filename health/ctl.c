@@ -175,34 +175,70 @@ ctl_health_port(struct ctl_req *req, json_t *args)
 	    "history", hist ? hist : json_array()));
 }
 
-/* fabricctl reads one reply line of at most 64 KiB: the exposition goes
- * out as stream items of whole lines, each well under that. */
+/*
+ * The exposition goes out as stream items of whole lines, one chunk per
+ * event-loop turn, so the socket drains between chunks (the control
+ * socket drops a client with more than 8 MiB queued; a 2,000-switch-port
+ * fabric's exposition is larger than that).
+ */
 #define METRICS_CHUNK 32768
+
+struct metrics_job {
+	struct ctl_req	*req;
+	char		*text;
+	size_t		 len, off;
+	struct event	*ev;
+};
+
+static void
+metrics_job_end(struct metrics_job *j, bool client_there)
+{
+	if (client_there)
+		ctl_reply_ok(j->req, json_pack("{s:I}", "bytes", (json_int_t)j->len));
+	else
+		ctl_reply_ok(j->req, NULL);	/* frees the request */
+	event_free(j->ev);
+	free(j->text);
+	free(j);
+}
+
+static void
+metrics_next(evutil_socket_t fd, short what, void *arg)
+{
+	struct metrics_job *j = arg;
+	struct timeval soon = { 0, 1000 };
+	size_t n = j->len - j->off;
+
+	if (n > METRICS_CHUNK) {
+		n = METRICS_CHUNK;
+		while (n > 0 && j->text[j->off + n - 1] != '\n')
+			n--;
+		if (n == 0)
+			n = METRICS_CHUNK;	/* no line is that long */
+	}
+	if (n > 0 && ctl_reply_stream(j->req, json_pack("{s:s%}", "text", j->text + j->off, n)) < 0) {
+		metrics_job_end(j, false);
+		return;
+	}
+	j->off += n;
+	if (j->off >= j->len)
+		metrics_job_end(j, true);
+	else
+		evtimer_add(j->ev, &soon);
+}
 
 void
 ctl_metrics(struct ctl_req *req, json_t *args)
 {
-	size_t len, off = 0;
-	char *text;
+	struct metrics_job *j;
 
 	if (health == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the health module is disabled");
 		return;
 	}
-	text = health_metrics_text(&len);
-	while (off < len) {
-		size_t n = len - off;
-		if (n > METRICS_CHUNK) {
-			n = METRICS_CHUNK;
-			while (n > 0 && text[off + n - 1] != '\n')
-				n--;
-			if (n == 0)
-				n = METRICS_CHUNK;	/* a line that long: cannot happen */
-		}
-		if (ctl_reply_stream(req, json_pack("{s:s%}", "text", text + off, n)) < 0)
-			break;
-		off += n;
-	}
-	free(text);
-	ctl_reply_ok(req, json_pack("{s:I}", "bytes", (json_int_t)len));
+	j = xcalloc(1, sizeof(*j));
+	j->req = req;
+	j->text = health_metrics_text(&j->len);
+	j->ev = evtimer_new(health->fd->base, metrics_next, j);
+	metrics_next(-1, 0, j);
 }

@@ -151,7 +151,12 @@ plan_round(struct hpoll *hp, struct fabric *f)
 			hpt->lid = lid;
 			memset(hpt->valid, 0, sizeof(hpt->valid));
 			memset(hpt->delta, 0, sizeof(hpt->delta));
-			q_push(hp, &(struct item){ IT_PCX, n->guid, p->num, lid, 0, false }, false);
+			/* A switch port without error baselines is read by the
+			 * drill-down of its switch this round: its traffic
+			 * baseline can wait a round, which keeps even the first
+			 * round under ports x 2 MADs. */
+			if (!sw || hpt->c[HC_SYMBOL_ERRORS].have_last || s->no_allport)
+				q_push(hp, &(struct item){ IT_PCX, n->guid, p->num, lid, 0, false }, false);
 			if (!sw || s->no_allport)
 				q_push(hp, &(struct item){ IT_PC, n->guid, p->num, lid, 0, false }, false);
 		}

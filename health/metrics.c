@@ -44,11 +44,14 @@ port_counter_families(struct prom *pr)
 			if (p->c[c].have_last)
 				prom_sample_u64(pr, name, pl.l, port_labels(p, &pl), p->c[c].total);
 	}
+	/* Raw readings of the error counters only: they are what an operator
+	 * compares with perfquery, and traffic readings would double the
+	 * exposition for nothing the totals do not say. */
 	prom_family(pr, "fabricd_port_counter_reading", "gauge",
-	    "last raw PerfMgt reading of each counter, as perfquery shows it");
+	    "last raw PerfMgt reading of each error counter, as perfquery shows it");
 	HPORT_FOREACH(health, i, p) {
 		size_t n = port_labels(p, &pl);
-		for (int c = 0; c < HC_COUNT; c++) {
+		for (int c = 0; c < HC_FIRST_TRAFFIC; c++) {
 			if (!p->c[c].have_last)
 				continue;
 			pl.l[n] = (struct prom_label){ "counter", hc_info[c].perfquery };
