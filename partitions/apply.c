@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <iba/ib_types.h>
+
 #include "common/xmalloc.h"
 #include "partitions/apply.h"
 
 struct pt_mad_counts pt_mad_counts;
 
-enum phase { PH_READ, PH_WRITE, PH_VERIFY, PH_ROLLBACK, PH_DONE };
+enum phase { PH_READ, PH_WRITE, PH_VERIFY, PH_ENFORCE, PH_ROLLBACK, PH_DONE };
 
 struct port_run {
 	bool		 read_failed;
@@ -271,6 +273,94 @@ start_rollback(struct run *r)
 				send(r, i, b, 0x02, r->plan->ports[i].have, on_restore);
 }
 
+/*
+ * Partition enforcement on the switch ports whose tables were written:
+ * PortInfo is read, the two enforcement bits are added and it is written
+ * back with every "no change" encoding (port and physical state, link
+ * width and speed enables 0), so that nothing else about the link moves.
+ * The tables are already verified by then; a port that refuses the bits
+ * is reported but does not undo the change (its hosts' own tables still
+ * hold only their keys).  Ports whose tables did not change get no MAD.
+ */
+static void
+on_enforce_set(const struct mad_result *res, void *arg)
+{
+	struct op *op = arg;
+	struct run *r = op->run;
+	char buf[32];
+	const char *why = reply_problem(res, buf, sizeof(buf));
+
+	if (why != NULL) {
+		pt_mad_counts.failures++;
+		r->rep.enforce_failed++;
+	}
+	free(op);
+	op_finished(r);
+}
+
+static void
+on_enforce_get(const struct mad_result *res, void *arg)
+{
+	struct op *op = arg;
+	struct run *r = op->run;
+	struct pt_port_plan *pp = &r->plan->ports[op->port];
+	char buf[32];
+	const char *why = reply_problem(res, buf, sizeof(buf));
+	ib_port_info_t pi;
+
+	if (why != NULL) {
+		pt_mad_counts.failures++;
+		r->rep.enforce_failed++;
+		free(op);
+		op_finished(r);
+		return;
+	}
+	memcpy(&pi, res->mad + PT_SMP_DATA_OFFSET, sizeof(pi));
+	if ((pi.vl_enforce & PT_ENFORCE_BITS) == PT_ENFORCE_BITS) {
+		free(op);
+		op_finished(r);
+		return;
+	}
+	pi.vl_enforce |= PT_ENFORCE_BITS;
+	ib_port_info_set_port_state(&pi, IB_LINK_NO_CHANGE);
+	ib_port_info_set_port_phys_state(0, &pi);
+	pi.link_width_enabled = 0;
+	ib_port_info_set_link_speed_enabled(&pi, 0);
+	ib_port_info_set_link_speed_ext_enabled(&pi, 0);
+	r->rep.enforce_sets++;
+	pt_mad_counts.enforce_sets++;
+	/* the op travels on to the Set: still one outstanding */
+	if (r->io.smp(r->io.ctx, &pp->addr, 0x02, PT_ATTR_PORT_INFO, pp->port, &pi,
+	    on_enforce_set, op) != 0) {
+		struct mad_result fail = { .status = -EIO };
+
+		on_enforce_set(&fail, op);
+	}
+}
+
+static void
+start_enforce(struct run *r)
+{
+	for (size_t i = 0; i < r->plan->nports; i++) {
+		struct pt_port_plan *pp = &r->plan->ports[i];
+		struct op *op;
+
+		if (!pp->switch_ext || !r->pr[i].written)
+			continue;
+		op = xcalloc(1, sizeof(*op));
+		op->run = r;
+		op->port = i;
+		r->outstanding++;
+		pt_mad_counts.enforce_gets++;
+		if (r->io.smp(r->io.ctx, &pp->addr, 0x01, PT_ATTR_PORT_INFO, pp->port, NULL,
+		    on_enforce_get, op) != 0) {
+			struct mad_result fail = { .status = -EIO };
+
+			on_enforce_get(&fail, op);
+		}
+	}
+}
+
 static void
 finish(struct run *r)
 {
@@ -334,12 +424,16 @@ phase_next(struct run *r)
 			r->issuing = false;
 			break;
 		case PH_VERIFY:
-			r->phase = r->any_failed ? PH_ROLLBACK : PH_DONE;
-			if (r->phase == PH_ROLLBACK) {
-				r->issuing = true;
+			r->phase = r->any_failed ? PH_ROLLBACK : PH_ENFORCE;
+			r->issuing = true;
+			if (r->phase == PH_ROLLBACK)
 				start_rollback(r);
-				r->issuing = false;
-			}
+			else
+				start_enforce(r);
+			r->issuing = false;
+			break;
+		case PH_ENFORCE:
+			r->phase = PH_DONE;
 			break;
 		case PH_ROLLBACK:
 			r->phase = PH_DONE;

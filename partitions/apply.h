@@ -20,6 +20,8 @@
 #include "sm/mad.h"
 
 #define PT_ATTR_PKEY_TABLE	0x0016
+#define PT_ATTR_PORT_INFO	0x0015
+#define PT_ENFORCE_BITS		0x0c	/* PortInfo: PartitionEnforcementInbound | Outbound */
 #define PT_SMP_DATA_OFFSET	64	/* SMP payload in the 256-byte MAD, LID or DR */
 
 typedef int (*pt_smp_fn)(void *ctx, const struct mad_addr *addr, uint8_t method,
@@ -32,7 +34,8 @@ struct pt_io {
 
 /* Counters of P_KeyTable MADs since start, for status and tests. */
 struct pt_mad_counts {
-	uint64_t gets, sets, failures;
+	uint64_t gets, sets, failures;		/* P_KeyTable */
+	uint64_t enforce_gets, enforce_sets;	/* PortInfo, for enforcement bits */
 };
 extern struct pt_mad_counts pt_mad_counts;
 
@@ -41,6 +44,8 @@ struct pt_apply_report {
 	bool		 rolled_back;	/* a failure happened and previous tables were put back */
 	size_t		 gets, sets;	/* P_KeyTable MADs this run sent */
 	size_t		 ports_written;
+	size_t		 enforce_sets;	/* PortInfo Sets turning switch enforcement on */
+	size_t		 enforce_failed;	/* switch ports that did not take them */
 	char		**failed;	/* "label: reason", the ports that failed */
 	size_t		 nfailed;
 	char		**unrestored;	/* "label: reason", rollback did not succeed */

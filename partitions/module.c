@@ -232,13 +232,16 @@ partitions_status(struct fabricd *fd)
 			seen |= strcmp(pt_state.model->parts[i].tenant, pt_state.model->parts[j].tenant) == 0;
 		ntenants += !seen;
 	}
-	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:s, s:{s:I, s:I, s:I}, s:{s:I, s:I, s:I}}",
+	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:s, s:{s:I, s:I, s:I, s:I, s:I}, "
+	    "s:{s:I, s:I, s:I}}",
 	    "state", pt_fabric_now() ? "running" : "stored-only", "busy", pt_state.busy,
 	    "partitions", (json_int_t)pt_state.model->nparts, "tenants", (json_int_t)ntenants,
 	    "ports", (json_int_t)pt_state.ntables,
 	    "default_membership", pt_default_policy_name(pt_state.model->default_policy),
 	    "pkey_mads", "sets", (json_int_t)pt_mad_counts.sets, "gets",
 	    (json_int_t)pt_mad_counts.gets, "failures", (json_int_t)pt_mad_counts.failures,
+	    "enforce_gets", (json_int_t)pt_mad_counts.enforce_gets,
+	    "enforce_sets", (json_int_t)pt_mad_counts.enforce_sets,
 	    "changes", "ok", (json_int_t)pt_state.changes_ok, "failed",
 	    (json_int_t)pt_state.changes_failed, "rejected", (json_int_t)pt_state.changes_rejected);
 }

@@ -86,6 +86,14 @@ env=$(ctl partition nccl-env acme-train --hosts host1,host2) || fail "nccl-env r
 ctl partition nccl-env acme-train --hosts host1,host3 >/dev/null 2>&1 &&
     fail "nccl-env accepted a host outside the partition"
 
+# The four switch ports facing hosts were asked to enforce (PortInfo; ibsim
+# does not keep the bits, so only the request can be counted).
+[ "$(status_num enforce_sets)" = 4 ] || fail "enforcement PortInfo Sets: $(status_num enforce_sets), want 4"
+# the links stayed up through those PortInfo Sets
+links=$(sim_diag iblinkinfo | grep LinkUp)
+[ -n "$links" ] || fail "iblinkinfo shows no link"
+[ -z "$(printf '%s\n' "$links" | grep -v 'Active/')" ] || fail "a link left Active"
+
 # 2. --dry-run writes nothing; adding host4 to acme writes host4 and sw-l2/2 only.
 tables0=$(snapshot)
 ctl partition member add acme-train host4 --dry-run | grep -q 'host4/1' || fail "dry run lacks host4"
@@ -154,8 +162,9 @@ printf '%s\n' "$h" | grep -q "^failed .*sw-l2.*restored" || fail "history: $h"
 fd_stop
 start_fd
 sleep 1
-[ "$(status_num sets)" = 0 ] && [ "$(status_num gets)" = 0 ] ||
-    fail "restart sent P_Key MADs: sets $(status_num sets), gets $(status_num gets)"
+[ "$(status_num sets)" = 0 ] && [ "$(status_num gets)" = 0 ] &&
+    [ "$(status_num enforce_sets)" = 0 ] && [ "$(status_num enforce_gets)" = 0 ] ||
+    fail "restart sent P_Key MADs: $(ctl --json status | tr -d ' \n' | grep -o '"pkey_mads":{[^}]*}')"
 [ "$(snapshot)" = "$tables0" ] || fail "tables changed over the restart"
 [ "$(db "SELECT group_concat(name) FROM (SELECT name FROM pt_partitions ORDER BY name)")" = \
     "acme-train,beta-train,shared" ] || fail "partitions after restart: $(db "SELECT name FROM pt_partitions")"

@@ -112,7 +112,10 @@ struct fake_port {
 	uint16_t	 cap;
 	uint16_t	 table[128];
 	bool		 stuck;		/* answers Sets with status 0 but keeps its table */
-	unsigned	 sets, gets;
+	unsigned	 sets, gets;	/* P_KeyTable */
+	uint8_t		 pi[64];	/* PortInfo */
+	uint8_t		 pi_set_state;	/* PortState of the last PortInfo Set */
+	unsigned	 pi_sets, pi_gets;
 };
 
 struct fake_reply {
@@ -127,7 +130,7 @@ struct fake_mad {
 	struct fake_port	 ports[FAKE_MAX_PORTS];
 	size_t			 nports;
 	int			 drop_node;	/* -1: none */
-	unsigned		 sets, gets;
+	unsigned		 sets, gets, pi_sets, pi_gets;
 	struct fake_reply	 q[FAKE_MAX_QUEUE];
 	size_t			 qhead, qtail;
 };
@@ -147,6 +150,8 @@ fake_add(struct fake_mad *fm, const struct fabric_node *via, uint8_t extra, uint
 	p->node = node;
 	p->cap = cap;
 	p->table[0] = 0xffff;		/* what ibsim and hardware start with */
+	p->pi[32] = 0x24;		/* LinkSpeedSupported 2, PortState ACTIVE */
+	p->pi[43] = 0x40;		/* OperationalVLs 4, no enforcement */
 	return p;
 }
 
@@ -200,15 +205,31 @@ fake_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_i
 {
 	struct fake_mad *fm = ctx;
 	struct fake_reply *r = &fm->q[fm->qtail++ % FAKE_MAX_QUEUE];
-	struct fake_port *p = fake_find(fm, addr, (uint8_t)(attr_mod >> 16));
+	bool pi = attr_id == PT_ATTR_PORT_INFO;
+	struct fake_port *p = fake_find(fm, addr, (uint8_t)(pi ? attr_mod : attr_mod >> 16));
 	unsigned block = attr_mod & 0xffff;
 	uint8_t *d = r->mad + PT_SMP_DATA_OFFSET;
 
 	memset(r, 0, sizeof(*r));
 	r->cb = cb;
 	r->arg = arg;
-	if (attr_id != PT_ATTR_PKEY_TABLE || p == NULL || p->node == fm->drop_node) {
+	if ((attr_id != PT_ATTR_PKEY_TABLE && !pi) || p == NULL || p->node == fm->drop_node) {
 		r->status = -ETIMEDOUT;
+		return 0;
+	}
+	if (pi) {
+		if (method == 0x02) {
+			const uint8_t *s = data;
+
+			fm->pi_sets++;
+			p->pi_sets++;
+			p->pi_set_state = s[32] & 0x0f;
+			p->pi[43] = s[43];	/* only the enforcement/VL byte is modelled */
+		} else {
+			fm->pi_gets++;
+			p->pi_gets++;
+		}
+		memcpy(d, p->pi, 64);
 		return 0;
 	}
 	if (method == 0x02) {
@@ -253,9 +274,9 @@ fake_mad_run(struct fake_mad *fm)
 __attribute__((unused)) static void
 fake_mad_reset_counts(struct fake_mad *fm)
 {
-	fm->sets = fm->gets = 0;
+	fm->sets = fm->gets = fm->pi_sets = fm->pi_gets = 0;
 	for (size_t i = 0; i < fm->nports; i++)
-		fm->ports[i].sets = fm->ports[i].gets = 0;
+		fm->ports[i].sets = fm->ports[i].gets = fm->ports[i].pi_sets = fm->ports[i].pi_gets = 0;
 }
 
 #endif

@@ -153,13 +153,24 @@ test_first_apply_and_resweep(void **state)
 	/* every port's table was unknown: block 0 differs on all 4 hosts,
 	 * their 4 switch ports and the 3 switch port 0s; block 1 is zero */
 	assert_int_equal(w->fm.sets, 11);
+	/* the four switch ports facing hosts enforce, set with PortState NOP */
+	assert_int_equal(w->fm.pi_sets, 4);
+	for (int n = FX_LEAF1; n <= FX_LEAF2; n++)
+		for (uint8_t port = 1; port <= 2; port++) {
+			struct fake_port *fp = fake_port_of(&w->fm, n, port);
+
+			assert_int_equal(fp->pi[43] & PT_ENFORCE_BITS, PT_ENFORCE_BITS);
+			assert_int_equal(fp->pi[43] & 0xf0, 0x40);	/* VLs kept */
+			assert_int_equal(fp->pi_set_state, 0);
+		}
+	assert_int_equal(fake_port_of(&w->fm, FX_LEAF1, 3)->pi_sets, 0);	/* ISL */
 	commit(w, &p);
 
 	/* an unchanged fabric sends no P_Key MADs at all */
 	fake_mad_reset_counts(&w->fm);
 	o = apply(w, &p);
 	assert_true(o.ok);
-	assert_int_equal(w->fm.sets + w->fm.gets, 0);
+	assert_int_equal(w->fm.sets + w->fm.gets + w->fm.pi_sets + w->fm.pi_gets, 0);
 	commit(w, &p);
 	world_free(w);
 }
@@ -182,6 +193,8 @@ test_add_member_touches_two_ports(void **state)
 	assert_int_equal(fake_port_of(&w->fm, FX_H4, 0)->sets, 1);
 	assert_int_equal(fake_port_of(&w->fm, FX_LEAF2, 2)->sets, 1);
 	assert_int_equal(w->fm.gets, 2);	/* the two read-backs */
+	assert_int_equal(w->fm.pi_gets, 1);	/* leaf2/2 already enforces: no Set */
+	assert_int_equal(w->fm.pi_sets, 0);
 	assert_fabric_holds(w, &p);
 	commit(w, &p);
 	world_free(w);
