@@ -22,23 +22,11 @@
 #include "partitions/internal.h"
 #include "sm/sm.h"
 
-/*
- * The SM is built in parallel with this module; until it is linked in,
- * these resolve to NULL and partitions run without a fabric (changes are
- * stored and applied at the first sweep).
- */
-#pragma weak sm_fabric
-#pragma weak sm_mad_engine
-#pragma weak sm_own_port_guid
-#pragma weak mad_smp
-#pragma weak fabric_node_count
-#pragma weak fabric_node_at
-
+/* NULL while the SM is disabled: changes are then stored and applied at
+ * the first sweep. */
 struct fabric *
 pt_fabric_now(void)
 {
-	if (sm_fabric == NULL || sm_mad_engine == NULL || mad_smp == NULL)
-		return NULL;
 	return sm_mad_engine() != NULL ? sm_fabric() : NULL;
 }
 
@@ -70,7 +58,7 @@ plan_input(struct pt_plan_input *in, const struct pt_config *c, struct fabric_no
 	in->config = c;
 	in->nodes = nodes;
 	in->nnodes = n;
-	in->sm_port_guid = sm_own_port_guid ? sm_own_port_guid() : 0;
+	in->sm_port_guid = sm_own_port_guid();
 	in->prev_index = pt_state.index;
 	in->nprev_index = pt_state.nindex;
 	in->strict_members = strict;
@@ -379,8 +367,7 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 	struct pt_err e;
 	size_t n;
 
-	if (!pt_state.running || pt_state.busy || sm_mad_engine == NULL ||
-	    sm_mad_engine() == NULL) {
+	if (!pt_state.running || pt_state.busy || sm_mad_engine() == NULL) {
 		done(token);
 		return;
 	}

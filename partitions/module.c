@@ -20,7 +20,6 @@
 #include "partitions/partitions.h"
 #include "sm/sm.h"
 
-#pragma weak sm_add_hook
 
 struct pt_state pt_state;
 
@@ -193,10 +192,8 @@ partitions_start(struct fabricd *fd, const void *cfg)
 		log_notice("partitions: the database holds %zu partition%s and wins over the "
 		    "file's tenants; use `fabricctl partition import` to replace them",
 		    pt_state.model->nparts, pt_state.model->nparts == 1 ? "" : "s");
-	if (sm_add_hook != NULL)
-		sm_add_hook(SM_HOOK_BEFORE_ACTIVATE, pt_sweep_hook, NULL);
-	else
-		log_notice("partitions: no subnet manager linked; changes are stored only");
+	/* kept by the SM even while it is disabled; changes are then stored only */
+	sm_add_hook(SM_HOOK_BEFORE_ACTIVATE, pt_sweep_hook, NULL);
 	pt_state.running = true;
 	return 0;
 }
