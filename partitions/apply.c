@@ -365,6 +365,7 @@ static void
 finish(struct run *r)
 {
 	struct pt_apply_report *rep = &r->rep;
+	size_t nports;
 
 	rep->ok = !r->any_failed;
 	for (size_t i = 0; i < r->plan->nports; i++) {
@@ -385,6 +386,8 @@ finish(struct run *r)
 		} else if (rep->ok)
 			memcpy(pp->have, pp->want, (size_t)pp->nblocks * PT_BLOCK * sizeof(uint16_t));
 	}
+	/* done() may free the plan: nothing of it is touched afterwards */
+	nports = r->plan->nports;
 	r->done(r->plan, rep, r->arg);
 	for (size_t i = 0; i < rep->nfailed; i++)
 		free(rep->failed[i]);
@@ -392,7 +395,7 @@ finish(struct run *r)
 		free(rep->unrestored[i]);
 	free(rep->failed);
 	free(rep->unrestored);
-	for (size_t i = 0; i < r->plan->nports; i++) {
+	for (size_t i = 0; i < nports; i++) {
 		free(r->pr[i].sent);
 		free(r->pr[i].reason);
 	}

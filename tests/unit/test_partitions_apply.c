@@ -16,6 +16,7 @@
 #include "partitions_fixture.h"
 
 struct outcome {
+	bool	 free_plan;	/* free the (heap) plan inside done(), as the sweep hook does */
 	bool	 called;
 	bool	 ok, rolled_back;
 	size_t	 sets, nfailed, nunrestored;
@@ -35,6 +36,10 @@ on_done(struct pt_plan *plan, const struct pt_apply_report *r, void *arg)
 	o->nunrestored = r->nunrestored;
 	for (size_t i = 0; i < r->nfailed && i < 4; i++)
 		snprintf(o->failed[i], sizeof(o->failed[i]), "%s", r->failed[i]);
+	if (o->free_plan) {
+		pt_plan_free(plan);
+		free(plan);
+	}
 }
 
 struct world {
@@ -272,6 +277,29 @@ test_verify_mismatch_rolls_back(void **state)
 }
 
 /* A port that cannot be read is never written: nothing changes anywhere. */
+/* done() may free the plan (the sweep hook does): the engine must not
+ * touch it afterwards (ASan catches it if it does). */
+static void
+test_done_frees_plan(void **state)
+{
+	struct world *w = world_new();
+	struct pt_plan_input in = {
+		.config = w->c, .nodes = w->fx->list, .nnodes = FX_NODES,
+		.sm_port_guid = FX_SM_GUID, .strict_members = true,
+	};
+	struct pt_io io = { fake_smp, &w->fm };
+	struct outcome o = { .free_plan = true };
+	struct pt_plan *p = calloc(1, sizeof(*p));
+	struct pt_err e;
+
+	assert_int_equal(pt_plan_build(&in, p, &e), 0);
+	assert_int_equal(pt_apply_start(p, &io, on_done, &o), 0);
+	fake_mad_run(&w->fm);
+	assert_true(o.called);
+	assert_true(o.ok);
+	world_free(w);
+}
+
 static void
 test_unreadable_port_writes_nothing(void **state)
 {
@@ -301,6 +329,7 @@ main(void)
 		cmocka_unit_test(test_drop_rolls_back),
 		cmocka_unit_test(test_verify_mismatch_rolls_back),
 		cmocka_unit_test(test_unreadable_port_writes_nothing),
+		cmocka_unit_test(test_done_frees_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
