@@ -62,6 +62,7 @@ plan_input(struct pt_plan_input *in, const struct pt_config *c, struct fabric_no
 	in->prev_index = pt_state.index;
 	in->nprev_index = pt_state.nindex;
 	in->strict_members = strict;
+	in->committed = pt_state.model;
 	in->have = pt_have_committed;
 }
 

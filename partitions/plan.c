@@ -161,6 +161,20 @@ end_add_key(struct end_port *ep, uint16_t pkey, bool full)
 	ep->keys[ep->nkeys++] = (uint16_t)(pkey | (full ? PT_PKEY_FULL : 0));
 }
 
+/* Was m already a member of the partition in the committed set? */
+static bool
+member_known(const struct pt_config *committed, const char *partition, const struct pt_member *m)
+{
+	const struct pt_partition *p;
+
+	if (committed == NULL || (p = pt_find(committed, partition)) == NULL)
+		return false;
+	for (size_t i = 0; i < p->nmembers; i++)
+		if (pt_member_same(&p->members[i], m))
+			return true;
+	return false;
+}
+
 static int
 assign_members(struct planner *pl)
 {
@@ -180,7 +194,8 @@ assign_members(struct planner *pl)
 					hits++;
 				}
 			if (hits == 0 && pl->in->strict_members &&
-			    m->kind != PT_MEMBER_ALL_CAS && m->kind != PT_MEMBER_SWITCHES) {
+			    m->kind != PT_MEMBER_ALL_CAS && m->kind != PT_MEMBER_SWITCHES &&
+			    !member_known(pl->in->committed, p->name, m)) {
 				pt_err_set(pl->e, PERR_NOT_FOUND,
 				    "partition \"%s\": member %s matches no port of the fabric",
 				    p->name, pt_member_text(m, buf, sizeof(buf)));

@@ -69,6 +69,9 @@ struct pt_plan_input {
 	const struct pt_index		 *prev_index;	/* indices given before */
 	size_t				  nprev_index;
 	bool				  strict_members;	/* a member matching nothing is an error */
+	const struct pt_config		 *committed;	/* with strict: only members not in it
+							 * are checked (a host that is down
+							 * does not block other changes) */
 	pt_have_fn			  have;
 	void				 *have_arg;
 };

@@ -168,5 +168,25 @@ sleep 1
 [ "$(snapshot)" = "$tables0" ] || fail "tables changed over the restart"
 [ "$(db "SELECT group_concat(name) FROM (SELECT name FROM pt_partitions ORDER BY name)")" = \
     "acme-train,beta-train,shared" ] || fail "partitions after restart: $(db "SELECT name FROM pt_partitions")"
+
+# 6. A port that comes back later gets its table at the sweep that finds it.
+sim_console 'Unlink "host4"' || fail console
+i=0
+until ! ctl --json ports host4 2>/dev/null | grep -q '"state": *"active"'; do
+	[ $i -ge 100 ] && fail "the SM did not notice host4 going away"
+	i=$((i + 1))
+	sleep 0.1
+done
+ctl partition create late --pkey 0x0d01 >/dev/null || fail "create late"
+ctl partition member add late all-cas --limited >/dev/null || fail "late: all-cas refused"
+[ "$(pk $H3)" = "0=0x7fff $b=0x8b01 3=0x0d01 " ] || fail "host3 lacks late: $(pk $H3)"
+sim_console 'ReLink "host4"' || fail console
+i=0
+until [ "$(pk $H4)" = "0=0x7fff $a=0x8a01 $b=0x0b01 3=0x0d01 " ]; do
+	[ $i -ge 100 ] && fail "host4 did not get its table when it came back: $(pk $H4)"
+	i=$((i + 1))
+	sleep 0.1
+done
+[ "$(pk $L2 2)" = "$(pk $H4)" ] || fail "sw-l2/2 after relink: $(pk $L2 2)"
 fd_stop
 pass

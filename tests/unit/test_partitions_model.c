@@ -220,6 +220,17 @@ test_unknown_member(void **state)
 	in.strict_members = false;	/* sweeps: absent members are just absent */
 	assert_int_equal(pt_plan_build(&in, &p, &e), 0);
 	pt_plan_free(&p);
+	/* a member already committed that is absent now (a host down) does
+	 * not block other changes; only new members must match */
+	struct pt_config *committed = pt_config_dup(c);
+	in.strict_members = true;
+	in.committed = committed;
+	assert_int_equal(pt_plan_build(&in, &p, &e), 0);
+	pt_plan_free(&p);
+	assert_int_equal(pt_member_add(c, "beta-train", "nohost*", true, &e), 0);
+	assert_int_equal(pt_plan_build(&in, &p, &e), -1);
+	assert_non_null(strstr(e.msg, "nohost*"));
+	pt_config_free(committed);
 	pt_config_free(c);
 	fixture_free(fx);
 }
