@@ -372,8 +372,11 @@ finish_round(struct hpoll *hp)
 static void
 dispatch(struct hpoll *hp)
 {
-	/* Pace the planned items to end at 80 % of the interval. */
-	uint64_t span = health->cfg.interval_ms * 8 / 10;
+	/* Pace the planned items to end at 80 % of the interval.  The first
+	 * round only takes baselines: it goes as fast as max_outstanding
+	 * allows, so that errors appearing right after the subnet comes up
+	 * are not mistaken for old ones. */
+	uint64_t span = health->rounds == 0 ? 0 : health->cfg.interval_ms * 8 / 10;
 	uint64_t elapsed = (uint64_t)(event_now_ms() - hp->round_start_ms);
 	size_t due = span ? (size_t)((double)hp->round_total * (double)elapsed / (double)span) + 1 :
 	    hp->round_total;
