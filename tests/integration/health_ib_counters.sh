@@ -6,6 +6,8 @@
 #    is the one perfquery shows;
 #  - clearing the counters with perfquery -R is a reset, not a spike: no new
 #    event, no history row with a jump, the total does not move;
+#  - a 16-bit counter close to saturation is cleared by fabricd with a
+#    PortCounters Set (perfquery then reads 0) and the total keeps the counts;
 #  - one polling round costs fewer MADs than ports x 2;
 #  - `fabricctl metrics` passes the strict exposition-format parser.
 . "$FABRICD_SRC/tests/lib/common.sh"
@@ -70,5 +72,17 @@ grep -q '^fabricd_port_symbol_errors_total{node_guid="0x[0-9a-f]*",node="sw-l1",
     fail "total after the reset is not 500: $(grep 'symbol_errors_total.*sw-l1",port="2"' "$T/metrics.txt")"
 pq=$(sim_diag perfquery "$lid" 2 | sed -n 's/^SymbolErrorCounter:\.*\([0-9]*\)$/\1/p')
 [ "$pq" = 0 ] || fail "perfquery after -R: $pq"
+
+# Near saturation: PortRcvErrors at 60000 of 65535 is cleared by fabricd.
+sim_console 'PerformanceSet "sw-l1"[3] PortCounters.PortRcvErrors=60000' || fail console
+wait_rounds 2
+pq=$(sim_diag perfquery "$lid" 3 | sed -n 's/^PortRcvErrors:\.*\([0-9]*\)$/\1/p')
+[ "$pq" = 0 ] || fail "PortRcvErrors not cleared near saturation: perfquery reads '$pq'"
+ctl metrics > "$T/metrics2.txt" || fail "fabricctl metrics"
+grep -q '^fabricd_port_rcv_errors_total{node_guid="0x[0-9a-f]*",node="sw-l1",port="3"} 60000$' "$T/metrics2.txt" ||
+    fail "rcv_errors total of sw-l1:3: $(grep 'rcv_errors_total.*sw-l1",port="3"' "$T/metrics2.txt")"
+[ "$(health_events sw-l1:3)" = 1 ] || fail "no rcv_errors event for sw-l1:3"
+wait_rounds 2
+[ "$(health_events sw-l1:3)" = 1 ] || fail "the clear raised another event"
 fd_stop
 pass
