@@ -134,6 +134,17 @@ refuse "syntax.yaml:[0-9]*:[0-9]*:" partition import "$T/syntax.yaml"
 	for k in 1 2 3 4 5 6 7 8; do echo "      ops$k: { pkey: 0x010$k, limited: [ switches ] }"; done
 } > "$T/toomany.yaml"
 refuse "capacity\|room for 8" partition import "$T/toomany.yaml"
+# a fabricd.yaml with a syntax error, or with an empty tenants list, is
+# refused on reload (and the database would win over it anyway)
+cp "$CONF" "$T/good.yaml"
+printf 'partitions:\n  enabled: true\n  tenants: [\n' >> "$CONF"
+ctl reload >/dev/null 2>&1 && fail "reload accepted a syntax error"
+cp "$T/good.yaml" "$CONF"
+sed -i 's/^  tenants:$/  tenants: {}/; /^    [a-z]/d; /^      /d' "$CONF"
+grep -q 'tenants: {}' "$CONF" || fail "test setup: no empty tenants in $CONF"
+out=$(ctl reload 2>&1) && fail "reload accepted an empty tenants list"
+printf '%s\n' "$out" | grep -q "tenants: expected at least one tenant" || fail "reload said: $out"
+cp "$T/good.yaml" "$CONF"
 [ "$(status_num sets)" = "$sets" ] || fail "a refused change sent PartitionTable Sets"
 [ "$(snapshot)" = "$tables0" ] || fail "a refused change altered a table"
 [ "$(db "SELECT count(*) FROM pt_history WHERE result = 'rejected'")" -ge 9 ] ||
