@@ -241,6 +241,7 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	}
 	free(msg);
 	run_free(r);
+	pt_sweep_resume();
 }
 
 /* No SM: the change is checked on its own and stored for the first sweep. */
@@ -318,6 +319,7 @@ pt_change_run(struct pt_change *ch)
 /* ---- the sweep hook ---- */
 
 struct sweep {
+	bool			 quarantine;	/* the default partition only, unknown ports */
 	struct pt_plan		 plan;
 	struct fabric_node	**nodes;
 	void			(*done)(void *token);
@@ -333,15 +335,16 @@ on_swept(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	pt_state.busy = false;
 	pt_tables_update(plan);
 	if (rep->ok) {
-		if (plan->nindex != pt_state.nindex ||
+		if (!s->quarantine && (plan->nindex != pt_state.nindex ||
 		    (plan->nindex && memcmp(plan->index, pt_state.index,
-		    plan->nindex * sizeof(*plan->index)) != 0)) {
+		    plan->nindex * sizeof(*plan->index)) != 0))) {
 			set_index(plan->index, plan->nindex);
 			pt_store_save_model(pt_state.store, pt_state.model, plan->index, plan->nindex);
 		}
 		if (rep->sets > 0) {
-			xasprintf(&msg, "%zu port%s given their P_Key tables", rep->ports_written,
-			    rep->ports_written == 1 ? "" : "s");
+			xasprintf(&msg, "%zu port%s given %s", rep->ports_written,
+			    rep->ports_written == 1 ? "" : "s", s->quarantine ?
+			    "the default partition only (quarantine)" : "their P_Key tables");
 			pt_store_history(pt_state.store, 0, false, "sweep", NULL, "ok", msg);
 			event_post(EV_INFO, "partitions", NULL, "sweep: %s", msg);
 			free(msg);
@@ -358,6 +361,34 @@ on_swept(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	free(s);
 }
 
+static int
+quarantine_plan(struct fabric_node **nodes, size_t n, struct pt_plan *plan)
+{
+	struct pt_plan_input in;
+	struct pt_err e;
+
+	plan_input(&in, pt_state.model, nodes, n, false);
+	return pt_plan_quarantine(&in, plan, &e);
+}
+
+/* A sweep that arrives while a change is on the fabric waits for it. */
+static struct {
+	bool			 pending;
+	struct fabric		*f;
+	bool			 topology_changed;
+	void			(*done)(void *token);
+	void			*token;
+} deferred;
+
+void
+pt_sweep_resume(void)
+{
+	if (!deferred.pending)
+		return;
+	deferred.pending = false;
+	pt_sweep_hook(deferred.f, deferred.topology_changed, deferred.done, deferred.token, NULL);
+}
+
 void
 pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token),
     void *token, void *arg)
@@ -368,8 +399,16 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 	struct pt_err e;
 	size_t n;
 
-	if (!pt_state.running || pt_state.busy || sm_mad_engine() == NULL) {
+	if (!pt_state.running || sm_mad_engine() == NULL || deferred.pending) {
 		done(token);
+		return;
+	}
+	if (pt_state.busy) {
+		deferred.pending = true;
+		deferred.f = f;
+		deferred.topology_changed = topology_changed;
+		deferred.done = done;
+		deferred.token = token;
 		return;
 	}
 	s = xcalloc(1, sizeof(*s));
@@ -378,14 +417,18 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 	s->nodes = pt_nodes_of(f, &n);
 	plan_input(&in, pt_state.model, s->nodes, n, false);
 	if (pt_plan_build(&in, &s->plan, &e) != 0) {
-		/* fail closed: nothing is written, and the operator hears of it */
-		event_post(EV_CRITICAL, "partitions", NULL, "sweep: P_Key tables not planned: %s",
-		    e.msg);
+		/* fail closed: the partition set is not written, unknown ports
+		 * are quarantined, and the operator hears of it */
+		event_post(EV_CRITICAL, "partitions", NULL, "sweep: P_Key tables not planned: %s; "
+		    "ports not known before get the default partition only", e.msg);
 		pt_store_history(pt_state.store, 0, false, "sweep", NULL, "rejected", e.msg);
-		free(s->nodes);
-		free(s);
-		done(token);
-		return;
+		s->quarantine = true;
+		if (quarantine_plan(s->nodes, n, &s->plan) != 0) {
+			free(s->nodes);
+			free(s);
+			done(token);
+			return;
+		}
 	}
 	if (pt_plan_dirty_blocks(&s->plan) == 0) {	/* unchanged fabric: no MADs */
 		pt_plan_free(&s->plan);

@@ -75,6 +75,8 @@ struct fabric_node **pt_nodes_of(struct fabric *f, size_t *n);
 /* SM_HOOK_BEFORE_ACTIVATE: new ports get their tables before ACTIVE. */
 void pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token),
     void *token, void *arg);
+/* Run a sweep hook that waited for a change to finish. */
+void pt_sweep_resume(void);
 /* The fabric-wide index of pkey per the committed state, or -1. */
 int pt_committed_index(uint16_t pkey);
 /* The plan's per-port diff as JSON (for --dry-run). */

@@ -485,6 +485,31 @@ pt_plan_build(const struct pt_plan_input *in, struct pt_plan *out, struct pt_err
 	return rc;
 }
 
+int
+pt_plan_quarantine(const struct pt_plan_input *in, struct pt_plan *out, struct pt_err *e)
+{
+	struct pt_plan_input bare_in = *in;
+	struct pt_config *bare = pt_config_new();
+	int rc;
+
+	bare->default_policy = in->config->default_policy;
+	bare_in.config = bare;
+	bare_in.prev_index = NULL;
+	bare_in.nprev_index = 0;
+	bare_in.strict_members = false;
+	rc = pt_plan_build(&bare_in, out, e);
+	pt_config_free(bare);
+	if (rc != 0)
+		return -1;
+	for (size_t i = 0; i < out->nports; i++) {
+		struct pt_port_plan *pp = &out->ports[i];
+
+		if (pp->have != NULL)
+			memcpy(pp->want, pp->have, (size_t)pp->nblocks * PT_BLOCK * sizeof(uint16_t));
+	}
+	return 0;
+}
+
 void
 pt_plan_free(struct pt_plan *p)
 {

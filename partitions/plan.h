@@ -77,6 +77,14 @@ struct pt_plan_input {
 };
 
 int pt_plan_build(const struct pt_plan_input *in, struct pt_plan *out, struct pt_err *e);
+/*
+ * The fallback when in->config cannot be planned: ports whose tables are
+ * known keep them; ports not known (new ones) get the default partition
+ * alone, with the configured membership, instead of going ACTIVE with the
+ * factory table (0xffff, a full member able to reach every limited one).
+ * The plan carries no index map.
+ */
+int pt_plan_quarantine(const struct pt_plan_input *in, struct pt_plan *out, struct pt_err *e);
 void pt_plan_free(struct pt_plan *p);
 
 /* The index of pkey in the plan, or -1. */

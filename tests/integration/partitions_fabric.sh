@@ -200,4 +200,30 @@ until [ "$(pk $H4)" = "0=0x7fff $a=0x8a01 $b=0x0b01 3=0x0d01 " ]; do
 done
 [ "$(pk $L2 2)" = "$(pk $H4)" ] || fail "sw-l2/2 after relink: $(pk $L2 2)"
 fd_stop
+
+# 7. A first start whose partitions cannot fit (switch port 0 holds 8 keys,
+# 9 asked): nothing of the set is written, and the ports fabricd does not
+# know are quarantined in the default partition instead of keeping what
+# they hold (the factory 0xffff would make them full members).
+rm -rf "$STATE"
+{
+	echo "sm:"
+	echo "  enabled: true"
+	echo "  sweep_interval: 1h"
+	echo "partitions:"
+	echo "  enabled: true"
+	echo "  tenants:"
+	echo "    ops:"
+	for k in 1 2 3 4 5 6 7 8; do echo "      ops$k: { pkey: 0x010$k, limited: [ switches ] }"; done
+} > "$T/cfg"
+fd_config "$(cat "$T/cfg")"
+start_fd
+[ "$(pk $H1)" = "0=0xffff " ] || fail "quarantine: SM port $(pk $H1)"
+for r in $H2 $H3 $H4; do [ "$(pk "$r")" = "0=0x7fff " ] || fail "quarantine: $r holds $(pk "$r")"; done
+[ "$(pk $L1 0)" = "0=0x7fff " ] && [ "$(pk $L2 2)" = "0=0x7fff " ] || fail "quarantine: switches"
+db "SELECT result, message FROM pt_history WHERE action = 'sweep'" | grep -q "^rejected|.*capacity\|^rejected|.*room for 8" ||
+    fail "history: $(db "SELECT * FROM pt_history")"
+db "SELECT message FROM events WHERE severity = 3" | grep -q "quarantine\|default partition only" ||
+    fail "no critical event: $(db "SELECT severity, message FROM events WHERE source = 'partitions'")"
+fd_stop
 pass

@@ -352,6 +352,46 @@ test_diff_minimal(void **state)
 	fixture_free(fx);
 }
 
+static bool
+have_only_h1(void *arg, uint64_t node_guid, uint8_t port, uint16_t *t, size_t n)
+{
+	if (node_guid != 0x1000)
+		return false;
+	memset(t, 0, n * sizeof(*t));
+	t[0] = 0xffff;
+	t[1] = 0x8a01;
+	return true;
+}
+
+/* An unplannable set: known ports keep their tables, unknown ones get the
+ * default partition only, never the factory 0xffff. */
+static void
+test_quarantine(void **state)
+{
+	struct fixture *fx = fixture_fabric();
+	struct pt_config *c = two_tenants();
+	struct pt_plan_input in = input(c, fx);
+	struct pt_plan p;
+	struct pt_err e;
+
+	fx->nodes[FX_LEAF2].partition_enforcement_cap = 1;	/* nothing fits on h3, h4 */
+	in.strict_members = false;
+	in.have = have_only_h1;
+	assert_int_equal(pt_plan_build(&in, &p, &e), -1);
+	assert_int_equal(e.code, PERR_CAPACITY);
+	assert_int_equal(pt_plan_quarantine(&in, &p, &e), 0);
+	assert_int_equal(pt_plan_port(&p, 0x1000, 1)->want[1], 0x8a01);	/* known: kept */
+	assert_int_equal(pt_plan_port(&p, 0x1010, 1)->want[0], 0x7fff);	/* new: limited */
+	assert_int_equal(pt_plan_port(&p, 0x1010, 1)->want[1], 0);
+	assert_int_equal(pt_plan_port(&p, 0x1030, 1)->want[0], 0x7fff);
+	assert_int_equal(pt_plan_port(&p, 0x2002, 2)->want[0], 0x7fff);
+	assert_int_equal(p.nindex, 0);
+	assert_false(pt_block_dirty(pt_plan_port(&p, 0x1000, 1), 0));
+	pt_plan_free(&p);
+	pt_config_free(c);
+	fixture_free(fx);
+}
+
 int
 main(void)
 {
@@ -366,6 +406,7 @@ main(void)
 		cmocka_unit_test(test_index_reuse),
 		cmocka_unit_test(test_sm_access),
 		cmocka_unit_test(test_diff_minimal),
+		cmocka_unit_test(test_quarantine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
