@@ -21,7 +21,7 @@ change_result(json_t *r)
 
 	if (!json_is_true(json_object_get(r, "dry_run"))) {
 		if (json_object_get(r, "message"))
-			printf("%s: %s\n", str(r, "result"), str(r, "message"));
+			printf("%s\n", str(r, "message"));
 		else
 			printf("%s: %lld port(s) written with %lld PartitionTable Set(s), read back\n",
 			    str(r, "result"), json_integer_value(json_object_get(r, "ports_written")),
@@ -53,8 +53,14 @@ show_result(json_t *r)
 	static const char *const port_cols[] = { "port", "guid", "index", "membership",
 	    "switch_port", NULL };
 
-	printf("partition %s (tenant %s): P_Key %s at index %lld\n", str(r, "name"),
-	    str(r, "tenant"), str(r, "pkey"), json_integer_value(json_object_get(r, "index")));
+	json_t *idx = json_object_get(r, "index");
+
+	printf("partition %s (tenant %s): P_Key %s", str(r, "name"), str(r, "tenant"),
+	    str(r, "pkey"));
+	if (json_is_integer(idx))
+		printf(" at index %lld\n", json_integer_value(idx));
+	else
+		printf(", on no port yet\n");
 	printf("\nmembers:\n");
 	cli_print_table(stdout, json_object_get(r, "members"), member_cols);
 	printf("\nports holding the key:\n");

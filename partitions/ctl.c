@@ -95,8 +95,11 @@ partition_row(const struct pt_partition *p, bool detail)
 	for (size_t i = 0; i < json_array_size(ports); i++)
 		nend += !json_is_true(json_object_get(json_array_get(ports, i), "switch_port"));
 	snprintf(pkey, sizeof(pkey), "0x%04x", p->pkey);
-	row = json_pack("{s:s, s:s, s:s, s:i}", "name", p->name, "tenant", p->tenant,
-	    "pkey", pkey, "index", pt_committed_index(p->pkey));
+	int idx = pt_committed_index(p->pkey);
+
+	/* no index yet: the key is on no port (no member present, no SM) */
+	row = json_pack("{s:s, s:s, s:s, s:o}", "name", p->name, "tenant", p->tenant,
+	    "pkey", pkey, "index", idx >= 0 ? json_integer(idx) : json_null());
 	if (!detail) {
 		json_object_set_new(row, "members", json_integer((json_int_t)p->nmembers));
 		json_object_set_new(row, "ports", json_integer((json_int_t)nend));
