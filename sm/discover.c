@@ -149,16 +149,28 @@ on_portinfo(const struct mad_result *res, void *arg)
 
 /* ---- NodeInfo: where the model grows ---- */
 
+/* Each duplicate is reported once per sweep, however many links lead to it. */
+#define DUP_REPORTED_MAX 32
+static uint64_t dup_reported[DUP_REPORTED_MAX];
+static size_t ndup_reported;
+
 static void
 duplicate_guid(struct sm *sm, uint64_t guid, const struct fabric_port *from)
 {
-	char obj[64];
+	char obj[64], name[FABRIC_NODE_DESC_LEN + 24];
+	size_t i;
 
+	for (i = 0; i < ndup_reported; i++)
+		if (dup_reported[i] == guid)
+			return;
+	if (ndup_reported < DUP_REPORTED_MAX)
+		dup_reported[ndup_reported++] = guid;
 	snprintf(obj, sizeof(obj), "0x%016llx", (unsigned long long)guid);
+	if (from)
+		sm_node_label(from->node, name, sizeof(name));
 	event_post(EV_ERROR, "sm", obj,
-	    "duplicate GUID 0x%016llx seen again behind 0x%016llx[%u]; not merged",
-	    (unsigned long long)guid,
-	    from ? (unsigned long long)from->node->guid : 0ULL, from ? from->num : 0);
+	    "duplicate GUID 0x%016llx: a second node answers behind %s[%u]; not merged",
+	    (unsigned long long)guid, from ? name : "the SM's port", from ? from->num : 0);
 	sm->cur.changes++;
 }
 
@@ -302,6 +314,7 @@ sm_discover(struct sm *sm, void (*next)(struct sm *))
 
 	fabric_free(sm->next);
 	sm->next = fabric_new();
+	ndup_reported = 0;
 	send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, NULL);
 	sm_phase_wait(sm, next);
 }
