@@ -404,7 +404,7 @@ answer_unsupported(struct sm *sm, const struct mad_in *in)
 	ib_mad_t *hdr = (ib_mad_t *)mad;
 
 	memcpy(mad, in->mad, MAD_SIZE);
-	hdr->method = IB_MAD_METHOD_GET_RESP;
+	hdr->method |= IB_MAD_METHOD_RESP_MASK;	/* GetResp, GetTableResp... */
 	hdr->status = htobe16(0x000C);	/* method/attribute combination unsupported */
 	mad_respond(sm->me, in, mad, in->len < MAD_SIZE ? in->len : MAD_SIZE);
 }
@@ -421,8 +421,9 @@ sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg)
 		answer_sminfo(sm, in);
 	else if (smp && hdr->method == IB_MAD_METHOD_TRAP && hdr->attr_id == IB_MAD_ATTR_NOTICE)
 		answer_trap(sm, in);
-	else if (hdr->method == IB_MAD_METHOD_GET || hdr->method == IB_MAD_METHOD_SET)
-		answer_unsupported(sm, in);
+	else if (hdr->method != IB_MAD_METHOD_TRAP && hdr->method != IB_MAD_METHOD_REPORT &&
+	    hdr->method != IB_MAD_METHOD_SEND && hdr->method != IB_MAD_METHOD_TRAP_REPRESS)
+		answer_unsupported(sm, in);	/* a requester waits for an answer */
 	else
 		log_debug("sm: ignored MAD class 0x%02x method 0x%02x attr 0x%04x",
 		    hdr->mgmt_class, hdr->method, be16toh(hdr->attr_id));

@@ -1,0 +1,30 @@
+#!/bin/sh
+# MADs nobody asked for reach the SM's port and must never hurt it: SA
+# queries (saquery), vendor-class pings (ibping), SMInfo from other hosts,
+# a forged trap, while a sweep runs.  Afterwards the daemon is alive, sminfo
+# still names it MASTER, and a heavy sweep still completes.
+. "$FABRICD_SRC/tests/lib/common.sh"
+. "$FABRICD_SRC/tests/lib/ibsim.sh"
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_available || skip "ibsim or umad2sim not installed"
+fd_setup
+fd_on_exit sim_stop
+SIM_DIR=$T/sim
+
+sim_topology -P 8 -k 2 -h 2 -s 2 || fail topogen
+sim_start || fail "ibsim"
+sm_start_fabricd host1
+sm_wait_up 30 || fail "subnet not up"
+smlid=$(sm_lid_of host1)
+ctl sweep --heavy >/dev/null &
+sweeper=$!
+sim_diag -H host2 -t 5 saquery >/dev/null
+sim_diag -H host3 -t 5 saquery -N >/dev/null
+sim_diag -H host2 -t 3 ibping -c 2 -L "$smlid" >/dev/null
+sim_diag -H host4 -t 5 smpquery sminfo "$smlid" >/dev/null
+sim_diag -H host4 -t 5 perfquery "$smlid" >/dev/null
+wait "$sweeper"
+kill -0 "$FD_PID" 2>/dev/null || fail "fabricd died"
+sim_diag -H host3 sminfo | grep -q SMINFO_MASTER || fail "sminfo after the noise"
+ctl sweep --heavy | grep -q 'ok: yes' || fail "heavy sweep after the noise"
+pass
