@@ -228,13 +228,14 @@ sm_status_json(struct sm *sm)
 		}
 	}
 	subnet = sm->subnet_up ? "up" : sm->sweeps ? "down" : "discovering";
-	return json_pack("{s:s, s:I, s:o, s:i, s:{s:s, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:s},"
+	return json_pack("{s:s, s:I, s:o, s:i, s:{s:s, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:b, s:s},"
 	    " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i}}",
 	    "state", "master", "priority", (json_int_t)sm->cfg.priority,
 	    "port_guid", guid_json(sm->own_guid), "lid", sm->own_lid,
 	    "subnet", "state", subnet, "switches", (int)sw, "cas", (int)ca, "ports", (int)ports,
 	    "active_links", (int)(active / 2), "degraded_ports", (int)degraded,
 	    "sweeps", (json_int_t)sm->sweeps, "last_sweep_ms", (json_int_t)sm->last.duration_ms,
+	    "last_sweep_ok", sm->last.ok,
 	    "routing", routing_engine_name(sm->cfg.routing),
 	    "mads", "sent", (json_int_t)c->sent, "received", (json_int_t)c->received,
 	    "timeouts", (json_int_t)c->timeouts, "retries", (json_int_t)c->retries,

@@ -372,10 +372,11 @@ answer_sminfo(struct sm *sm, const struct mad_in *in)
 	si->act_count = htobe32((uint32_t)sm->sweeps);
 	si->pri_state = (uint8_t)((sm->cfg.priority << 4) | IB_SMINFO_STATE_MASTER);
 	if (smp->mgmt_class == IB_MCLASS_SUBN_DIR) {
-		/* A directed-route answer travels back: D bit, hop pointer at
-		 * the end of the path. */
+		/* A directed-route answer: D bit set, and the return path
+		 * the fabric recorded.  (ibsim wants the hop pointer at 0
+		 * and walks the return path itself.) */
 		smp->status = htobe16(0x8000);
-		smp->hop_ptr = smp->hop_count;
+		smp->hop_ptr = 0;
 	}
 	mad_respond(sm->me, in, mad, MAD_SIZE);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # MADs nobody asked for reach the SM's port and must never hurt it: SA
-# queries (saquery), vendor-class pings (ibping), SMInfo from other hosts,
+# queries (saquery), vendor-class pings (ibping), SMInfo from other hosts
+# (LID-routed and directed route),
 # a forged trap, while a sweep runs.  Afterwards the daemon is alive, sminfo
 # still names it MASTER, and a heavy sweep still completes.
 . "$FABRICD_SRC/tests/lib/common.sh"
@@ -26,5 +27,8 @@ sim_diag -H host4 -t 5 perfquery "$smlid" >/dev/null
 wait "$sweeper"
 kill -0 "$FD_PID" 2>/dev/null || fail "fabricd died"
 sim_diag -H host3 sminfo | grep -q SMINFO_MASTER || fail "sminfo after the noise"
+# directed route too: host2 -> sw-l1 port 1 -> host1, the SM's port
+grep -q '^\[1\] "host1"' "$SIM_DIR/topo.net" || fail "net file: host1 not on a leaf's port 1"
+sim_diag -H host2 sminfo -D 0,1,1 | grep -q SMINFO_MASTER || fail "directed-route sminfo"
 ctl sweep --heavy | grep -q 'ok: yes' || fail "heavy sweep after the noise"
 pass
