@@ -82,6 +82,7 @@ struct mad_engine {
 	uint8_t			*rx_buf;	/* RX_BATCH records */
 	uint8_t			*tx_buf;	/* one umad for umad_send */
 
+	bool			 closing;	/* no new MADs: close() is cancelling */
 	mad_in_cb		 handler;
 	void			*handler_arg;
 	struct mad_counters	 cnt;
@@ -235,6 +236,8 @@ mad_send_raw(struct mad_engine *me, uint16_t dlid, uint32_t qpn, uint32_t qkey,
 {
 	struct mad_req *r;
 
+	if (me->closing)
+		return -ECANCELED;
 	if (len < sizeof(ib_mad_t) || len > MAD_SIZE || me->agent[mad[1]] < 0)
 		return -EINVAL;
 	r = req_get(me);
@@ -259,6 +262,8 @@ mad_smp(struct mad_engine *me, const struct mad_addr *addr, uint8_t method,
 	struct mad_req *r;
 	ib_smp_t *smp;
 
+	if (me->closing)
+		return -ECANCELED;
 	if (addr->directed && addr->hops >= IB_SUBNET_PATH_HOPS_MAX)
 		return -EINVAL;
 	r = req_get(me);
@@ -623,8 +628,10 @@ mad_engine_close(struct mad_engine *me)
 	atomic_store(&me->rx_stop, true);
 	pthread_join(me->rx_thread, NULL);
 	event_free(me->pipe_ev);
-	/* Cancel: nothing is sent from here on. */
+	/* Cancel: nothing is sent from here on, and callbacks that try to
+	 * queue more are refused. */
 	me->window = 0;
+	me->closing = true;
 	while ((r = me->pending) != NULL) {
 		struct mad_result res = { .status = -ECANCELED };
 		me->pending = r->next;
