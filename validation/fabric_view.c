@@ -4,9 +4,8 @@
  * host name, OFED's "<host> <hca>" convention) and the walk of a route
  * through the programmed forwarding tables.
  *
- * The SM's symbols are weak references: a daemon linked without the SM
- * (or a unit test) sees them as NULL and every check that needs the
- * fabric says "skipped: module not available" instead of guessing.
+ * sm_fabric() is NULL while the SM is disabled or not started: every
+ * check that needs the fabric then says so instead of guessing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +19,6 @@
 #include "sm/sm.h"
 #include "validation/fabric_view.h"
 
-#pragma weak sm_fabric
-#pragma weak fabric_node_count
-#pragma weak fabric_node_at
-#pragma weak fabric_node_by_guid
-#pragma weak sm_add_hook
 
 /*
  * Where each host port was last cabled.  A host whose cable is pulled
@@ -46,8 +40,6 @@ static size_t nmemory;
 struct fabric *
 view_fabric(void)
 {
-	if (sm_fabric == NULL || fabric_node_count == NULL || fabric_node_at == NULL)
-		return NULL;
 	return sm_fabric();
 }
 
@@ -167,7 +159,7 @@ view_recall(struct fabric *f, const char *host, struct view_lost *out, size_t ma
 		snprintf(out[w].hca, sizeof(out[w].hca), "%s", r->hca);
 		snprintf(out[w].peer_desc, sizeof(out[w].peer_desc), "%s", r->peer_desc);
 		out[w].peer_port = r->peer_port;
-		sw = fabric_node_by_guid ? fabric_node_by_guid(f, r->peer_guid) : NULL;
+		sw = fabric_node_by_guid(f, r->peer_guid);
 		if (sw != NULL && r->peer_port <= sw->nports)
 			out[w].peer = &sw->ports[r->peer_port];
 		w++;
@@ -186,8 +178,7 @@ after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token), 
 void
 view_hook_install(void)
 {
-	if (sm_add_hook != NULL)
-		sm_add_hook(SM_HOOK_AFTER_SWEEP, after_sweep, NULL);
+	sm_add_hook(SM_HOOK_AFTER_SWEEP, after_sweep, NULL);
 }
 
 void

@@ -347,7 +347,7 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *te
 		for (i = 0; i < 5; i++) {
 			check_init(&c, names[i]);
 			c.status = CHECK_INCONCLUSIVE;
-			snprintf(c.detail, sizeof(c.detail), "skipped: SM module not available "
+			snprintf(c.detail, sizeof(c.detail), "skipped: SM not running "
 			    "(no fabric state)");
 			add_check(pf, &c);
 		}
@@ -589,7 +589,7 @@ nccl_env_compute(char *const *hosts, size_t n, const char *tenant, const char *i
 
 	json_object_set_new(env, "NCCL_ALGO", json_string("Ring"));
 	if (f == NULL)
-		json_array_append_new(notes, json_string("NCCL_IB_HCA, NCCL_IB_PKEY: SM module not "
+		json_array_append_new(notes, json_string("NCCL_IB_HCA, NCCL_IB_PKEY: SM not "
 		    "available (no fabric state)"));
 	else {
 		env_hca(f, hosts, n, env, notes, faults);
