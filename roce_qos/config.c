@@ -312,17 +312,23 @@ parse_ecn(struct cfg_ctx *ctx, yaml_node_t *node, struct roce_profile *p)
 	}
 }
 
+/* Any u16 parses; lint says which ones a driver takes (with the position). */
 static void
 parse_storm(struct cfg_ctx *ctx, yaml_node_t *node, struct roce_profile *p)
 {
+	p->storm_pos = pos_of(ctx, node);
 	if (is_word(node, "auto"))
 		p->storm_ms = ROCE_STORM_AUTO;
 	else if (is_word(node, "disable"))
 		p->storm_ms = 0;
 	else if (is_word(node, "unmanaged"))
 		p->storm_ms = ROCE_UNSET;
+	else if (node->type == YAML_SCALAR_NODE &&
+	    strspn((const char *)node->data.scalar.value, "0123456789") == 0)
+		cfg_error(ctx, node, "expected auto, disable, unmanaged or a timeout in ms (80-8000), not \"%s\"",
+		    (const char *)node->data.scalar.value);
 	else
-		get_int(ctx, node, 80, 8000, &p->storm_ms);
+		get_int(ctx, node, 0, UINT16_MAX, &p->storm_ms);
 }
 
 /* Every position a built-in profile has is the "profile:" value's. */
@@ -331,7 +337,7 @@ builtin_positions(struct roce_profile *p, struct roce_pos pos)
 {
 	p->pos = p->dcbx_pos = p->trust_pos = p->map_pos = p->pfc_pos = pos;
 	p->ets_pos = p->bw_pos = p->buffer_pos = p->cc.pos = p->cc.cnp_pos = pos;
-	p->tos_pos = p->nccl_pos = pos;
+	p->tos_pos = p->nccl_pos = p->storm_pos = pos;
 }
 
 static void
@@ -443,7 +449,8 @@ own_positions(struct roce_qos_config *c)
 {
 	struct roce_profile *p = &c->profile;
 	struct roce_pos *all[] = { &p->pos, &p->dcbx_pos, &p->trust_pos, &p->map_pos, &p->pfc_pos,
-	    &p->ets_pos, &p->bw_pos, &p->buffer_pos, &p->cc.pos, &p->cc.cnp_pos, &p->tos_pos, &p->nccl_pos };
+	    &p->ets_pos, &p->bw_pos, &p->buffer_pos, &p->cc.pos, &p->cc.cnp_pos, &p->tos_pos, &p->nccl_pos,
+	    &p->storm_pos };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		all[i]->file = c->file;

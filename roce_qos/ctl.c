@@ -127,6 +127,21 @@ port_files_json(const struct roce_qos_config *c, const struct roce_port *port)
 	return json_pack("{s:o, s:o}", "files", files, "counters", cnt);
 }
 
+/* The tunable as the driver reports it: 0 disabled, 65535 auto (unresolved). */
+static json_t *
+storm_json(const char *ifname)
+{
+	struct roce_tun *t;
+	char err[160];
+	uint16_t ms;
+
+	if ((t = roce_tun(err, sizeof(err))) == NULL)
+		return json_pack("{s:s}", "error", err);
+	if (roce_storm_get(t, ifname, &ms) == -1)
+		return json_pack("{s:s}", "error", t->err);
+	return json_pack("{s:i, s:b}", "timeout_ms", ms, "enabled", ms != 0);
+}
+
 void
 ctl_roce_show(struct ctl_req *req, json_t *args)
 {
@@ -150,6 +165,7 @@ ctl_roce_show(struct ctl_req *req, json_t *args)
 			o = json_pack("{s:s}", "error", c->err);
 		else
 			o = state_json(&st);
+		json_object_set_new(o, "pfc_storm_prevention", storm_json(ports[i].ifname));
 		json_object_set_new(o, "interface", json_string(ports[i].ifname));
 		json_object_set_new(o, "rdma_device", json_string(ports[i].ibdev));
 		json_object_set_new(o, "port", json_integer(ports[i].port));
@@ -195,7 +211,8 @@ plan_or_apply(struct ctl_req *req, json_t *args, bool apply)
 		if (apply)
 			rc = roce_apply_record(&ports[i], "apply", &writes, d, err, sizeof(err));
 		else {
-			rc = roce_plan_port(c, cfg->root, &cfg->profile, &ports[i], &cur, plan, err, sizeof(err));
+			rc = roce_plan_port(c, roce_tun(err, sizeof(err)), cfg->root, &cfg->profile,
+			    &ports[i], &cur, plan, err, sizeof(err));
 			if (rc == 0) {
 				json_t *pd = roce_diffs_json(plan);
 				json_array_extend(d, pd);

@@ -11,6 +11,8 @@
 const struct roce_qos_config *roce_cfg(void);
 /* The request connection (opened on first use); NULL with err set. */
 struct dcb_conn *roce_conn(char *err, size_t errlen);
+/* The ethtool door (opened on first use); NULL with err set. */
+struct roce_tun *roce_tun(char *err, size_t errlen);
 /* The interfaces to manage (ifname NULL) or the one named; count. */
 size_t roce_ports(const char *ifname, struct roce_port *out, size_t max);
 /* Apply to one port and record what changed; 0 or -1 with err. */

@@ -24,6 +24,8 @@ static struct {
 	const struct roce_qos_config	*cfg;
 	struct dcb_conn			 conn;
 	bool				 conn_open;
+	struct roce_tun			 tun;
+	bool				 tun_open;
 	struct dcb_transport		 mc;
 	bool				 mc_open;
 	struct event			*mc_ev, *poll_ev;
@@ -53,6 +55,19 @@ roce_conn(char *err, size_t errlen)
 	dcb_conn_init(&R.conn, &t);
 	R.conn_open = true;
 	return &R.conn;
+}
+
+struct roce_tun *
+roce_tun(char *err, size_t errlen)
+{
+	if (R.tun_open)
+		return &R.tun;
+	if (roce_tun_open(&R.tun) == -1) {
+		snprintf(err, errlen, "ethtool socket: %s", strerror(errno));
+		return NULL;
+	}
+	R.tun_open = true;
+	return &R.tun;
 }
 
 size_t
@@ -135,7 +150,8 @@ roce_apply_record(const struct roce_port *port, const char *reason, size_t *writ
 	if (c == NULL)
 		return -1;
 	plan = xcalloc(1, sizeof(*plan));
-	ret = roce_apply_port(c, R.cfg->root, &R.cfg->profile, port, plan, writes, err, errlen);
+	ret = roce_apply_port(c, roce_tun(err, errlen), R.cfg->root, &R.cfg->profile, port, plan,
+	    writes, err, errlen);
 	if (diffs) {
 		json_t *pd = roce_diffs_json(plan);
 		json_array_extend(diffs, pd);
@@ -186,7 +202,8 @@ check_port(struct dcb_conn *c, const struct roce_port *port, struct roce_plan *p
 	char err[256], sig[256];
 	size_t writes, newdiffs = 0;
 
-	if (roce_plan_port(c, R.cfg->root, &R.cfg->profile, port, &cur, plan, err, sizeof(err)) == -1) {
+	if (roce_plan_port(c, roce_tun(err, sizeof(err)), R.cfg->root, &R.cfg->profile, port, &cur,
+	    plan, err, sizeof(err)) == -1) {
 		snprintf(sig, sizeof(sig), "unreadable");
 		if (!drift_seen(port->ifname, sig))
 			event_post(EV_ERROR, "roce_qos", port->ifname, "cannot read the NIC: %s", err);
@@ -204,8 +221,13 @@ check_port(struct dcb_conn *c, const struct roce_port *port, struct roce_plan *p
 		if (drift_seen(port->ifname, sig))
 			continue;
 		newdiffs++;
-		event_post(EV_WARNING, "roce_qos", port->ifname,
-		    "drift: %s expected %s, found %s", d->setting, d->expected, d->found);
+		/* a knob that cannot be read is a failure, not a drift */
+		if (plan->storm_errno && strcmp(d->setting, "pfc_storm_prevention") == 0)
+			event_post(EV_ERROR, "roce_qos", port->ifname, "pfc_storm_prevention "
+			    "expected %s, cannot be read: %s", d->expected, plan->storm_err);
+		else
+			event_post(EV_WARNING, "roce_qos", port->ifname,
+			    "drift: %s expected %s, found %s", d->setting, d->expected, d->found);
 	}
 	if (R.cfg->remediate && newdiffs > 0 &&
 	    roce_apply_record(port, "remediate", &writes, NULL, err, sizeof(err)) == 0) {
@@ -291,8 +313,6 @@ roce_start(struct fabricd *fd, const void *cfg)
 		log_warnx("roce_qos: enabled without a profile; nothing to keep");
 		return 0;
 	}
-	if (R.cfg->profile.storm_ms != ROCE_UNSET)
-		log_warnx("roce_qos: pfc_storm_prevention is not applied by this build (ethtool tunable)");
 	subscribe(fd);
 	schedule(fd);
 	log_info("roce_qos: profile %s, poll every %llu ms%s", R.cfg->profile.name,
@@ -311,6 +331,8 @@ roce_stop(struct fabricd *fd)
 		R.mc.close(R.mc.ctx);
 	if (R.conn_open)
 		dcb_conn_close(&R.conn);
+	if (R.tun_open)
+		roce_tun_close(&R.tun);
 	memset(&R, 0, sizeof(R));
 }
 
@@ -364,7 +386,8 @@ roce_qos_verify(const char *ifname, char *why, size_t len)
 	}
 	plan = xcalloc(1, sizeof(*plan));
 	for (size_t i = 0; i < n && ret == 0; i++) {
-		if (roce_plan_port(c, R.cfg->root, &R.cfg->profile, &ports[i], &cur, plan, why, len) == -1)
+		if (roce_plan_port(c, roce_tun(why, len), R.cfg->root, &R.cfg->profile, &ports[i], &cur,
+		    plan, why, len) == -1)
 			ret = -1;
 		else if (plan->ndiffs > 0) {
 			snprintf(why, len, "%s %s: expected %s, found %s", ports[i].ifname,

@@ -235,11 +235,37 @@ roce_plan_files(const struct roce_profile *p, const struct roce_fs_item *want, s
 	}
 }
 
+void
+roce_plan_storm(const struct roce_profile *p, struct roce_tun *tun, struct roce_plan *plan)
+{
+	struct roce_tun none = { 0 };
+	char want[16], have[16];
+	uint16_t cur;
+
+	if (p->storm_ms == ROCE_UNSET)
+		return;
+	roce_storm_text(p->storm_ms, want, sizeof(want));
+	if (tun == NULL)
+		tun = &none;
+	if (roce_storm_get(tun, plan->ifname, &cur) == -1) {
+		plan->storm_errno = errno;
+		snprintf(plan->storm_err, sizeof(plan->storm_err), "%s", tun->err);
+		diff_add(plan, "pfc_storm_prevention", want, "unreadable: %s", strerror(plan->storm_errno));
+		return;
+	}
+	if (roce_storm_matches(p->storm_ms, cur))
+		return;
+	diff_add(plan, "pfc_storm_prevention", want, "%s", roce_storm_text(cur, have, sizeof(have)));
+	plan->set_storm = true;
+	plan->storm = (uint16_t)p->storm_ms;
+}
+
 size_t
 roce_plan_writes(const struct roce_plan *plan)
 {
 	return plan->set_dcbx + plan->set_ets + plan->set_pfc + plan->set_buffer +
-	    (plan->napp_set > 0) + (plan->napp_del > 0) + plan->set_maxrate + plan->nfiles;
+	    (plan->napp_set > 0) + (plan->napp_del > 0) + plan->set_maxrate + plan->nfiles +
+	    plan->set_storm;
 }
 
 static int
@@ -250,7 +276,8 @@ step_fail(struct dcb_conn *c, const char *what, char *err, size_t errlen)
 }
 
 int
-roce_plan_execute(struct dcb_conn *c, const struct roce_plan *plan, char *err, size_t errlen)
+roce_plan_execute(struct dcb_conn *c, struct roce_tun *tun, const struct roce_plan *plan,
+    char *err, size_t errlen)
 {
 	const char *ifn = plan->ifname;
 
@@ -271,13 +298,18 @@ roce_plan_execute(struct dcb_conn *c, const struct roce_plan *plan, char *err, s
 	for (size_t i = 0; i < plan->nfiles; i++)
 		if (roce_fs_write_item(&plan->files[i], err, errlen) == -1)
 			return -1;
+	if (plan->set_storm && (tun == NULL || roce_storm_set(tun, ifn, plan->storm) == -1)) {
+		snprintf(err, errlen, "%s: pfc_storm_prevention: %s", ifn,
+		    tun && tun->err[0] ? tun->err : "no ethtool access");
+		return -1;
+	}
 	return 0;
 }
 
 int
-roce_plan_port(struct dcb_conn *c, const char *root, const struct roce_profile *p,
-    const struct roce_port *port, struct dcb_state *cur, struct roce_plan *plan,
-    char *err, size_t errlen)
+roce_plan_port(struct dcb_conn *c, struct roce_tun *tun, const char *root,
+    const struct roce_profile *p, const struct roce_port *port, struct dcb_state *cur,
+    struct roce_plan *plan, char *err, size_t errlen)
 {
 	struct roce_fs_item want[ROCE_FS_MAXITEM];
 	size_t n;
@@ -291,31 +323,45 @@ roce_plan_port(struct dcb_conn *c, const char *root, const struct roce_profile *
 	roce_plan_dcb(p, cur, plan);
 	n = roce_fs_want(root, p, port, want, ROCE_FS_MAXITEM);
 	roce_plan_files(p, want, n, plan);
+	roce_plan_storm(p, tun, plan);
 	return 0;
 }
 
+/* A tunable that cannot even be read fails the port, after the other writes. */
+static int
+storm_unreadable(const struct roce_plan *plan, char *err, size_t errlen)
+{
+	if (plan->storm_errno == 0)
+		return 0;
+	snprintf(err, errlen, "%s: pfc_storm_prevention: %s", plan->ifname,
+	    plan->storm_err[0] ? plan->storm_err : strerror(plan->storm_errno));
+	return -1;
+}
+
 int
-roce_apply_port(struct dcb_conn *c, const char *root, const struct roce_profile *p,
-    const struct roce_port *port, struct roce_plan *plan, size_t *writes,
-    char *err, size_t errlen)
+roce_apply_port(struct dcb_conn *c, struct roce_tun *tun, const char *root,
+    const struct roce_profile *p, const struct roce_port *port, struct roce_plan *plan,
+    size_t *writes, char *err, size_t errlen)
 {
 	struct roce_plan *after;
 	struct dcb_state cur;
 	int ret = 0;
 
 	*writes = 0;
-	if (roce_plan_port(c, root, p, port, &cur, plan, err, errlen) == -1)
+	if (roce_plan_port(c, tun, root, p, port, &cur, plan, err, errlen) == -1)
 		return -1;
 	if ((*writes = roce_plan_writes(plan)) == 0)
-		return 0;
-	if (roce_plan_execute(c, plan, err, errlen) == -1)
+		return storm_unreadable(plan, err, errlen);
+	if (roce_plan_execute(c, tun, plan, err, errlen) == -1)
 		return -1;
 	/* Drivers drop what they do not support without a word: read back. */
 	if ((after = calloc(1, sizeof(*after))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (roce_plan_port(c, root, p, port, &cur, after, err, errlen) == -1)
+	if (roce_plan_port(c, tun, root, p, port, &cur, after, err, errlen) == -1)
+		ret = -1;
+	else if (storm_unreadable(after, err, errlen) == -1)
 		ret = -1;
 	else if (after->ndiffs > 0) {
 		snprintf(err, errlen, "%s: %s reads back %s, expected %s (ignored by the driver?)",

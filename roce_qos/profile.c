@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "roce_qos/profile.h"
+#include "roce_qos/tunable.h"
 
 const char *const roce_profile_builtins[] = {
 	"nvidia-lossless", "lossy-dcqcn", "sonic-default", NULL
@@ -220,6 +221,17 @@ lint_nccl_tc(const struct roce_profile *p, struct lint_ctx *l)
 		    p->nccl_tc, p->roce_tos);
 }
 
+/* mlx5 (and the kernel's u16) take 0, 80..8000 ms or auto; else EINVAL at apply. */
+static void
+lint_storm_range(const struct roce_profile *p, struct lint_ctx *l)
+{
+	if (p->storm_ms == ROCE_UNSET || roce_storm_valid(p->storm_ms))
+		return;
+	lint_add(l, "storm-range", &p->storm_pos,
+	    "pfc_storm_prevention %d ms is out of range; expected auto, disable, or 80-8000 ms",
+	    p->storm_ms);
+}
+
 size_t
 roce_lint_profile(const struct roce_profile *p, struct roce_lint *out, size_t max)
 {
@@ -231,5 +243,6 @@ roce_lint_profile(const struct roce_profile *p, struct roce_lint *out, size_t ma
 	lint_lossless_buffer(p, &l);
 	lint_trust_map(p, &l);
 	lint_nccl_tc(p, &l);
+	lint_storm_range(p, &l);
 	return l.n;
 }

@@ -74,7 +74,9 @@ struct roce_profile {
 
 	int		 roce_tos;		/* rdma_cm default_roce_tos */
 	struct roce_pos	 tos_pos;
-	int		 storm_ms;		/* 0 off, 80..8000, ROCE_STORM_AUTO */
+	int		 storm_ms;		/* 0 off, 80..8000, ROCE_STORM_AUTO;
+						   ROCE_UNSET: left alone */
+	struct roce_pos	 storm_pos;
 	int		 nccl_tc;		/* NCCL_IB_TC; ROCE_UNSET: = roce_tos */
 	struct roce_pos	 nccl_pos;
 };

@@ -61,6 +61,7 @@ check_rule lossless-buffer "prio2buffer:" "prio2buffer" "priority 3 maps to buff
       sizes: [262144, 0, 0, 0, 0, 0, 0, 0]"
 check_rule trust-map "trust:" "pcp" "trust is pcp" "    trust: pcp"
 check_rule nccl-tc "nccl_tc:" "104" "differs from the RoCE ToS 106" "    nccl_tc: 104"
+check_rule storm-range "pfc_storm_prevention:" "50" "50 ms is out of range" "    pfc_storm_prevention: 50"
 
 # nothing applied: reload with a failing profile is refused, no write sent
 cp "$T/trust-map.yaml" "$CONF"

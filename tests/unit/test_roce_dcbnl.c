@@ -1,7 +1,7 @@
 /*
- * roce_qos against an in-process double of the kernel's dcbnl side with
- * mlx5 semantics (tests/fixtures/roce/fake_mlx5.c) behind the transport
- * seam.  Assertions look at the double's NIC state, its write and
+ * roce_qos against an in-process double of the kernel's dcbnl side (and
+ * its SIOCETHTOOL tunables) with mlx5 semantics
+ * (tests/fixtures/roce/fake_mlx5.c) behind the transport seams.  Assertions look at the double's NIC state, its write and
  * link-toggle counters, never at what fabricd reports about itself.
  */
 #include <stdarg.h>
@@ -59,8 +59,23 @@ dbl_recv(void *ctx, void *buf, size_t len)
 	return n;
 }
 
+/* SIOCETHTOOL, answered by the same NIC */
+static int
+dbl_ioctl(void *ctx, struct ifreq *ifr)
+{
+	struct dbl *d = ctx;
+	int changed, err = fake_ethtool(&d->nic, ifr->ifr_name, ifr->ifr_data, &changed);
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 static struct dbl dbl;
 static struct dcb_conn conn;
+static struct roce_tun tun;
 static const struct roce_port port0 = { .ifname = "mlx0", .port = 1 };
 #define NOROOT "/nonexistent-roce-root"
 
@@ -72,6 +87,9 @@ setup(void **state)
 	memset(&dbl, 0, sizeof(dbl));
 	fake_nic_init(&dbl.nic, "mlx0");
 	dcb_conn_init(&conn, &t);
+	memset(&tun, 0, sizeof(tun));
+	tun.ioctl = dbl_ioctl;
+	tun.ctx = &dbl;
 	return 0;
 }
 
@@ -98,7 +116,7 @@ apply(const struct roce_profile *p, int expect, size_t *writes, char *err, size_
 	struct roce_plan *plan = calloc(1, sizeof(*plan));
 
 	assert_non_null(plan);
-	assert_int_equal(roce_apply_port(&conn, NOROOT, p, &port0, plan, writes, err, errlen), expect);
+	assert_int_equal(roce_apply_port(&conn, &tun, NOROOT, p, &port0, plan, writes, err, errlen), expect);
 	free(plan);
 }
 
@@ -276,6 +294,118 @@ test_ignored_setting_is_caught_by_read_back(void **state)
 	assert_int_equal(dbl.nic.maxrate.tc_maxrate[3], 0);
 }
 
+/* ---- PFC storm prevention (ethtool tunable) ---- */
+
+static void
+storm_profile(struct roce_profile *p, int ms)
+{
+	roce_profile_empty(p);
+	p->storm_ms = ms;
+}
+
+static void
+test_storm_written_once_and_read_back(void **state)
+{
+	struct roce_profile p;
+	size_t writes;
+	char err[256] = "";
+
+	storm_profile(&p, 500);
+	apply(&p, 0, &writes, err, sizeof(err));
+	assert_int_equal(writes, 1);
+	assert_int_equal(dbl.nic.storm_critical, 500);
+	assert_int_equal(dbl.nic.storm_minor, 425);	/* mlx5: 85 % of critical */
+	assert_int_equal(dbl.nic.tunable_writes, 1);
+	apply(&p, 0, &writes, err, sizeof(err));
+	assert_int_equal(writes, 0);
+	assert_int_equal(dbl.nic.tunable_writes, 1);
+	/* no dcbnl write for a storm-only profile */
+	assert_int_equal(dbl.nic.writes, 0);
+}
+
+static void
+test_storm_auto_reads_back_resolved(void **state)
+{
+	struct roce_profile p;
+	size_t writes;
+	char err[256] = "";
+
+	storm_profile(&p, ROCE_STORM_AUTO);
+	apply(&p, 0, &writes, err, sizeof(err));
+	assert_int_equal(writes, 1);
+	assert_int_equal(dbl.nic.storm_critical, 100);	/* mlx5's auto */
+	/* the NIC says 100, not 0xffff: still in sync, nothing written */
+	apply(&p, 0, &writes, err, sizeof(err));
+	assert_int_equal(writes, 0);
+	assert_int_equal(dbl.nic.tunable_writes, 1);
+	storm_profile(&p, 0);
+	apply(&p, 0, &writes, err, sizeof(err));
+	assert_int_equal(dbl.nic.storm_critical, 0);
+}
+
+static void
+test_storm_plan_names_the_difference(void **state)
+{
+	struct roce_plan *plan = calloc(1, sizeof(*plan));
+	struct roce_profile p;
+	struct dcb_state cur;
+	char err[256] = "";
+
+	storm_profile(&p, ROCE_STORM_AUTO);
+	assert_int_equal(roce_plan_port(&conn, &tun, NOROOT, &p, &port0, &cur, plan, err, sizeof(err)), 0);
+	assert_int_equal(plan->ndiffs, 1);
+	assert_string_equal(plan->diffs[0].setting, "pfc_storm_prevention");
+	assert_string_equal(plan->diffs[0].expected, "auto");
+	assert_string_equal(plan->diffs[0].found, "8000");
+	assert_int_equal(roce_plan_writes(plan), 1);
+	assert_int_equal(dbl.nic.tunable_writes, 0);	/* planning writes nothing */
+	free(plan);
+}
+
+static void
+test_storm_eopnotsupp_is_reported_after_other_writes(void **state)
+{
+	struct roce_profile p;
+	size_t writes;
+	char err[256] = "";
+
+	dbl.nic.stall_detect = 0;
+	assert_int_equal(roce_profile_builtin("nvidia-lossless", &p), 0);
+	p.storm_ms = ROCE_STORM_AUTO;
+	apply(&p, -1, &writes, err, sizeof(err));
+	assert_non_null(strstr(err, "mlx0: pfc_storm_prevention"));
+	assert_non_null(strstr(err, strerror(EOPNOTSUPP)));
+	/* the rest of the profile still landed */
+	assert_int_equal(dbl.nic.pfc.pfc_en, 0x08);
+	assert_int_equal(dbl.nic.tunable_writes, 0);
+	/* and a second apply says so again instead of going quiet */
+	err[0] = '\0';
+	apply(&p, -1, &writes, err, sizeof(err));
+	assert_int_equal(writes, 0);
+	assert_non_null(strstr(err, strerror(EOPNOTSUPP)));
+}
+
+static void
+test_storm_eperm_and_einval(void **state)
+{
+	struct roce_profile p;
+	size_t writes;
+	char err[256] = "";
+
+	dbl.nic.unprivileged = 1;
+	storm_profile(&p, 500);
+	apply(&p, -1, &writes, err, sizeof(err));
+	assert_non_null(strstr(err, "set-tunable"));
+	assert_non_null(strstr(err, strerror(EPERM)));
+	assert_int_equal(dbl.nic.storm_critical, 8000);
+	dbl.nic.unprivileged = 0;
+	storm_profile(&p, 50);		/* lint stops this; the driver does too */
+	apply(&p, -1, &writes, err, sizeof(err));
+	assert_non_null(strstr(err, strerror(EINVAL)));
+	assert_int_equal(dbl.nic.storm_critical, 8000);
+	assert_int_equal(dbl.nic.tunable_writes, 0);
+}
+
 int
 main(void)
 {
@@ -292,6 +422,11 @@ main(void)
 		cmocka_unit_test_setup(test_trust_pcp_deletes_with_current_priority, setup),
 		cmocka_unit_test_setup(test_remap_replaces_without_delete, setup),
 		cmocka_unit_test_setup(test_ignored_setting_is_caught_by_read_back, setup),
+		cmocka_unit_test_setup(test_storm_written_once_and_read_back, setup),
+		cmocka_unit_test_setup(test_storm_auto_reads_back_resolved, setup),
+		cmocka_unit_test_setup(test_storm_plan_names_the_difference, setup),
+		cmocka_unit_test_setup(test_storm_eopnotsupp_is_reported_after_other_writes, setup),
+		cmocka_unit_test_setup(test_storm_eperm_and_einval, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -133,6 +133,24 @@ test_nccl_tc(void **state)
 	expect_only(&p, "nccl-tc", "NCCL_IB_TC 104 differs from the RoCE ToS 106");
 }
 
+static void
+test_storm_range(void **state)
+{
+	static const int ok[] = { 0, 80, 500, 8000, ROCE_STORM_AUTO, ROCE_UNSET };
+	struct roce_profile p;
+
+	roce_profile_builtin("nvidia-lossless", &p);
+	p.storm_pos = here;
+	p.storm_ms = 50;
+	expect_only(&p, "storm-range", "50 ms is out of range");
+	p.storm_ms = 8001;
+	expect_only(&p, "storm-range", "expected auto, disable, or 80-8000 ms");
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		p.storm_ms = ok[i];
+		assert_int_equal(roce_lint_profile(&p, NULL, 0), 0);
+	}
+}
+
 int
 main(void)
 {
@@ -145,6 +163,7 @@ main(void)
 		cmocka_unit_test(test_lossless_buffer),
 		cmocka_unit_test(test_trust_map),
 		cmocka_unit_test(test_nccl_tc),
+		cmocka_unit_test(test_storm_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,11 @@
  * and NLA padding zeroed); the RTM_SETDCB lines of both logs must be
  * identical, and so must the NIC states they leave.  A deliberately
  * different case must differ, so the comparison can fail.
+ *
+ * PFC storm prevention the same way with ethtool(8): the ethtool_tunable
+ * request fabricd passes to ioctl(SIOCETHTOOL) for a setting must equal,
+ * byte for byte, what "ethtool --set-tunable mlx0 pfc-prevention-tout N"
+ * passes under the same shim (its NLFAKE_ETHTOOL_LOG).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +33,7 @@
 
 static char shim[PATH_MAX], dir[PATH_MAX], self[PATH_MAX];
 static int dcb_new_maxrate;	/* dcb >= 6.18 sends kbit/s; older sends bytes/s */
+static int have_ethtool;
 
 /* ---- the cases: a profile, and the dcb commands that say the same ---- */
 
@@ -148,6 +154,11 @@ run(char *const argv[], const char *state, const char *log)
 		setenv("LD_PRELOAD", shim, 1);
 		setenv("NLFAKE_STATE", state, 1);
 		setenv("NLFAKE_LOG", log, 1);
+		{
+			char etlog[PATH_MAX + 8];
+			snprintf(etlog, sizeof(etlog), "%s.et", log);
+			setenv("NLFAKE_ETHTOOL_LOG", etlog, 1);
+		}
 		/* the sanitizer build: our shim comes before its runtime */
 		setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);
 		execvp(argv[0], argv);
@@ -250,11 +261,125 @@ run_case(const char *name, bool expect_equal)
 	free(b);
 }
 
+/* ---- storm prevention: ethtool as the oracle ---- */
+
+/* The STUNABLE lines (cmd 0x49) of an ethtool log. */
+static char *
+slurp_stunable(const char *log)
+{
+	char path[PATH_MAX + 8], line[512];
+	char *out = calloc(1, 1);
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.et", log);
+	if ((f = fopen(path, "r")) == NULL)
+		return out;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "mlx0 49000000", 13) != 0)
+			continue;
+		out = realloc(out, len + strlen(line) + 1);
+		memcpy(out + len, line, strlen(line) + 1);
+		len += strlen(line);
+	}
+	fclose(f);
+	return out;
+}
+
+/* fabricd applies want (a profile value), ethtool is given arg. */
+static void
+run_storm(const char *want, const char *arg, bool expect_equal)
+{
+	char s_et[PATH_MAX + 32], s_fab[PATH_MAX + 32], l_et[PATH_MAX + 32], l_fab[PATH_MAX + 32];
+	char name[64], *a, *b;
+
+	if (!have_ethtool)
+		skip();
+	snprintf(s_et, sizeof(s_et), "%s/storm-%s-%s.et.state", dir, want, arg);
+	snprintf(s_fab, sizeof(s_fab), "%s/storm-%s-%s.fab.state", dir, want, arg);
+	snprintf(l_et, sizeof(l_et), "%s/storm-%s-%s.et.log", dir, want, arg);
+	snprintf(l_fab, sizeof(l_fab), "%s/storm-%s-%s.fab.log", dir, want, arg);
+	/* a start value that none of the cases asks for, so fabricd must write */
+	seed(s_et, "storm_tout=300\n");
+	seed(s_fab, "storm_tout=300\n");
+	{
+		char *argv[] = { "ethtool", "--set-tunable", "mlx0", "pfc-prevention-tout", (char *)arg, NULL };
+		assert_int_equal(run(argv, s_et, l_et), 0);
+	}
+	{
+		char *argv[] = { self, name, NULL };
+		snprintf(name, sizeof(name), "storm:%s", want);
+		setenv("ROCE_ORACLE_CHILD", "1", 1);
+		assert_int_equal(run(argv, s_fab, l_fab), 0);
+		unsetenv("ROCE_ORACLE_CHILD");
+	}
+	a = slurp_stunable(l_et);
+	b = slurp_stunable(l_fab);
+	assert_true(strlen(a) > 0);
+	if (expect_equal) {
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		a = slurp(s_et);
+		b = slurp(s_fab);
+		/* same NIC afterwards (fabricd's GETs change nothing) */
+		assert_string_equal(a, b);
+	} else
+		assert_string_not_equal(a, b);
+	free(a);
+	free(b);
+}
+
+static void
+test_storm_values(void **state)
+{
+	run_storm("500", "500", true);
+	run_storm("80", "80", true);
+	run_storm("8000", "8000", true);
+	run_storm("0", "0", true);
+	/* ethtool 6.1 has no "auto" word: auto is PFC_STORM_PREVENTION_AUTO */
+	run_storm("auto", "65535", true);
+}
+
+static void test_storm_negative_differs(void **state) { run_storm("500", "501", false); }
+
 static void test_nvidia_lossless(void **state) { run_case("nvidia-lossless", true); }
 static void test_lossy_dcqcn(void **state) { run_case("lossy-dcqcn", true); }
 static void test_sonic_default(void **state) { run_case("sonic-default", true); }
 static void test_custom_pcp_buffer_maxrate(void **state) { run_case("custom", true); }
 static void test_negative_differs(void **state) { run_case("negative", false); }
+
+/* The child for storm cases: a storm-only profile through the real doors. */
+static int
+child_storm(const char *value)
+{
+	struct roce_port port = { .ifname = "mlx0", .port = 1 };
+	struct roce_plan *plan = calloc(1, sizeof(*plan));
+	struct dcb_transport t;
+	struct roce_tun tun;
+	struct dcb_conn c;
+	struct roce_profile p;
+	char err[256];
+	size_t writes;
+	int ret = 0;
+
+	roce_profile_empty(&p);
+	p.storm_ms = strcmp(value, "auto") == 0 ? ROCE_STORM_AUTO : atoi(value);
+	if (dcb_transport_mnl(&t, false, NULL) == -1 || roce_tun_open(&tun) == -1) {
+		perror("open");
+		return 1;
+	}
+	dcb_conn_init(&c, &t);
+	if (roce_apply_port(&c, &tun, "/nonexistent-roce-root", &p, &port, plan, &writes, err, sizeof(err)) == -1 ||
+	    writes != 1) {
+		fprintf(stderr, "storm %s: %s (%zu writes)\n", value, err, writes);
+		ret = 1;
+	}
+	roce_tun_close(&tun);
+	dcb_conn_close(&c);
+	free(plan);
+	return ret;
+}
 
 /* The child: fabricd's apply path over a real (faked) libmnl socket. */
 static int
@@ -268,13 +393,15 @@ child(const char *name)
 	char err[256];
 	size_t writes;
 
+	if (strncmp(name, "storm:", 6) == 0)
+		return child_storm(name + 6);
 	case_profile(name, &p);
 	if (dcb_transport_mnl(&t, false, NULL) == -1) {
 		perror("netlink");
 		return 1;
 	}
 	dcb_conn_init(&c, &t);
-	if (roce_apply_port(&c, "/nonexistent-roce-root", &p, &port, plan, &writes, err, sizeof(err)) == -1) {
+	if (roce_apply_port(&c, NULL, "/nonexistent-roce-root", &p, &port, plan, &writes, err, sizeof(err)) == -1) {
 		fprintf(stderr, "apply %s: %s\n", name, err);
 		return strcmp(name, "negative") == 0 ? 0 : 1;
 	}
@@ -304,6 +431,7 @@ find_tools(void)
 	if (sscanf(strstr(ver, "iproute2-") ? strstr(ver, "iproute2-") + 9 : "", "%d.%d", &major, &minor) != 2)
 		return -1;
 	dcb_new_maxrate = major > 6 || (major == 6 && minor >= 18);
+	have_ethtool = system("ethtool --version >/dev/null 2>&1") == 0;
 	return 0;
 }
 
@@ -316,6 +444,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_sonic_default),
 		cmocka_unit_test(test_custom_pcp_buffer_maxrate),
 		cmocka_unit_test(test_negative_differs),
+		cmocka_unit_test(test_storm_values),
+		cmocka_unit_test(test_storm_negative_differs),
 	};
 	char tmpl[] = "/tmp/roce-oracle.XXXXXX";
 	int ret;
