@@ -328,8 +328,8 @@ parse_log_level(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 	return s != NULL;
 }
 
-static bool
-parse_path(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+bool
+cfg_parse_abs_path(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 {
 	const char *s = cfg_scalar(ctx, node, "a path");
 
@@ -345,8 +345,8 @@ parse_path(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 }
 
 static const struct cfg_field top_fields[] = {
-	CFG_F_CUSTOM("socket", struct fabricd_config, socket, parse_path),
-	CFG_F_CUSTOM("state_dir", struct fabricd_config, state_dir, parse_path),
+	CFG_F_CUSTOM("socket", struct fabricd_config, socket, cfg_parse_abs_path),
+	CFG_F_CUSTOM("state_dir", struct fabricd_config, state_dir, cfg_parse_abs_path),
 	CFG_F_CUSTOM("log_level", struct fabricd_config, log_level, parse_log_level),
 	/* control's fields live at the top of struct fabricd_config */
 	{ "control", CFG_CUSTOM, 0, 0, 0, NULL, parse_control },

@@ -69,6 +69,9 @@ struct cfg_field {
 #define CFG_F_CUSTOM(k, T, m, fn)	{ k, CFG_CUSTOM, offsetof(T, m), 0, 0, NULL, fn }
 #define CFG_F_END			{ NULL, 0, 0, 0, 0, NULL, NULL }
 
+/* CFG_F_CUSTOM parser for a char * that must be an absolute path. */
+bool cfg_parse_abs_path(struct cfg_ctx *ctx, yaml_node_t *node, void *field);
+
 /* Parse a mapping against a field table; unknown keys are errors. */
 void cfg_parse_fields(struct cfg_ctx *ctx, yaml_node_t *map, const struct cfg_field *fields, void *obj);
 /* Free the CFG_STR members a table describes. */

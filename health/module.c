@@ -47,22 +47,6 @@ health_config_init(void *p)
 	c->pfc_storm_window_ms = 20000;
 }
 
-static bool
-parse_root(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
-{
-	const char *s = cfg_scalar(ctx, node, "an absolute path");
-
-	if (s == NULL)
-		return false;
-	if (s[0] != '/') {
-		cfg_error(ctx, node, "expected an absolute path, found \"%s\"", s);
-		return false;
-	}
-	free(*(char **)field);
-	*(char **)field = xstrdup(s);
-	return true;
-}
-
 #define HC struct health_config
 static const struct cfg_field health_fields[] = {
 	CFG_F_BOOL("enabled", HC, enabled),
@@ -80,7 +64,7 @@ static const struct cfg_field health_fields[] = {
 	CFG_F_DURATION("keep_1h", HC, keep_1h_ms, 7200000, 3650 * DAY_MS),
 	CFG_F_UINT("max_outstanding", HC, max_outstanding, 1, 32),
 	CFG_F_BOOL("clear_near_saturation", HC, clear_near_saturation),
-	CFG_F_CUSTOM("roce_sysfs_root", HC, roce_sysfs_root, parse_root),
+	CFG_F_CUSTOM("roce_sysfs_root", HC, roce_sysfs_root, cfg_parse_abs_path),
 	CFG_F_DURATION("roce_interval", HC, roce_interval_ms, 500, 3600000),
 	CFG_F_DURATION("pfc_storm_window", HC, pfc_storm_window_ms, 1000, 3600000),
 	CFG_F_END
