@@ -148,7 +148,7 @@ program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *w
 }
 
 void
-sm_lft_program(struct sm *sm, void (*next)(struct sm *))
+sm_lft_program(struct sm *sm)
 {
 	struct routing_params params = { .engine = sm->cfg.routing };
 	struct fabric_node *n;
@@ -160,7 +160,6 @@ sm_lft_program(struct sm *sm, void (*next)(struct sm *))
 	if (sm->rt == NULL) {
 		log_warnx("sm: routing failed: %s", err);
 		sm->cur.ok = false;
-		sm_phase_wait(sm, next);
 		return;
 	}
 	log_debug("sm: routes for %zu LIDs on %zu switches in %llu us", sm->rt->nlids,
@@ -171,5 +170,4 @@ sm_lft_program(struct sm *sm, void (*next)(struct sm *))
 		if (n->type == FABRIC_SWITCH && (want = routing_lft_of(sm->rt, n->guid)) != NULL)
 			program_switch(sm, n, want);
 	}
-	sm_phase_wait(sm, next);
 }

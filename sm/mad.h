@@ -19,7 +19,7 @@
 struct event_base;
 struct mad_engine;
 
-#define MAD_WINDOW_DEFAULT	32
+#define MAD_WINDOW_DEFAULT	64
 #define MAD_WINDOW_MAX		64	/* more deadlocks umad2sim + ibsim */
 #define MAD_SIZE		256
 #define MAD_ALIGNED		__attribute__((aligned(8)))	/* ib_types.h structs inside */

@@ -8,7 +8,7 @@
  *     priority: 15                    # SMInfo priority, 0..15
  *     sweep_interval: 10s             # light sweep period
  *     routing: minhop                 # or updn
- *     max_outstanding: 32             # MAD window, 1..64
+ *     max_outstanding: 64             # MAD window, 1..64
  *     mad_timeout: 200ms              # per try
  *     mad_retries: 3
  */

@@ -127,7 +127,9 @@ void sm_mark_degraded(struct fabric *f);
 
 /* lft.c */
 void sm_lft_readback(struct sm *sm, void (*next)(struct sm *));
-void sm_lft_program(struct sm *sm, void (*next)(struct sm *));
+/* Compute routes and queue the blocks that differ; the MADs count in
+ * sm->pending, so the caller's next sm_phase_wait() waits for them. */
+void sm_lft_program(struct sm *sm);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);

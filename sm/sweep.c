@@ -3,9 +3,9 @@
  * SwitchInfo and looks at PortStateChange; anything changed (or a trap 128,
  * or an operator's `sweep --heavy`) makes it a heavy sweep:
  *
- *   discover -> read back unknown LFTs -> assign LIDs -> before_activate
- *   hooks -> program LFTs -> ARMED -> ACTIVE -> publish the model, events,
- *   store -> after_sweep hooks -> done
+ *   discover -> read back unknown LFTs -> assign LIDs -> program LFTs
+ *   while the before_activate hooks run -> ARMED -> ACTIVE -> publish the
+ *   model, events, store -> after_sweep hooks -> done
  *
  * Only one sweep runs at a time; requests during a sweep are folded into
  * one more sweep after it.
@@ -200,7 +200,7 @@ after_lft(struct sm *sm)
 static void
 after_before_hooks(struct sm *sm)
 {
-	sm_lft_program(sm, after_lft);
+	sm_phase_wait(sm, after_lft);
 }
 
 static void
@@ -217,6 +217,11 @@ after_readback(struct sm *sm)
 		sm->own_port = own->path_port;
 		sm->own_lid = own->ports[own->path_port].lid;
 	}
+	/* The forwarding tables do not depend on what the hooks do (P_Key
+	 * tables), so their MADs go out while the hooks plan theirs: the
+	 * simulator (or the fabric) is not left idle in between.  Ports are
+	 * armed only once both are done. */
+	sm_lft_program(sm);
 	run_hooks(sm, SM_HOOK_BEFORE_ACTIVATE, after_before_hooks);
 }
 
