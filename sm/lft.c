@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "daemon/events.h"
 #include "sm/sm_internal.h"
 
 #define BLOCK ROUTING_BLOCK_SIZE
@@ -147,14 +148,45 @@ program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *w
 	free(blocks);
 }
 
+/* Configured updn roots that are not switches of this fabric: a typo or a
+ * switch that is gone.  Operators hear of it once, not every sweep. */
+static void
+check_roots(struct sm *sm)
+{
+	char missing[160] = "";
+	size_t len = 0, nmissing = 0, r;
+
+	for (r = 0; r < sm->cfg.nupdn_roots; r++) {
+		const struct fabric_node *n = fabric_node_by_guid(sm->next, sm->cfg.updn_roots[r]);
+
+		if (n && n->type == FABRIC_SWITCH)
+			continue;
+		nmissing++;
+		if (len + 20 < sizeof(missing))
+			len += snprintf(missing + len, sizeof(missing) - len, "%s0x%016llx",
+			    len ? ", " : "", (unsigned long long)sm->cfg.updn_roots[r]);
+	}
+	if (nmissing && !sm->roots_warned) {
+		event_post(EV_WARNING, "sm", NULL, "updn: %zu configured root%s not a switch "
+		    "of the fabric: %s", nmissing, nmissing > 1 ? "s are" : " is", missing);
+		sm->roots_warned = true;
+	}
+}
+
 void
 sm_lft_program(struct sm *sm)
 {
-	struct routing_params params = { .engine = sm->cfg.routing };
+	struct routing_params params = {
+		.engine = sm->cfg.routing,
+		.root_guids = sm->cfg.updn_roots,
+		.nroots = sm->cfg.nupdn_roots,
+	};
 	struct fabric_node *n;
 	char err[256] = "";
 	size_t i;
 
+	if (params.engine == ROUTING_UPDN)
+		check_roots(sm);
 	routing_table_free(sm->rt);
 	sm->rt = routing_compute_fabric(sm->next, &params, err, sizeof(err));
 	if (sm->rt == NULL) {
@@ -164,6 +196,12 @@ sm_lft_program(struct sm *sm)
 	}
 	log_debug("sm: routes for %zu LIDs on %zu switches in %llu us", sm->rt->nlids,
 	    sm->rt->nswitches, (unsigned long long)sm->rt->usec);
+	if (sm->rt->updn_fallback && !sm->roots_warned) {
+		event_post(EV_WARNING, "sm", NULL, "updn: the %s roots left switch pairs without "
+		    "a legal path; routed from one central root instead",
+		    sm->cfg.nupdn_roots ? "configured" : "detected");
+		sm->roots_warned = true;
+	}
 	FABRIC_FOREACH_NODE(sm->next, i, n) {
 		const struct routing_lft *want;
 

@@ -11,7 +11,11 @@
  *     max_outstanding: 64             # MAD window, 1..64
  *     mad_timeout: 200ms              # per try
  *     mad_retries: 3
+ *     updn_roots: [0x0002c90300000a01]  # updn: root switches (default: detected)
  */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -22,6 +26,58 @@
 
 static const char *const routing_names[] = { "minhop", "updn", NULL };
 
+static bool
+parse_guid(struct cfg_ctx *ctx, yaml_node_t *node, uint64_t *guid)
+{
+	const char *s = cfg_scalar(ctx, node, "a switch node GUID");
+	char *end;
+
+	if (s == NULL)
+		return false;
+	errno = 0;
+	*guid = strtoull(s, &end, 0);
+	if (errno || end == s || *end != '\0' || s[0] == '-' || *guid == 0) {
+		cfg_error(ctx, node, "expected a switch node GUID such as 0x0002c90300000a01, "
+		    "found \"%s\"", s);
+		return false;
+	}
+	return true;
+}
+
+/* updn_roots: a sequence of switch node GUIDs, each once. */
+static bool
+parse_roots(struct cfg_ctx *ctx, yaml_node_t *seq, void *field)
+{
+	struct sm_config *c = (struct sm_config *)((char *)field -
+	    offsetof(struct sm_config, updn_roots));
+	yaml_node_item_t *it;
+
+	c->nupdn_roots = 0;
+	if (!cfg_expect_sequence(ctx, seq, "updn_roots"))
+		return false;
+	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++) {
+		yaml_node_t *node = cfg_node(ctx, *it);
+		uint64_t guid;
+		size_t i;
+
+		if (!parse_guid(ctx, node, &guid))
+			continue;
+		for (i = 0; i < c->nupdn_roots && c->updn_roots[i] != guid; i++)
+			;
+		if (i < c->nupdn_roots) {
+			cfg_error(ctx, node, "root 0x%016llx is listed twice",
+			    (unsigned long long)guid);
+			continue;
+		}
+		if (c->nupdn_roots == SM_MAX_ROOTS) {
+			cfg_error(ctx, node, "at most %d roots", SM_MAX_ROOTS);
+			return false;
+		}
+		c->updn_roots[c->nupdn_roots++] = guid;
+	}
+	return true;
+}
+
 static const struct cfg_field sm_fields[] = {
 	CFG_F_BOOL("enabled", struct sm_config, enabled),
 	CFG_F_UINT("port_guid", struct sm_config, port_guid, 0, UINT64_MAX),
@@ -31,6 +87,7 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_UINT("max_outstanding", struct sm_config, max_outstanding, 1, MAD_WINDOW_MAX),
 	CFG_F_DURATION("mad_timeout", struct sm_config, timeout_ms, 1, 60000),
 	CFG_F_UINT("mad_retries", struct sm_config, retries, 0, 20),
+	CFG_F_CUSTOM("updn_roots", struct sm_config, updn_roots, parse_roots),
 	CFG_F_END
 };
 
@@ -91,6 +148,9 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 		return -1;	/* needs a restart of the module */
 	sm->cfg.priority = cfg->priority;
 	sm->cfg.routing = cfg->routing;
+	memcpy(sm->cfg.updn_roots, cfg->updn_roots, sizeof(sm->cfg.updn_roots));
+	sm->cfg.nupdn_roots = cfg->nupdn_roots;
+	sm->roots_warned = false;
 	sm->cfg.retries = cfg->retries;
 	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
 		sm->cfg.max_outstanding = cfg->max_outstanding;

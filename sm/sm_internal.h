@@ -26,6 +26,8 @@
 #define SM_ATTR_PORT_INFO	0x0015
 #define SM_ATTR_LFT		0x0019
 
+#define SM_MAX_ROOTS	64
+
 struct sm_config {
 	bool		 enabled;
 	uint64_t	 port_guid;		/* 0: first port */
@@ -35,6 +37,8 @@ struct sm_config {
 	uint64_t	 max_outstanding;	/* MAD window */
 	uint64_t	 timeout_ms;		/* per MAD try */
 	uint64_t	 retries;
+	uint64_t	 updn_roots[SM_MAX_ROOTS];	/* switch node GUIDs; none: detect */
+	size_t		 nupdn_roots;
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
@@ -85,6 +89,7 @@ struct sm {
 	uint64_t		 sweeps;
 	struct mad_counters	 mad_at_start;
 	bool			 light_found_change;
+	bool			 roots_warned;	/* told of missing updn roots or a fallback */
 
 	/* hooks (the list itself is in sweep.c) */
 	size_t			 hook_next;
