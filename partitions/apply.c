@@ -403,6 +403,17 @@ finish(struct run *r)
 	free(r);
 }
 
+/* Enter a phase and issue its MADs; while issuing, a MAD that fails at once
+ * must not advance the phases under our feet. */
+static void
+phase_enter(struct run *r, enum phase ph, void (*start)(struct run *))
+{
+	r->phase = ph;
+	r->issuing = true;
+	start(r);
+	r->issuing = false;
+}
+
 /* Run phases until one has MADs in flight or the run is over. */
 static void
 phase_next(struct run *r)
@@ -410,30 +421,22 @@ phase_next(struct run *r)
 	while (r->outstanding == 0) {
 		switch (r->phase) {
 		case PH_READ:
-			r->phase = r->any_failed ? PH_DONE : PH_WRITE;
-			if (r->phase == PH_WRITE) {
-				r->issuing = true;
-				start_write(r);
-				r->issuing = false;
-			}
+			if (r->any_failed)
+				r->phase = PH_DONE;
+			else
+				phase_enter(r, PH_WRITE, start_write);
 			break;
 		case PH_WRITE:
-			r->phase = r->any_failed ? PH_ROLLBACK : PH_VERIFY;
-			r->issuing = true;
-			if (r->phase == PH_ROLLBACK)
-				start_rollback(r);
+			if (r->any_failed)
+				phase_enter(r, PH_ROLLBACK, start_rollback);
 			else
-				start_verify(r);
-			r->issuing = false;
+				phase_enter(r, PH_VERIFY, start_verify);
 			break;
 		case PH_VERIFY:
-			r->phase = r->any_failed ? PH_ROLLBACK : PH_ENFORCE;
-			r->issuing = true;
-			if (r->phase == PH_ROLLBACK)
-				start_rollback(r);
+			if (r->any_failed)
+				phase_enter(r, PH_ROLLBACK, start_rollback);
 			else
-				start_enforce(r);
-			r->issuing = false;
+				phase_enter(r, PH_ENFORCE, start_enforce);
 			break;
 		case PH_ENFORCE:
 			r->phase = PH_DONE;
