@@ -10,35 +10,11 @@
 #include "sm/sm_internal.h"
 
 static const char *const state_names[] = { "?", "down", "init", "armed", "active" };
-static const char *const width_names[] = { [1] = "1x", [2] = "4x", [4] = "8x", [8] = "12x", [16] = "2x" };
 
 static const char *
 state_name(uint8_t s)
 {
 	return s < 5 ? state_names[s] : "?";
-}
-
-static const char *
-width_name(uint8_t w)
-{
-	return w < 17 && width_names[w] ? width_names[w] : "?";
-}
-
-static const char *
-speed_name(const struct fabric_port *p)
-{
-	switch (p->ext_speed_active) {
-	case 1: return "FDR";
-	case 2: return "EDR";
-	case 4: return "HDR";
-	case 8: return "NDR";
-	}
-	switch (p->speed_active) {
-	case 1: return "SDR";
-	case 2: return "DDR";
-	case 4: return "QDR";
-	}
-	return "?";
 }
 
 static json_t *
@@ -50,8 +26,8 @@ guid_json(uint64_t g)
 	return json_string(buf);
 }
 
-static struct fabric *
-fabric_or_reply(struct ctl_req *req)
+struct fabric *
+sm_ctl_fabric(struct ctl_req *req)
 {
 	if (the_sm == NULL || the_sm->fabric == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager has not swept yet");
@@ -63,7 +39,7 @@ fabric_or_reply(struct ctl_req *req)
 void
 ctl_sm_nodes(struct ctl_req *req, json_t *args)
 {
-	struct fabric *f = fabric_or_reply(req);
+	struct fabric *f = sm_ctl_fabric(req);
 	struct fabric_node *n;
 	json_t *rows;
 	size_t i;
@@ -86,7 +62,7 @@ port_json(const struct fabric_port *p)
 	    "node", n->desc, "port", p->num, "guid", guid_json(p->guid),
 	    "lid", n->type == FABRIC_SWITCH ? n->lid : p->lid,
 	    "state", state_name(p->state), "linkup", p->linkup,
-	    "width", width_name(p->width_active), "speed", speed_name(p),
+	    "width", fabric_width_name(p->width_active), "speed", fabric_speed_name(p),
 	    "degraded", p->degraded);
 	char peer[96];
 
@@ -101,7 +77,7 @@ port_json(const struct fabric_port *p)
 void
 ctl_sm_ports(struct ctl_req *req, json_t *args)
 {
-	struct fabric *f = fabric_or_reply(req);
+	struct fabric *f = sm_ctl_fabric(req);
 	const char *name = ctl_arg_str(args, "node");
 	struct fabric_node *n, *only = NULL;
 	json_t *rows;
@@ -128,7 +104,7 @@ ctl_sm_ports(struct ctl_req *req, json_t *args)
 void
 ctl_sm_links(struct ctl_req *req, json_t *args)
 {
-	struct fabric *f = fabric_or_reply(req);
+	struct fabric *f = sm_ctl_fabric(req);
 	struct fabric_node *n;
 	json_t *rows;
 	size_t i;
@@ -145,8 +121,8 @@ ctl_sm_links(struct ctl_req *req, json_t *args)
 				continue;
 			json_array_append_new(rows, json_pack("{s:s, s:i, s:s, s:i, s:s, s:s, s:s, s:b}",
 			    "from", n->desc, "from_port", j, "to", q->node->desc, "to_port", q->num,
-			    "state", state_name(p->state), "width", width_name(p->width_active),
-			    "speed", speed_name(p), "degraded", p->degraded || q->degraded));
+			    "state", state_name(p->state), "width", fabric_width_name(p->width_active),
+			    "speed", fabric_speed_name(p), "degraded", p->degraded || q->degraded));
 		}
 	}
 	ctl_reply_ok(req, json_pack("{s:o}", "links", rows));

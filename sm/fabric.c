@@ -224,6 +224,37 @@ fabric_node_type_name(enum fabric_node_type t)
 	return "unknown";
 }
 
+const char *
+fabric_width_name(uint8_t width)
+{
+	switch (width) {
+	case 1:		return "1x";
+	case 2:		return "4x";
+	case 4:		return "8x";
+	case 8:		return "12x";
+	case 16:	return "2x";
+	}
+	return "?";
+}
+
+const char *
+fabric_speed_name(const struct fabric_port *p)
+{
+	/* An extended speed, when active, overrides LinkSpeedActive. */
+	switch (p->ext_speed_active) {
+	case 1: return "FDR";
+	case 2: return "EDR";
+	case 4: return "HDR";
+	case 8: return "NDR";
+	}
+	switch (p->speed_active) {
+	case 1: return "SDR";
+	case 2: return "DDR";
+	case 4: return "QDR";
+	}
+	return "?";
+}
+
 struct fabric_node *
 fabric_node_by_guid(const struct fabric *f, uint64_t guid)
 {

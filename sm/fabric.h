@@ -99,6 +99,10 @@ void fabric_lft_reserve(struct fabric_node *sw, size_t n);
  * Returns false if the port cannot be reached. */
 bool fabric_port_path(const struct fabric_port *p, uint8_t *path, uint8_t *hops);
 const char *fabric_node_type_name(enum fabric_node_type t);
+/* "4x", "12x"... for a LinkWidth bit ("?" when not one of the spec's). */
+const char *fabric_width_name(uint8_t width);
+/* The active speed as the diags print it: "QDR", "HDR"... ("?" unknown). */
+const char *fabric_speed_name(const struct fabric_port *p);
 
 size_t fabric_node_count(const struct fabric *f);
 struct fabric_node *fabric_node_at(const struct fabric *f, size_t i);

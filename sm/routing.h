@@ -92,7 +92,8 @@ size_t routing_lft_diff(const struct routing_lft *want, const uint8_t *held,
  * Walking a route hop by hop through forwarding tables, for `route` and for
  * tests.  The lookup callback answers "where does switch sw send dlid"
  * (0xFF: no entry); two ready-made lookups read the programmed tables held
- * in the fabric model (fabric_node.lft / lft_top) or a computed table.
+ * in the fabric model (fabric_node.lft within lft_len and lft_top, only
+ * when lft_known) or a computed table.
  */
 typedef uint8_t (*routing_lookup_fn)(const struct fabric_node *sw, uint16_t dlid, void *arg);
 uint8_t routing_lookup_programmed(const struct fabric_node *sw, uint16_t dlid, void *arg);
@@ -121,6 +122,8 @@ enum routing_walk_status routing_walk(const struct fabric_port *src, uint16_t dl
     routing_lookup_fn lookup, void *arg, struct routing_hop *hops, size_t max,
     size_t *nhops);
 const char *routing_walk_status_str(enum routing_walk_status s);
+/* The same as a stable token for JSON: "ok", "no_entry", "bad_port"... */
+const char *routing_walk_status_code(enum routing_walk_status s);
 
 const char *routing_engine_name(enum routing_engine e);
 /* "minhop" / "updn" -> engine; -1 when unknown. */

@@ -28,11 +28,17 @@ routing_lft_diff(const struct routing_lft *want, const uint8_t *held, size_t hel
 	return n;
 }
 
+/*
+ * Only what the model really holds: a table it does not mirror, a LID
+ * above LinearFDBTop (the switch drops it) or beyond the entries
+ * allocated (lft_top can run ahead of lft_len in a model built by hand or
+ * between a top Set and its blocks) is no entry.
+ */
 uint8_t
 routing_lookup_programmed(const struct fabric_node *sw, uint16_t dlid, void *arg)
 {
 	(void)arg;
-	if (sw->lft == NULL || dlid > sw->lft_top || dlid >= sw->lft_cap)
+	if (sw->lft == NULL || !sw->lft_known || dlid > sw->lft_top || dlid >= sw->lft_len)
 		return ROUTING_NO_PORT;
 	return sw->lft[dlid];
 }
@@ -114,6 +120,20 @@ routing_walk_status_str(enum routing_walk_status s)
 	case ROUTING_WALK_LOOP:		return "forwarding loop";
 	case ROUTING_WALK_DEAD_END:	return "reached a node that does not hold the LID";
 	case ROUTING_WALK_TOO_LONG:	return "path too long";
+	}
+	return "unknown";
+}
+
+const char *
+routing_walk_status_code(enum routing_walk_status s)
+{
+	switch (s) {
+	case ROUTING_WALK_OK:		return "ok";
+	case ROUTING_WALK_NO_ENTRY:	return "no_entry";
+	case ROUTING_WALK_BAD_PORT:	return "bad_port";
+	case ROUTING_WALK_LOOP:		return "loop";
+	case ROUTING_WALK_DEAD_END:	return "dead_end";
+	case ROUTING_WALK_TOO_LONG:	return "too_long";
 	}
 	return "unknown";
 }

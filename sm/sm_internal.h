@@ -143,6 +143,9 @@ void sm_store_sweep(struct sm *sm, bool write_model);
 unsigned sm_diff_events(const struct fabric *old, const struct fabric *cur);
 
 /* ctl.c */
+struct ctl_req;
+/* The published model, or NULL after answering "unavailable". */
+struct fabric *sm_ctl_fabric(struct ctl_req *req);
 void sm_ctl_sweep_finished(struct sm *sm);
 json_t *sm_sweep_json(const struct sweep_record *r);
 json_t *sm_status_json(struct sm *sm);

@@ -503,6 +503,8 @@ test_walk_programmed(void **state)
 		struct fabric_node *sw = (struct fabric_node *)t->lfts[s].sw;
 		sw->lft_cap = 64;
 		sw->lft_top = t->lfts[s].top;
+		sw->lft_len = 64;
+		sw->lft_known = true;
 		sw->lft = malloc(64);
 		memcpy(sw->lft, t->lfts[s].port, 64);
 	}

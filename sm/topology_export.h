@@ -1,0 +1,36 @@
+/*
+ * Exporting the fabric model as text, for `topology`: the format
+ * ibnetdiscover prints (so that whatever reads its topology files reads
+ * ours), or Graphviz dot.  Pure: reads the model, writes a stream.
+ */
+#ifndef FABRICD_SM_TOPOLOGY_EXPORT_H
+#define FABRICD_SM_TOPOLOGY_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sm/fabric.h"
+
+enum topology_format { TOPOLOGY_IBNETDISCOVER, TOPOLOGY_DOT };
+
+/* "ibnetdiscover" / "dot" -> format; -1 when unknown. */
+int topology_format_parse(const char *name);
+const char *topology_format_name(enum topology_format fmt);
+
+struct topology_counts {
+	size_t	nodes, links, degraded;
+};
+
+/*
+ * Write f to out.  origin_port_guid names the port the export is seen
+ * from (the SM's own; 0: none) for ibnetdiscover's "Initiated from" line.
+ * counts (may be NULL) gets what was written.  Returns -1 on a write error.
+ */
+int topology_write(const struct fabric *f, enum topology_format fmt,
+    uint64_t origin_port_guid, FILE *out, struct topology_counts *counts);
+
+/* The same into a malloc'd string (NUL-terminated); NULL on failure. */
+char *topology_text(const struct fabric *f, enum topology_format fmt,
+    uint64_t origin_port_guid, struct topology_counts *counts);
+
+#endif
