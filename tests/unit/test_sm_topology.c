@@ -1,0 +1,175 @@
+/*
+ * The topology export (sm/topology_export.c) of a hand-built model
+ * (tests/unit/sm_route_fixture.h).  The ibnetdiscover lines expected here
+ * are written from ibnetdiscover's own layout (infiniband-diags), not from
+ * our output; the rest are invariants: every cabled port listed once, each
+ * link once in dot, degraded links marked, quotes kept out of fields.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sm/topology_export.h"
+#include "tests/unit/sm_route_fixture.h"
+
+static int
+setup(void **state)
+{
+	struct rfix *x = calloc(1, sizeof(*x));
+
+	rfix_build(x);
+	*state = x;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct rfix *x = *state;
+
+	fabric_free(x->f);
+	free(x);
+	return 0;
+}
+
+static void
+assert_line(const char *text, const char *line)
+{
+	char *want = malloc(strlen(line) + 3);
+	const char *at;
+
+	sprintf(want, "\n%s\n", line);
+	at = strstr(text, want);
+	if (at == NULL)
+		fail_msg("missing line: [%s]\nin:\n%s", line, text);
+	free(want);
+}
+
+static size_t
+count_lines(const char *text, const char *prefix)
+{
+	size_t n = 0, len = strlen(prefix);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, prefix, len) == 0)
+			n++;
+	return n;
+}
+
+static size_t
+count_str(const char *text, const char *s)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(text, s); p; p = strstr(p + 1, s))
+		n++;
+	return n;
+}
+
+static void
+test_ibnetdiscover_lines(void **state)
+{
+	struct rfix *x = *state;
+	struct topology_counts c;
+	char *t = topology_text(x->f, TOPOLOGY_IBNETDISCOVER, 0x101, &c);
+
+	assert_non_null(t);
+	assert_line(t, "# Initiated from node 0000000000000100 port 0000000000000101");
+	assert_line(t, "switchguid=0x200(200)");
+	assert_line(t, "Switch\t8 \"S-0000000000000200\"\t\t# \"sw1\" base port 0 lid 10 lmc 0");
+	assert_line(t, "Switch\t8 \"S-0000000000000300\"\t\t# \"sw2\" enhanced port 0 lid 11 lmc 0");
+	assert_line(t, "[1]\t\"H-0000000000000100\"[1](101) \t\t# \"h1\" lid 1 4xQDR");
+	assert_line(t, "[7]\t\"S-0000000000000300\"[7]\t\t# \"sw2\" lid 11 4xQDR");
+	assert_line(t, "[8]\t\"S-0000000000000200\"[8]\t\t# \"sw1\" lid 10 1xQDR");
+	assert_line(t, "[3]\t\"H-0000000000000120\"[2](122) \t\t# \"h3\" lid 3 4xQDR");
+	assert_line(t, "vendid=0x2c9\ndevid=0x1017\nsysimgguid=0x100\ncaguid=0x100");
+	assert_line(t, "Ca\t2 \"H-0000000000000120\"\t\t# \"h3\"");
+	assert_line(t, "[2](122) \t\"S-0000000000000300\"[3]\t\t# lid 3 lmc 0 \"sw2\" lid 11 4xQDR");
+	/* only cabled ports: h3's port 1 is not listed */
+	assert_null(strstr(t, "[1](121)"));
+	/* switches before CAs, as ibnetdiscover lists them */
+	assert_true(strstr(t, "\nSwitch") < strstr(t, "\nCa"));
+	assert_int_equal(c.nodes, 5);
+	assert_int_equal(c.links, 5);
+	assert_int_equal(c.degraded, 1);
+	assert_int_equal(count_lines(t, "Switch\t"), 2);
+	assert_int_equal(count_lines(t, "Ca\t"), 3);
+	/* every link seen from both ends */
+	assert_int_equal(count_lines(t, "["), 2 * c.links);
+	free(t);
+}
+
+static void
+test_no_origin_line(void **state)
+{
+	char *t = topology_text(((struct rfix *)*state)->f, TOPOLOGY_IBNETDISCOVER, 0, NULL);
+
+	assert_non_null(t);
+	assert_null(strstr(t, "Initiated from"));
+	free(t);
+}
+
+static void
+test_dot(void **state)
+{
+	struct rfix *x = *state;
+	struct topology_counts c;
+	char *t = topology_text(x->f, TOPOLOGY_DOT, 0, &c);
+
+	assert_non_null(t);
+	assert_memory_equal(t, "graph fabric {\n", 15);
+	assert_string_equal(t + strlen(t) - 2, "}\n");
+	assert_int_equal(c.links, 5);
+	assert_int_equal(count_str(t, " -- "), 5);
+	assert_int_equal(count_str(t, "shape=box"), 2);
+	assert_int_equal(count_str(t, "shape=ellipse"), 3);
+	assert_int_equal(count_str(t, "color=red"), 1);
+	assert_line(t, "\t\"0000000000000200\" -- \"0000000000000300\" [taillabel=\"8\", "
+	    "headlabel=\"8\", label=\"1xQDR degraded\", color=red, penwidth=2, style=dashed];");
+	assert_line(t, "\t\"0000000000000120\" -- \"0000000000000300\" [taillabel=\"2\", "
+	    "headlabel=\"3\", label=\"4xQDR\"];");
+	free(t);
+}
+
+/* A quote or backslash in a description would break both formats' fields. */
+static void
+test_hostile_description(void **state)
+{
+	struct rfix *x = *state;
+	char *t;
+
+	snprintf(x->h1->desc, sizeof(x->h1->desc), "a\"b\\c\nd");
+	t = topology_text(x->f, TOPOLOGY_IBNETDISCOVER, 0, NULL);
+	assert_line(t, "Ca\t1 \"H-0000000000000100\"\t\t# \"a'b/c d\"");
+	free(t);
+	t = topology_text(x->f, TOPOLOGY_DOT, 0, NULL);
+	assert_non_null(strstr(t, "label=\"a'b/c d\\nca lid 1\""));
+	free(t);
+}
+
+static void
+test_format_names(void **state)
+{
+	(void)state;
+	assert_int_equal(topology_format_parse(NULL), TOPOLOGY_IBNETDISCOVER);
+	assert_int_equal(topology_format_parse("ibnetdiscover"), TOPOLOGY_IBNETDISCOVER);
+	assert_int_equal(topology_format_parse("dot"), TOPOLOGY_DOT);
+	assert_int_equal(topology_format_parse("xml"), -1);
+	assert_string_equal(topology_format_name(TOPOLOGY_DOT), "dot");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ibnetdiscover_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_origin_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_description, setup, teardown),
+		cmocka_unit_test(test_format_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
