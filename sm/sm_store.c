@@ -1,7 +1,8 @@
 /*
- * The SM's durable copy: after a heavy sweep the model (nodes, ports,
- * links), the new LID assignments and the sweep record go to sqlite in one
- * transaction; a light sweep writes its record alone.
+ * The SM's durable copy: after a heavy sweep the model (nodes, ports; the
+ * links are a view over the ports), the new LID assignments and the sweep
+ * record go to sqlite in one transaction; a light sweep writes its record
+ * alone.
  */
 #include <stdio.h>
 #include <string.h>
@@ -80,20 +81,6 @@ store_port(struct store *st, const struct fabric_port *p)
 		sqlite3_bind_null(s, 11);
 		sqlite3_bind_null(s, 12);
 	}
-	if (store_step_done(st, s) < 0)
-		return -1;
-	if (p->peer == NULL || p->peer->node->guid < p->node->guid ||
-	    (p->peer->node == p->node && p->peer->num < p->num))
-		return 0;
-	s = store_prepare(st, "INSERT INTO sm_links (a_guid, a_port, b_guid, b_port, degraded)"
-	    " VALUES (?, ?, ?, ?, ?)");
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_text(s, 1, g, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(s, 2, p->num);
-	sqlite3_bind_text(s, 3, peer, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(s, 4, p->peer->num);
-	sqlite3_bind_int(s, 5, p->degraded || p->peer->degraded);
 	return store_step_done(st, s);
 }
 
@@ -104,8 +91,7 @@ store_model(struct store *st, const struct fabric *f)
 	size_t i;
 	unsigned j;
 
-	if (exec_sql(st, "DELETE FROM sm_links") < 0 ||
-	    exec_sql(st, "DELETE FROM sm_ports") < 0 ||
+	if (exec_sql(st, "DELETE FROM sm_ports") < 0 ||
 	    exec_sql(st, "DELETE FROM sm_nodes") < 0)
 		return -1;
 	FABRIC_FOREACH_NODE(f, i, n) {

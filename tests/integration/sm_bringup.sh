@@ -3,7 +3,8 @@
 # clients of the simulator: every port has a unique non-zero LID
 # (ibnetdiscover), every cabled port is Active (iblinkinfo), sminfo names
 # fabricd's port as MASTER with the configured priority, the slow link is
-# the one reported degraded, and a route crosses the fabric (ibtracert).
+# the one reported degraded, a route crosses the fabric (ibtracert), and
+# sqlite holds every link once.
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
@@ -34,6 +35,15 @@ check_fabric() {
 
 	sim_diag -H "$3" ibtracert "$(sm_lid_of "$2")" "$4" | grep -q 'To ca' ||
 	    fail "ibtracert $2 -> LID $4"
+
+	# The durable record: as many links in sqlite as ibnetdiscover sees
+	# (it prints each link from both ends), each once.
+	ends=$(sim_diag ibnetdiscover | grep -c '^\[')
+	stored=$(db "SELECT count(*) FROM sm_links")
+	[ "$stored" = $((ends / 2)) ] || fail "sqlite holds $stored links, ibnetdiscover $((ends / 2))"
+	[ "$(db "SELECT count(*) FROM (SELECT DISTINCT a_guid, a_port FROM sm_links
+	    UNION SELECT DISTINCT b_guid, b_port FROM sm_links)")" = "$ends" ] ||
+	    fail "a port is on two stored links"
 }
 
 # 2-level fat tree, 324 hosts (18 leaves x 18, 9 spines), one slow uplink.
