@@ -406,7 +406,8 @@ tick(evutil_socket_t fd, short what, void *arg)
 	int64_t now = event_now_ms();
 
 	evtimer_add(hp->tick, &tv);
-	if (!hp->in_round && f && sm_subnet_up() &&
+	/* Counters are read and cleared by the master's manager only. */
+	if (!hp->in_round && f && sm_subnet_up() && sm_is_master() &&
 	    (hp->round_start_ms == 0 || now - hp->round_start_ms >= (int64_t)health->cfg.interval_ms)) {
 		hp->head = hp->tail = 0;
 		hp->round_mads = 0;

@@ -22,12 +22,13 @@
 #include "partitions/internal.h"
 #include "sm/sm.h"
 
-/* NULL while the SM is disabled: changes are then stored and applied at
- * the first sweep. */
+/* NULL while the SM is disabled or not master (another SM owns the
+ * P_Key tables): changes are then stored and applied at the first sweep
+ * as master. */
 struct fabric *
 pt_fabric_now(void)
 {
-	return sm_mad_engine() != NULL ? sm_fabric() : NULL;
+	return sm_mad_engine() != NULL && sm_is_master() ? sm_fabric() : NULL;
 }
 
 static int
@@ -399,7 +400,7 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 	struct pt_err e;
 	size_t n;
 
-	if (!pt_state.running || sm_mad_engine() == NULL || deferred.pending) {
+	if (!pt_state.running || sm_mad_engine() == NULL || !sm_is_master() || deferred.pending) {
 		done(token);
 		return;
 	}

@@ -149,6 +149,12 @@ ctl_sm_sweep(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");
 		return;
 	}
+	if (sm->state == SM_STATE_STANDBY || sm->state == SM_STATE_NOTACTIVE) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is %s: %s",
+		    sm_state_name(sm->state), sm->state == SM_STATE_STANDBY ?
+		    "the master SM sweeps the subnet" : "disabled by the master SM");
+		return;
+	}
 	if (sm->nwaiters >= SM_MAX_WAITERS) {
 		ctl_reply_error(req, PERR_BUSY, "too many sweeps waiting");
 		return;
@@ -184,6 +190,7 @@ sm_status_json(struct sm *sm)
 	struct fabric_node *n;
 	unsigned j;
 	const char *subnet;
+	json_t *o;
 
 	if (sm->fabric) {
 		FABRIC_FOREACH_NODE(sm->fabric, i, n) {
@@ -204,9 +211,9 @@ sm_status_json(struct sm *sm)
 		}
 	}
 	subnet = sm->subnet_up ? "up" : sm->sweeps ? "down" : "discovering";
-	return json_pack("{s:s, s:I, s:o, s:i, s:{s:s, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:b, s:s},"
+	o = json_pack("{s:s, s:I, s:o, s:i, s:{s:s, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:b, s:s},"
 	    " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i}}",
-	    "state", "master", "priority", (json_int_t)sm->cfg.priority,
+	    "state", sm_state_name(sm->state), "priority", (json_int_t)sm->cfg.priority,
 	    "port_guid", guid_json(sm->own_guid), "lid", sm->own_lid,
 	    "subnet", "state", subnet, "switches", (int)sw, "cas", (int)ca, "ports", (int)ports,
 	    "active_links", (int)(active / 2), "degraded_ports", (int)degraded,
@@ -217,4 +224,10 @@ sm_status_json(struct sm *sm)
 	    "timeouts", (json_int_t)c->timeouts, "retries", (json_int_t)c->retries,
 	    "errors", (json_int_t)c->errors, "unsolicited", (json_int_t)c->unsolicited,
 	    "outstanding", (int)mad_engine_outstanding(sm->me), "queued", (int)mad_engine_queued(sm->me));
+	if (o && sm->polling)	/* the SM we follow (standby) or wait for */
+		json_object_set_new(o, "master", json_pack("{s:o, s:i, s:s, s:i, s:i}",
+		    "guid", guid_json(sm->polled.info.guid), "priority", sm->polled.info.priority,
+		    "state", sm_state_name(sm->polled.info.state), "lid", sm->polled.info.lid,
+		    "missed_polls", sm->poll_misses));
+	return o;
 }

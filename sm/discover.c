@@ -86,9 +86,11 @@ on_switchinfo(const struct mad_result *res, void *arg)
 		n->lft_cap = be16toh(si->lin_cap);
 		n->lft_top = be16toh(si->lin_top);
 		n->partition_enforcement_cap = be16toh(si->enforce_cap);
-		if (ib_switch_info_get_state_change(si)) {
+		if (ib_switch_info_get_state_change(si) && sm->state == SM_STATE_MASTER) {
 			/* Write-1-to-clear now, before its ports are read, so a
-			 * change after this point is seen by the next sweep. */
+			 * change after this point is seen by the next sweep.
+			 * (Not yet master: sm_clear_state_changes() does it
+			 * once we are; a standby SM writes nothing.) */
 			sm_path_of(n, &a);
 			send_smp(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0,
 			    n->si, on_switchinfo_clear, n);
@@ -141,6 +143,9 @@ on_portinfo(const struct mad_result *res, void *arg)
 		return;
 	}
 	port_from_portinfo(p, (const ib_port_info_t *)smp->data);
+	if ((p->num == 0 || n->type != FABRIC_SWITCH) &&
+	    (((const ib_port_info_t *)smp->data)->capability_mask & IB_PORT_CAP_IS_SM))
+		sm_standby_query(sm, p);	/* another SM? */
 	if (p->linkup && p->peer == NULL && p->num > 0 &&
 	    (n->type == FABRIC_SWITCH || (n->hops == 0 && p->num == n->path_port)))
 		probe_port(sm, p);
@@ -315,8 +320,26 @@ sm_discover(struct sm *sm, void (*next)(struct sm *))
 	fabric_free(sm->next);
 	sm->next = fabric_new();
 	ndup_reported = 0;
+	sm_standby_discovery_start(sm);
 	send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, NULL);
 	sm_phase_wait(sm, next);
+}
+
+void
+sm_clear_state_changes(struct sm *sm)
+{
+	struct fabric_node *n;
+	struct mad_addr a;
+	size_t i;
+
+	FABRIC_FOREACH_NODE(sm->next, i, n) {
+		if (n->type != FABRIC_SWITCH ||
+		    !ib_switch_info_get_state_change((const ib_switch_info_t *)n->si))
+			continue;
+		sm_path_of(n, &a);
+		send_smp(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, n->si,
+		    on_switchinfo_clear, n);
+	}
 }
 
 /* ---- light sweep: has any switch seen a port change? ---- */

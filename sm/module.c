@@ -12,6 +12,8 @@
  *     mad_timeout: 200ms              # per try
  *     mad_retries: 3
  *     updn_roots: [0x0002c90300000a01]  # updn: root switches (default: detected)
+ *     standby_poll: 10s               # standby: poll the master (default: sweep_interval)
+ *     standby_misses: 3               # polls missed in a row before taking over
  */
 #include <errno.h>
 #include <stddef.h>
@@ -88,6 +90,8 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_DURATION("mad_timeout", struct sm_config, timeout_ms, 1, 60000),
 	CFG_F_UINT("mad_retries", struct sm_config, retries, 0, 20),
 	CFG_F_CUSTOM("updn_roots", struct sm_config, updn_roots, parse_roots),
+	CFG_F_DURATION("standby_poll", struct sm_config, standby_poll_ms, 100, 86400000),
+	CFG_F_UINT("standby_misses", struct sm_config, standby_misses, 1, 100),
 	CFG_F_END
 };
 
@@ -104,6 +108,8 @@ sm_config_init(void *p)
 	c->max_outstanding = MAD_WINDOW_DEFAULT;
 	c->timeout_ms = 200;
 	c->retries = 3;
+	c->standby_poll_ms = 0;
+	c->standby_misses = 3;
 }
 
 static int
@@ -126,6 +132,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 		return -1;
 	}
 	the_sm = sm;
+	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
 	sm->own_guid = mad_engine_port_guid(sm->me);
 	sm->own_port = mad_engine_port_num(sm->me);
 	if (sm_lids_load(sm) < 0)
@@ -152,6 +159,7 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 	sm->cfg.nupdn_roots = cfg->nupdn_roots;
 	sm->roots_warned = false;
 	sm->cfg.retries = cfg->retries;
+	sm->cfg.standby_misses = cfg->standby_misses;
 	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
 		sm->cfg.max_outstanding = cfg->max_outstanding;
 		mad_engine_set_window(sm->me, (unsigned)cfg->max_outstanding);
@@ -160,6 +168,8 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 		sm->cfg.sweep_interval_ms = cfg->sweep_interval_ms;
 		sm_sweep_start_timer(sm);
 	}
+	sm->cfg.standby_poll_ms = cfg->standby_poll_ms;
+	sm_standby_reload(sm);		/* the poll period may follow the sweep's */
 	sm_sweep_request(sm, true);	/* routing may have changed */
 	return 0;
 }
@@ -178,6 +188,7 @@ sm_stop(struct fabricd *fd)
 	/* Cancelled MADs call back into a sweep that must not go on. */
 	sm->next_phase = NULL;
 	mad_engine_close(sm->me);
+	sm_standby_stop(sm);
 	if (sm->sweep_timer)
 		event_free(sm->sweep_timer);
 	if (sm->kick)
@@ -216,5 +227,6 @@ const struct fabricd_module sm_module = {
 struct fabric *sm_fabric(void) { return the_sm ? the_sm->fabric : NULL; }
 struct mad_engine *sm_mad_engine(void) { return the_sm ? the_sm->me : NULL; }
 bool sm_subnet_up(void) { return the_sm && the_sm->subnet_up; }
+bool sm_is_master(void) { return the_sm && the_sm->state == SM_STATE_MASTER; }
 uint16_t sm_own_lid(void) { return the_sm ? the_sm->own_lid : 0; }
 uint64_t sm_own_port_guid(void) { return the_sm ? the_sm->own_guid : 0; }

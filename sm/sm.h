@@ -18,6 +18,10 @@
 struct fabric *sm_fabric(void);
 struct mad_engine *sm_mad_engine(void);
 bool sm_subnet_up(void);
+/* Only the master SM writes to the fabric: while another SM is master (we
+ * are STANDBY) or before the first discovery has decided, modules send no
+ * Set and keep their changes for the first sweep as master. */
+bool sm_is_master(void);
 uint16_t sm_own_lid(void);
 uint64_t sm_own_port_guid(void);
 

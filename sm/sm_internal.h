@@ -15,6 +15,7 @@
 
 #include "daemon/fabricd.h"
 #include "sm/fabric.h"
+#include "sm/election.h"
 #include "sm/mad.h"
 #include "sm/routing.h"
 #include "sm/sm.h"
@@ -25,6 +26,7 @@
 #define SM_ATTR_SWITCH_INFO	0x0012
 #define SM_ATTR_PORT_INFO	0x0015
 #define SM_ATTR_LFT		0x0019
+#define SM_ATTR_SM_INFO		0x0020
 
 #define SM_MAX_ROOTS	64
 
@@ -39,6 +41,8 @@ struct sm_config {
 	uint64_t	 retries;
 	uint64_t	 updn_roots[SM_MAX_ROOTS];	/* switch node GUIDs; none: detect */
 	size_t		 nupdn_roots;
+	uint64_t	 standby_poll_ms;	/* 0: the sweep interval */
+	uint64_t	 standby_misses;	/* polls missed before taking over */
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
@@ -57,6 +61,14 @@ struct sweep_record {
 };
 
 #define SM_MAX_HOOKS 8
+#define SM_MAX_REMOTES 16
+
+/* Another SM met during discovery (or the one we follow). */
+struct sm_remote {
+	struct sm_peer	 info;
+	struct mad_addr	 addr;		/* directed route to its port */
+	bool		 answered;	/* its SMInfo came back */
+};
 #define SM_MAX_WAITERS 16
 
 struct sm_hook {
@@ -91,6 +103,18 @@ struct sm {
 	bool			 light_found_change;
 	bool			 roots_warned;	/* told of missing updn roots or a fallback */
 
+	/* election (standby.c) */
+	uint8_t			 state;		/* enum sm_state */
+	struct sm_remote	 remotes[SM_MAX_REMOTES];	/* this discovery's */
+	size_t			 nremotes;
+	bool			 handover_received;	/* while DISCOVERING */
+	uint64_t		 handover_from;
+	bool			 recheck;	/* a higher SM was DISCOVERING */
+	struct sm_remote	 polled;	/* the SM we follow (or wait for) */
+	bool			 polling, poll_outstanding;
+	unsigned		 poll_misses;
+	struct event		*poll_timer;
+
 	/* hooks (the list itself is in sweep.c) */
 	size_t			 hook_next;
 	enum sm_hook_point	 hook_point;
@@ -118,6 +142,20 @@ const char *sm_node_label(const struct fabric_node *n, char *buf, size_t len);
 void sm_discover(struct sm *sm, void (*next)(struct sm *));
 /* light sweep: SwitchInfo of every known switch; sets light_found_change. */
 void sm_light_probe(struct sm *sm, void (*next)(struct sm *));
+/* Clear SwitchInfo PortStateChange where discovery saw it set but, not yet
+ * master, left it (counted in sm->pending). */
+void sm_clear_state_changes(struct sm *sm);
+
+/* standby.c */
+void sm_standby_discovery_start(struct sm *sm);
+/* Ask the SM behind this port (IsSM, not ours) for its SMInfo; counted
+ * in sm->pending. */
+void sm_standby_query(struct sm *sm, const struct fabric_port *p);
+/* After a heavy discovery: true if we are MASTER and go on configuring. */
+bool sm_standby_decide(struct sm *sm);
+void sm_sminfo_request(struct sm *sm, const struct mad_in *in);
+void sm_standby_reload(struct sm *sm);
+void sm_standby_stop(struct sm *sm);
 
 /* lids.c */
 int sm_lids_load(struct sm *sm);

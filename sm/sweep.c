@@ -228,6 +228,8 @@ after_readback(struct sm *sm)
 static void
 after_discover(struct sm *sm)
 {
+	bool was_master;
+
 	if (fabric_node_count(sm->next) == 0) {
 		log_warnx("sm: own port not answering; sweep abandoned");
 		sm->cur.ok = false;
@@ -236,8 +238,20 @@ after_discover(struct sm *sm)
 		sweep_finish(sm);
 		return;
 	}
+	was_master = sm->state == SM_STATE_MASTER;
+	if (!sm_standby_decide(sm)) {
+		/* Another SM is master (or about to be): it programs the
+		 * fabric, we only watch it. */
+		sm->cur.ok = sm->cur.unreachable == 0;
+		fabric_free(sm->next);
+		sm->next = NULL;
+		sweep_finish(sm);
+		return;
+	}
 	fabric_sort(sm->next);
 	sm_mark_degraded(sm->next);
+	if (!was_master)
+		sm_clear_state_changes(sm);
 	sm_lft_readback(sm, after_readback);
 }
 
@@ -303,8 +317,8 @@ sweep_finish(struct sm *sm)
 		    sm->cur.ok ? "ok" : "incomplete", (long long)sm->cur.duration_ms,
 		    (unsigned long long)sm->cur.mads, (unsigned long long)sm->cur.retries,
 		    sm->cur.changes, sm->cur.lft_blocks, sm->cur.port_sets);
-	sm_store_sweep(sm, sm->cur.kind == SWEEP_HEAVY);
-	if (sm->cur.kind == SWEEP_HEAVY && sm->fabric)
+	sm_store_sweep(sm, sm->cur.kind == SWEEP_HEAVY && sm->state == SM_STATE_MASTER);
+	if (sm->cur.kind == SWEEP_HEAVY && sm->fabric && sm->state == SM_STATE_MASTER)
 		run_hooks(sm, SM_HOOK_AFTER_SWEEP, sweep_end);
 	else
 		sweep_end(sm);
@@ -323,6 +337,9 @@ kick_cb(evutil_socket_t fd, short what, void *arg)
 void
 sm_sweep_request(struct sm *sm, bool heavy)
 {
+	/* A standby SM leaves the fabric to the master; it polls instead. */
+	if (sm->state == SM_STATE_STANDBY || sm->state == SM_STATE_NOTACTIVE)
+		return;
 	if (sm->sweeping) {
 		sm->again = true;
 		sm->again_heavy |= heavy;
@@ -342,7 +359,10 @@ sm_sweep_request(struct sm *sm, bool heavy)
 static void
 periodic_cb(evutil_socket_t fd, short what, void *arg)
 {
-	sm_sweep_request(arg, false);
+	struct sm *sm = arg;
+
+	/* A higher SM was still discovering: see where it settled. */
+	sm_sweep_request(sm, sm->recheck);
 }
 
 void
@@ -362,31 +382,6 @@ sm_sweep_start_timer(struct sm *sm)
 /* ---- MADs addressed to us ---- */
 
 static void
-answer_sminfo(struct sm *sm, const struct mad_in *in)
-{
-	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
-	ib_smp_t *smp = (ib_smp_t *)mad;
-	ib_sm_info_t *si = (ib_sm_info_t *)smp->data;
-
-	memcpy(mad, in->mad, MAD_SIZE);
-	smp->method = IB_MAD_METHOD_GET_RESP;
-	smp->status = 0;
-	memset(smp->data, 0, sizeof(smp->data));
-	si->guid = htobe64(sm->own_guid);
-	si->sm_key = 0;
-	si->act_count = htobe32((uint32_t)sm->sweeps);
-	si->pri_state = (uint8_t)((sm->cfg.priority << 4) | IB_SMINFO_STATE_MASTER);
-	if (smp->mgmt_class == IB_MCLASS_SUBN_DIR) {
-		/* A directed-route answer: D bit set, and the return path
-		 * the fabric recorded.  (ibsim wants the hop pointer at 0
-		 * and walks the return path itself.) */
-		smp->status = htobe16(0x8000);
-		smp->hop_ptr = 0;
-	}
-	mad_respond(sm->me, in, mad, MAD_SIZE);
-}
-
-static void
 answer_trap(struct sm *sm, const struct mad_in *in)
 {
 	const ib_smp_t *smp = (const ib_smp_t *)in->mad;
@@ -400,6 +395,11 @@ answer_trap(struct sm *sm, const struct mad_in *in)
 	mad_respond(sm->me, in, mad, MAD_SIZE);
 	log_info("sm: trap %u from LID %u", trap, be16toh(n->issuer_lid));
 	if (trap == 128)	/* link state change: look now, not at the next tick */
+		sm_sweep_request(sm, true);
+	/* Capabilities changed, IsSM among them: another SM may have come
+	 * (or settled in STANDBY and want a handover).  Our own port's trap
+	 * at start-up is not news: the first sweep is running anyway. */
+	if (trap == 144 && sm->sweeps > 0 && be16toh(n->issuer_lid) != sm->own_lid)
 		sm_sweep_request(sm, true);
 }
 
@@ -424,7 +424,7 @@ sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg)
 
 	if (smp && hdr->attr_id == IB_MAD_ATTR_SM_INFO &&
 	    (hdr->method == IB_MAD_METHOD_GET || hdr->method == IB_MAD_METHOD_SET))
-		answer_sminfo(sm, in);
+		sm_sminfo_request(sm, in);
 	else if (smp && hdr->method == IB_MAD_METHOD_TRAP && hdr->attr_id == IB_MAD_ATTR_NOTICE)
 		answer_trap(sm, in);
 	else if (hdr->method != IB_MAD_METHOD_TRAP && hdr->method != IB_MAD_METHOD_REPORT &&

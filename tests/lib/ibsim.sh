@@ -148,15 +148,17 @@ sim_port_guid() {
 
 # sim_opensm [HOST] [SECS]: run OpenSM (the reference SM) attached to HOST
 # (default host1) with its caches in $SIM_DIR/osm, and wait up to SECS
-# (default 60) for SUBNET UP.  Sets OSM_PID; sim_stop stops it.
+# (default 60) for SUBNET UP.  Sets OSM_PID; sim_stop stops it.  Extra
+# OpenSM options (a priority: -p 15) in OSM_ARGS.
 OSM_PID=
 sim_opensm() {
 	h=${1:-host1}
 	g=$(sim_port_guid "$h") || return 1
 	mkdir -p "$SIM_DIR/osm"
 	rm -f "$SIM_DIR/osm.log"
+	# shellcheck disable=SC2086
 	(cd "$SIM_DIR/run" && SIM_HOST=$h OSM_CACHE_DIR=$SIM_DIR/osm OSM_TMP_DIR=$SIM_DIR/osm \
-	    LD_PRELOAD=$SIM_PRELOAD exec opensm -d2 -f "$SIM_DIR/osm.log" -g "$g" \
+	    LD_PRELOAD=$SIM_PRELOAD exec opensm -d2 -f "$SIM_DIR/osm.log" -g "$g" ${OSM_ARGS:-} \
 	    > "$SIM_DIR/osm.out" 2>&1) &
 	OSM_PID=$!
 	i=0
