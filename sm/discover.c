@@ -279,6 +279,8 @@ on_nodeinfo(const struct mad_result *res, void *arg)
 	n->partition_cap = be16toh(ni->partition_cap);
 	n->vendor_id = ib_node_info_get_vendor_id(ni) >> 8;
 	n->device_id = be16toh(ni->device_id);
+	n->sys_guid = be64toh(ni->sys_guid);
+	n->revision = be32toh(ni->revision);
 	n->path_port = q;
 	if (from) {
 		memcpy(n->path, from->node->path, sizeof(n->path));

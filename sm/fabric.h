@@ -67,6 +67,8 @@ struct fabric_node {
 	uint64_t		 port_guid;	/* NodeInfo PortGUID (CA: of path_port) */
 	uint32_t		 vendor_id;
 	uint16_t		 device_id;
+	uint64_t		 sys_guid;	/* NodeInfo SystemImageGUID */
+	uint32_t		 revision;	/* NodeInfo Revision */
 };
 
 struct fabric;

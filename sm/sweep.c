@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "daemon/events.h"
+#include "sm/sa.h"
 #include "sm/sm_internal.h"
 
 struct sm *the_sm;
@@ -422,7 +423,9 @@ sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg)
 	const ib_mad_t *hdr = (const ib_mad_t *)in->mad;
 	bool smp = hdr->mgmt_class == IB_MCLASS_SUBN_LID || hdr->mgmt_class == IB_MCLASS_SUBN_DIR;
 
-	if (smp && hdr->attr_id == IB_MAD_ATTR_SM_INFO &&
+	if (hdr->mgmt_class == IB_MCLASS_SUBN_ADM)
+		sa_handle_mad(sm, in);
+	else if (smp && hdr->attr_id == IB_MAD_ATTR_SM_INFO &&
 	    (hdr->method == IB_MAD_METHOD_GET || hdr->method == IB_MAD_METHOD_SET))
 		sm_sminfo_request(sm, in);
 	else if (smp && hdr->method == IB_MAD_METHOD_TRAP && hdr->attr_id == IB_MAD_ATTR_NOTICE)

@@ -1,0 +1,223 @@
+/*
+ * The SA's MAD side (sm/sa.h): check a request, build its records, frame
+ * the response.  Nothing a requester sends can make it fail: a request too
+ * short, of the wrong version, or with an RMPP header we cannot take is
+ * counted as malformed and answered with an error status.
+ *
+ * A GetTableResp is one RMPP DATA segment (Active, First, Last, segment
+ * 1, PayloadLength = the 20-byte SA header + the records) carrying the
+ * records that fit in SA_TABLE_BYTES (sm/sa.h says why not all 200 bytes);
+ * a longer table is cut there (counted as truncated) because multi-segment
+ * RMPP is not implemented.  That is also all a client under ibsim can
+ * receive: umad2sim does no RMPP.  On real hardware the kernel's RMPP layer
+ * takes the single segment as it is.  saquery (infiniband-diags) counts
+ * the records of a GetTableResp as (received length - 56) / (8 *
+ * AttributeOffset), so the response is sent with its exact length.
+ */
+#include <string.h>
+#include <endian.h>
+
+#include <iba/ib_types.h>
+
+#include "common/log.h"
+#include "sm/sa.h"
+#include "sm/sm_internal.h"
+
+#define SA_CLASS_VERSION	2
+#define SA_RMPP_VERSION		1
+#define SA_PAYLOAD_HDR		20	/* SM_Key, AttributeOffset, ComponentMask */
+
+static struct sa_counters counters;
+
+const struct sa_counters *
+sa_counters(void)
+{
+	return &counters;
+}
+
+/* The common MAD header of the answer: the request's, as a response. */
+static void
+resp_header(const ib_sa_mad_t *q, uint8_t *resp, uint16_t status)
+{
+	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
+
+	memset(resp, 0, MAD_SIZE);
+	memcpy(resp, q, sizeof(ib_mad_t));
+	r->method = q->method | IB_MAD_METHOD_RESP_MASK;
+	r->status = htobe16(status);
+	r->resv = 0;
+	r->resv1 = 0;
+	r->comp_mask = q->comp_mask;
+}
+
+static void
+answer_error(const ib_sa_mad_t *q, uint8_t *resp, size_t *resp_len, uint16_t status)
+{
+	counters.errors++;
+	resp_header(q, resp, status);
+	*resp_len = SA_HDR_SIZE;
+}
+
+/* Requests that want an answer (Trap, Report, Send and responses do not). */
+static bool
+wants_answer(uint8_t method)
+{
+	if (method & IB_MAD_METHOD_RESP_MASK)
+		return false;
+	return method != IB_MAD_METHOD_TRAP && method != IB_MAD_METHOD_REPORT &&
+	    method != IB_MAD_METHOD_SEND && method != IB_MAD_METHOD_TRAP_REPRESS;
+}
+
+static bool
+known_method(uint8_t method)
+{
+	switch (method) {
+	case IB_MAD_METHOD_GET:
+	case IB_MAD_METHOD_SET:
+	case IB_MAD_METHOD_GETTABLE:
+	case IB_MAD_METHOD_GETTRACETABLE:
+	case IB_MAD_METHOD_GETMULTI:
+	case IB_MAD_METHOD_DELETE:
+		return true;
+	}
+	return false;
+}
+
+/* A request carries no RMPP, or one whole DATA segment. */
+static bool
+rmpp_acceptable(const ib_sa_mad_t *q)
+{
+	if (!(q->rmpp_flags & IB_RMPP_FLAG_ACTIVE))
+		return true;
+	return q->rmpp_version == SA_RMPP_VERSION && q->rmpp_type == IB_RMPP_TYPE_DATA &&
+	    (q->rmpp_flags & (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST)) ==
+	    (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST) && be32toh(q->seg_num) == 1;
+}
+
+/* MAD status for a request that cannot be served, 0 when it can. */
+static uint16_t
+check_request(const ib_sa_mad_t *q, size_t len)
+{
+	uint16_t attr = be16toh(q->attr_id);
+
+	if (q->base_ver != 1 || q->class_ver != SA_CLASS_VERSION) {
+		counters.malformed++;
+		return be16toh(IB_MAD_STATUS_UNSUP_CLASS_VER);
+	}
+	if (len < SA_HDR_SIZE || !rmpp_acceptable(q)) {
+		counters.malformed++;
+		return be16toh(IB_MAD_STATUS_INVALID_FIELD);
+	}
+	if (!known_method(q->method))
+		return be16toh(IB_MAD_STATUS_UNSUP_METHOD);
+	if (sa_record_size(attr) == 0)
+		return be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	if (q->method == IB_MAD_METHOD_GET)
+		return 0;
+	if (q->method == IB_MAD_METHOD_GETTABLE && q->attr_id != IB_MAD_ATTR_CLASS_PORT_INFO)
+		return 0;
+	return be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+}
+
+static void
+frame_get(const struct sa_sink *s, uint8_t *resp, size_t *resp_len)
+{
+	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
+
+	r->attr_offset = htobe16((uint16_t)(s->rec_size / 8));
+	*resp_len = SA_HDR_SIZE + s->rec_size;
+}
+
+static void
+frame_table(const struct sa_sink *s, uint8_t *resp, size_t *resp_len)
+{
+	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
+	size_t data = s->n * s->rec_size;
+
+	r->rmpp_version = SA_RMPP_VERSION;
+	r->rmpp_type = IB_RMPP_TYPE_DATA;
+	r->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST;
+	r->rmpp_status = IB_RMPP_STATUS_SUCCESS;
+	r->seg_num = htobe32(1);
+	r->paylen_newwin = htobe32((uint32_t)(SA_PAYLOAD_HDR + data));
+	r->attr_offset = htobe16((uint16_t)(s->rec_size / 8));
+	*resp_len = SA_HDR_SIZE + data;
+}
+
+bool
+sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *resp,
+    size_t *resp_len)
+{
+	const ib_sa_mad_t *q = (const ib_sa_mad_t *)req;
+	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
+	struct sa_query query;
+	struct sa_sink sink;
+	uint16_t status;
+	bool get;
+
+	if (len < sizeof(ib_mad_t)) {
+		counters.malformed++;
+		return false;
+	}
+	if (!wants_answer(q->method))
+		return false;
+	counters.requests++;
+	if ((status = check_request(q, len)) != 0) {
+		answer_error(q, resp, resp_len, status);
+		return true;
+	}
+	if (ctx->f == NULL) {		/* no model yet: ask again later */
+		answer_error(q, resp, resp_len, be16toh(IB_MAD_STATUS_BUSY));
+		return true;
+	}
+	get = q->method == IB_MAD_METHOD_GET;
+	resp_header(q, resp, 0);
+	memset(&sink, 0, sizeof(sink));
+	sink.buf = r->data;
+	sink.rec_size = sa_record_size(be16toh(q->attr_id));
+	sink.max = get ? 1 : SA_TABLE_BYTES / sink.rec_size;
+	sink.stop = sink.max + 1;	/* enough to know whether it all fit */
+	query.tmpl = q->data;
+	query.mask = q->comp_mask;
+	query.attr_mod = be32toh(q->attr_mod);
+	if ((status = sa_build_records(ctx, be16toh(q->attr_id), &query, &sink)) != 0) {
+		answer_error(q, resp, resp_len, status);
+		return true;
+	}
+	if (get && sink.total != 1) {
+		answer_error(q, resp, resp_len, be16toh(sink.total == 0 ?
+		    IB_SA_MAD_STATUS_NO_RECORDS : IB_SA_MAD_STATUS_TOO_MANY_RECORDS));
+		return true;
+	}
+	if (get)
+		frame_get(&sink, resp, resp_len);
+	else
+		frame_table(&sink, resp, resp_len);
+	if (sink.total > sink.n)
+		counters.truncated++;
+	counters.records += sink.n;
+	return true;
+}
+
+/* The SM's dispatch hands every class-0x03 MAD here. */
+void
+sa_handle_mad(struct sm *sm, const struct mad_in *in)
+{
+	uint8_t resp[MAD_SIZE] MAD_ALIGNED;
+	size_t len = 0;
+	struct sa_ctx ctx = {
+		.f = sm->fabric,
+		.sm_guid = sm->own_guid,
+		.sm_lid = sm->own_lid,
+		.sm_priority = (uint8_t)sm->cfg.priority,
+		.sm_state = IB_SMINFO_STATE_MASTER,
+		.sm_act_count = (uint32_t)sm->sweeps,
+	};
+	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
+
+	if (!sa_answer(&ctx, in->mad, in->len, resp, &len))
+		return;
+	log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
+	    q->method, be16toh(q->attr_id), in->slid, be16toh(((ib_sa_mad_t *)resp)->status), len);
+	mad_respond(sm->me, in, resp, len);
+}

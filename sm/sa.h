@@ -1,0 +1,123 @@
+/*
+ * The subnet administrator (SA, class 0x03 on QP1): answers the queries
+ * real clients send (saquery, libibumad/rdma-cm path resolution) from the
+ * SM's published fabric model, never from a fresh look at the fabric.
+ *
+ *   ClassPortInfo (Get), NodeRecord, PortInfoRecord, SMInfoRecord,
+ *   LinkRecord, PathRecord (Get and GetTable).
+ *
+ * Two layers, both pure (no I/O): sa_records.c builds the records that
+ * match a query's component mask; sa.c checks the request, frames the
+ * response (status, AttributeOffset, the RMPP header of a GetTableResp)
+ * and is called by the SM's MAD dispatch with the engine's mad_respond().
+ *
+ * One MAD per answer.  A GetTableResp is a single RMPP DATA segment
+ * (Active, First and Last, segment 1) holding as many whole records as
+ * fit in SA_TABLE_BYTES: 1 NodeRecord, 2 PortInfoRecords, 2 PathRecords,
+ * 5 SMInfoRecords, 21 LinkRecords.  The rest of a longer table is not
+ * sent (no multi-segment RMPP).
+ *
+ * Why 168 bytes and not the 200 a MAD has room for: under ibsim a client
+ * receives at most 224 bytes of any MAD intact (umad2sim's receive thread
+ * reads into a buffer of sizeof(struct sim_request) = 288 bytes and keeps
+ * 288 - umad_size() = 224 bytes of MAD; the rest is whatever the heap
+ * held), and it does no RMPP, so a 256-byte answer shows saquery a last
+ * record of garbage.  224 - 56 = 168.  On real hardware this costs at
+ * most one record of a table that is cut short anyway.
+ */
+#ifndef FABRICD_SM_SA_H
+#define FABRICD_SM_SA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sm/fabric.h"
+
+#define SA_HDR_SIZE	56	/* MAD + RMPP + SA headers (IB_SA_MAD_HDR_SIZE) */
+#define SA_DATA_SIZE	200	/* IB_SA_DATA_SIZE */
+#define SA_TABLE_BYTES	168	/* records per GetTableResp: see above */
+
+/* What the SA needs to know besides the model. */
+struct sa_ctx {
+	const struct fabric	*f;		/* NULL: no model yet (answer busy) */
+	uint64_t		 sm_guid;	/* our port GUID */
+	uint16_t		 sm_lid;
+	uint8_t			 sm_priority;
+	uint8_t			 sm_state;	/* IB_SMINFO_STATE_* */
+	uint32_t		 sm_act_count;
+};
+
+/*
+ * A query as the records see it: the template record of the request
+ * (SA data, zero padded to SA_DATA_SIZE), its component mask
+ * and the attribute modifier (PortInfoRecord: bit 31 makes the
+ * CapabilityMask match any of the bits given).
+ */
+struct sa_query {
+	const uint8_t	*tmpl;
+	uint64_t	 mask;		/* as in the MAD: network order */
+	uint32_t	 attr_mod;
+};
+
+/*
+ * Where matching records go: up to `max` are copied into buf (each
+ * rec_size bytes, the attribute's size rounded to 8), and every match is
+ * counted in total.  A builder stops looking once total reaches `stop`
+ * (0: never): a Get only needs to know whether there are 0, 1 or more.
+ */
+struct sa_sink {
+	uint8_t		*buf;
+	size_t		 rec_size;
+	size_t		 max;
+	size_t		 n;
+	size_t		 total;
+	size_t		 stop;
+};
+
+/* Add one record; false once the builder should stop. */
+bool sa_sink_put(struct sa_sink *s, const void *rec);
+
+/* Record sizes (bytes, multiples of 8); 0 for an attribute not served. */
+size_t sa_record_size(uint16_t attr_id);
+
+/*
+ * Build the records of attribute attr_id (host order) matching q.
+ * Returns 0, or an SA status in host order for a query that cannot be
+ * answered at all (IB_SA_MAD_STATUS_* values): ERR_REQ_INVALID for a
+ * malformed template, ERR_INSUFFICIENT_COMPONENTS and so on.
+ */
+uint16_t sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id,
+    const struct sa_query *q, struct sa_sink *out);
+
+/* PathRecords (sa_path.c), called by sa_build_records(). */
+uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
+    struct sa_sink *out);
+
+/*
+ * Answer one SA request: req is the MAD as received (len bytes, the
+ * buffer zero padded to 256), resp gets the full response and *resp_len
+ * its exact length (56 + records).  Returns false when the MAD is not a
+ * request that wants an answer (a response, a Report, too short to carry
+ * a transaction ID): nothing is sent.
+ */
+bool sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len,
+    uint8_t *resp, size_t *resp_len);
+
+/* The SM's MAD dispatch hands every class-0x03 MAD here; the answer goes
+ * back through the SM's engine. */
+struct sm;
+struct mad_in;
+void sa_handle_mad(struct sm *sm, const struct mad_in *in);
+
+/* What the SA saw, for `status` and the logs. */
+struct sa_counters {
+	uint64_t requests;	/* SA requests answered */
+	uint64_t records;	/* records sent */
+	uint64_t errors;	/* answered with an error status */
+	uint64_t malformed;	/* short, bad version, bad RMPP, bad template */
+	uint64_t truncated;	/* GetTable answers cut to one MAD */
+};
+const struct sa_counters *sa_counters(void);
+
+#endif

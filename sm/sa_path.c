@@ -1,0 +1,331 @@
+/*
+ * PathRecords from the path the programmed forwarding tables really take
+ * (routing_walk over routing_lookup_programmed: the tables as the switches
+ * hold them, not a fresh computation).  A record exists only when the walk
+ * reaches the destination and every link on it is ACTIVE; its MTU and rate
+ * are the smallest of every port crossed, as OpenSM computes them.
+ *
+ * Ends are fixed by SGID or SLID (source) and DGID or DLID (destination);
+ * an end left open means every addressed port (switch port 0, CA ports).
+ * Only the default partition exists here (a P_Key in the mask must be
+ * 0xFFFF or 0x7FFF) and only SL 0; LMC is 0, so NumbPath never gives more
+ * than one path per pair.  HopLimit is 0: IBA reserves larger values for
+ * paths that leave the subnet, and a non-zero one makes the kernel add a
+ * GRH to every packet.
+ */
+#include <string.h>
+#include <endian.h>
+
+#include <iba/ib_types.h>
+
+#include "sm/routing.h"
+#include "sm/sa.h"
+
+#define PR_PKT_LIFE	18	/* OpenSM's subnet_timeout default */
+
+static uint16_t
+end_lid(const struct fabric_port *p)
+{
+	return p->node->type == FABRIC_SWITCH ? p->node->lid : p->lid;
+}
+
+/* A switch is addressed through its port 0, whichever port was named. */
+static const struct fabric_port *
+end_port(const struct fabric_port *p)
+{
+	return p && p->node->type == FABRIC_SWITCH ? &p->node->ports[0] : p;
+}
+
+static const ib_port_info_t *
+pinfo(const struct fabric_port *p)
+{
+	return (const ib_port_info_t *)p->pi;
+}
+
+/* Switch external ports report no CapabilityMask: port 0 speaks for them. */
+static bool
+ext_speeds(const struct fabric_port *p)
+{
+	const struct fabric_port *cap = p->node->type == FABRIC_SWITCH ? &p->node->ports[0] : p;
+
+	return (pinfo(cap)->capability_mask & IB_PORT_CAP_HAS_EXT_SPEEDS) != 0;
+}
+
+static uint64_t
+gid_prefix(const struct fabric_port *p)
+{
+	uint64_t pre = pinfo(end_port(p))->subnet_prefix;
+
+	return pre ? pre : IB_DEFAULT_SUBNET_PREFIX;	/* network order */
+}
+
+/*
+ * Bandwidth of one port in Mb/s per the active width and speed, only to
+ * find the slowest port of a path; the rate code itself comes from
+ * ib_port_info_compute_rate() on that port.
+ */
+static unsigned
+lanes(uint8_t width)
+{
+	if (width & 8) return 12;
+	if (width & 4) return 8;
+	if (width & 2) return 4;
+	if (width & 16) return 2;
+	return 1;
+}
+
+static unsigned
+lane_mbps(const struct fabric_port *p)
+{
+	if (ext_speeds(p) && p->ext_speed_active) {
+		if (p->ext_speed_active & 8) return 106250;	/* NDR */
+		if (p->ext_speed_active & 4) return 53125;	/* HDR */
+		if (p->ext_speed_active & 2) return 25781;	/* EDR */
+		return 14062;					/* FDR */
+	}
+	if (p->speed_active & 4) return 10000;	/* QDR */
+	if (p->speed_active & 2) return 5000;	/* DDR */
+	return 2500;				/* SDR */
+}
+
+static unsigned
+port_mbps(const struct fabric_port *p)
+{
+	return lanes(p->width_active) * lane_mbps(p);
+}
+
+struct path_params {
+	uint8_t		mtu;		/* IB_MTU_LEN_* */
+	uint8_t		rate;		/* IB_PATH_RECORD_RATE_* */
+	unsigned	mbps;		/* of the slowest port */
+	size_t		hops;		/* nodes on the walk */
+};
+
+static void
+take_port(struct path_params *pp, const struct fabric_port *p)
+{
+	uint8_t mtu = ib_port_info_get_mtu_cap(pinfo(p));
+
+	if (mtu < pp->mtu)
+		pp->mtu = mtu;
+	if (port_mbps(p) < pp->mbps) {
+		pp->mbps = port_mbps(p);
+		pp->rate = ib_port_info_compute_rate(pinfo(p), ext_speeds(p));
+	}
+}
+
+/*
+ * Walk src -> dlid through the programmed tables.  False when there is no
+ * route, or a link on it is not ACTIVE (the fabric would drop the packets).
+ */
+static bool
+walk_path(const struct fabric_port *src, uint16_t dlid, struct path_params *pp)
+{
+	struct routing_hop hops[FABRIC_MAX_HOPS + 2];
+	size_t nh;
+
+	pp->mtu = IB_MTU_LEN_4096;
+	pp->mbps = ~0u;
+	pp->rate = 0;
+	if (routing_walk(src, dlid, routing_lookup_programmed, NULL, hops,
+	    sizeof(hops) / sizeof(hops[0]), &nh) != ROUTING_WALK_OK)
+		return false;
+	pp->hops = nh;
+	if (nh == 1) {		/* loopback: the port itself */
+		take_port(pp, src);
+		return true;
+	}
+	for (size_t i = 0; i + 1 < nh; i++) {
+		const struct fabric_port *out = &hops[i].node->ports[hops[i].out_port];
+		const struct fabric_port *in = out->peer;
+
+		if (in == NULL || out->state != IB_LINK_ACTIVE || in->state != IB_LINK_ACTIVE)
+			return false;
+		take_port(pp, out);
+		take_port(pp, in);
+	}
+	return true;
+}
+
+/* ---- selectors (IBA 15.2.5.16: 0 greater than, 1 less than, 2 exactly, 3 largest) ---- */
+
+/* MTU codes are ordered; false when the path cannot give what is asked. */
+static bool
+select_mtu(const ib_path_rec_t *t, uint64_t mask, uint8_t *mtu)
+{
+	uint8_t want = ib_path_rec_mtu(t);
+	uint8_t sel = (mask & IB_PR_COMPMASK_MTUSELEC) ? ib_path_rec_mtu_sel(t) : 2;
+
+	if (!(mask & IB_PR_COMPMASK_MTU))
+		return true;
+	switch (sel) {
+	case 0:	return *mtu > want;
+	case 1:
+		if (want <= IB_MTU_LEN_256)
+			return false;
+		if (*mtu >= want)
+			*mtu = want - 1;
+		return true;
+	case 2:
+		if (*mtu < want)
+			return false;
+		*mtu = want;
+		return true;
+	}
+	return true;
+}
+
+/* Rate codes are not ordered: only "exactly" is judged, by the code. */
+static bool
+select_rate(const ib_path_rec_t *t, uint64_t mask, uint8_t rate)
+{
+	uint8_t sel = (mask & IB_PR_COMPMASK_RATESELEC) ? ib_path_rec_rate_sel(t) : 2;
+
+	if (!(mask & IB_PR_COMPMASK_RATE) || sel != 2)
+		return true;
+	return ib_path_rec_rate(t) == rate;
+}
+
+static bool
+pkey_ok(const ib_path_rec_t *t, uint64_t mask, uint16_t *pkey)
+{
+	*pkey = 0xFFFF;
+	if (!(mask & IB_PR_COMPMASK_PKEY))
+		return true;
+	*pkey = be16toh(t->pkey);
+	return (*pkey & 0x7FFF) == 0x7FFF;
+}
+
+/* Build the record of one (source, destination) pair; false if none. */
+static bool
+path_record(const struct sa_query *q, const struct fabric_port *src,
+    const struct fabric_port *dst, ib_path_rec_t *r)
+{
+	const ib_path_rec_t *t = (const ib_path_rec_t *)q->tmpl;
+	uint16_t slid = end_lid(src), dlid = end_lid(dst), pkey;
+	struct path_params fwd, back;
+	bool reversible;
+	ib_gid_t sgid, dgid;
+
+	if (slid == 0 || dlid == 0 || !walk_path(src, dlid, &fwd))
+		return false;
+	reversible = walk_path(dst, slid, &back);
+	if ((q->mask & IB_PR_COMPMASK_REVERSIBLE) && (t->num_path & 0x80) && !reversible)
+		return false;
+	if ((q->mask & IB_PR_COMPMASK_NUMBPATH) && (t->num_path & 0x7F) == 0)
+		return false;
+	if ((q->mask & IB_PR_COMPMASK_SL) && ib_path_rec_sl(t) != 0)
+		return false;
+	if (!pkey_ok(t, q->mask, &pkey) || !select_mtu(t, q->mask, &fwd.mtu) ||
+	    !select_rate(t, q->mask, fwd.rate))
+		return false;
+	sgid.unicast.prefix = gid_prefix(src);
+	sgid.unicast.interface_id = htobe64(src->guid);
+	dgid.unicast.prefix = gid_prefix(dst);
+	dgid.unicast.interface_id = htobe64(dst->guid);
+	memset(r, 0, sizeof(*r));
+	ib_path_rec_init_local(r, &dgid, &sgid, htobe16(dlid), htobe16(slid),
+	    (uint8_t)((reversible ? 0x80 : 0) | 1), htobe16(pkey), 0, 0,
+	    IB_PATH_SELECTOR_EXACTLY, fwd.mtu, IB_PATH_SELECTOR_EXACTLY, fwd.rate,
+	    IB_PATH_SELECTOR_EXACTLY, src == dst ? 0 : PR_PKT_LIFE, 0);
+	return true;
+}
+
+/*
+ * The port one end of the query names: by GID (prefix and port GUID) or
+ * LID, both when both are given (they must agree).  *open when neither is.
+ * False when what is named does not exist.
+ */
+static bool
+fixed_end(const struct fabric *f, bool by_gid, const ib_gid_t *gid, bool by_lid,
+    uint16_t lid, const struct fabric_port **out, bool *open)
+{
+	const struct fabric_port *g = NULL, *l = NULL;
+
+	*out = NULL;
+	*open = !by_gid && !by_lid;
+	if (by_gid) {
+		g = end_port(fabric_port_by_guid(f, be64toh(gid->unicast.interface_id)));
+		if (g == NULL || (gid->unicast.prefix != gid_prefix(g) &&
+		    gid->unicast.prefix != IB_DEFAULT_SUBNET_PREFIX))
+			return false;
+	}
+	if (by_lid) {
+		l = end_port(fabric_port_by_lid(f, lid));
+		if (l == NULL || end_lid(l) != lid)
+			return false;
+	}
+	if (g && l && g != l)
+		return false;
+	*out = g ? g : l;
+	return *open || *out != NULL;
+}
+
+/* Every port a path may start or end at. */
+static bool
+addressed(const struct fabric_port *p)
+{
+	if (p->node->type == FABRIC_SWITCH)
+		return p->num == 0 && p->node->lid != 0;
+	return p->num != 0 && p->guid != 0 && p->lid != 0;
+}
+
+/* Call fn for a fixed end, or for every addressed port of an open one. */
+struct pr_iter {
+	const struct sa_query	*q;
+	struct sa_sink		*out;
+	const struct fabric	*f;
+	const struct fabric_port *dst;	/* fixed destination, or NULL */
+	bool			 dst_open;
+};
+
+static bool
+put_pair(struct pr_iter *it, const struct fabric_port *src, const struct fabric_port *dst)
+{
+	ib_path_rec_t r;
+
+	if (!path_record(it->q, src, dst, &r))
+		return true;
+	return sa_sink_put(it->out, &r);
+}
+
+static bool
+from_source(struct pr_iter *it, const struct fabric_port *src)
+{
+	struct fabric_node *n;
+	size_t i;
+
+	if (!it->dst_open)
+		return put_pair(it, src, it->dst);
+	FABRIC_FOREACH_NODE(it->f, i, n)
+		for (unsigned j = 0; j <= n->nports; j++)
+			if (addressed(&n->ports[j]) && !put_pair(it, src, &n->ports[j]))
+				return false;
+	return true;
+}
+
+uint16_t
+sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+{
+	const ib_path_rec_t *t = (const ib_path_rec_t *)q->tmpl;
+	struct pr_iter it = { .q = q, .out = out, .f = ctx->f };
+	const struct fabric_port *src;
+	bool src_open;
+	struct fabric_node *n;
+	size_t i;
+
+	if (!fixed_end(ctx->f, q->mask & IB_PR_COMPMASK_SGID, &t->sgid,
+	    q->mask & IB_PR_COMPMASK_SLID, be16toh(t->slid), &src, &src_open) ||
+	    !fixed_end(ctx->f, q->mask & IB_PR_COMPMASK_DGID, &t->dgid,
+	    q->mask & IB_PR_COMPMASK_DLID, be16toh(t->dlid), &it.dst, &it.dst_open))
+		return 0;	/* an end that does not exist: no records */
+	if (!src_open) {
+		from_source(&it, src);
+		return 0;
+	}
+	FABRIC_FOREACH_NODE(ctx->f, i, n)
+		for (unsigned j = 0; j <= n->nports; j++)
+			if (addressed(&n->ports[j]) && !from_source(&it, &n->ports[j]))
+				return 0;
+	return 0;
+}
