@@ -1,0 +1,545 @@
+/*
+ * The SA (sm/sa.c, sm/sa_records.c, sm/sa_path.c) over the hand-built
+ * model of tests/unit/sm_route_fixture.h, whose tables were set by hand:
+ * records carry what the fixture says (GUIDs, LIDs, port numbers), the
+ * component mask selects exactly the records the fixture predicts, a
+ * PathRecord follows the tables (the degraded 1x uplink and a small-MTU
+ * port show in its rate and MTU), exists only when the tables and the link
+ * states let packets through, and the MAD framing gives the statuses and
+ * the single-segment RMPP header IBA asks for.  Random MADs never crash it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <endian.h>
+#include <cmocka.h>
+
+#include "sm/sa.h"
+#include "tests/unit/sm_route_fixture.h"
+
+#define BIG 64
+
+struct sfix {
+	struct rfix	 x;
+	struct sa_ctx	 ctx;
+	uint8_t		 tmpl[SA_DATA_SIZE];
+	uint8_t		 buf[BIG * 112];
+	struct sa_sink	 sink;
+};
+
+/* The PortInfo the SM would hold: the fixture's widths and speeds, MTU
+ * 2048, the port's LID and state. */
+static void
+fill_portinfo(struct fabric_port *p)
+{
+	ib_port_info_t *pi = (ib_port_info_t *)p->pi;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->base_lid = htobe16(p->lid);
+	pi->link_width_active = p->width_active;
+	pi->link_speed = (uint8_t)(p->speed_active << 4);
+	pi->mtu_cap = IB_MTU_LEN_2048;
+	pi->state_info1 = p->state;
+}
+
+static int
+setup(void **state)
+{
+	struct sfix *s = calloc(1, sizeof(*s));
+	struct fabric_node *n;
+	size_t i;
+
+	rfix_build(&s->x);
+	FABRIC_FOREACH_NODE(s->x.f, i, n)
+		for (unsigned j = 0; j <= n->nports; j++)
+			fill_portinfo(&n->ports[j]);
+	s->ctx.f = s->x.f;
+	s->ctx.sm_guid = 0x101;
+	s->ctx.sm_lid = 1;
+	s->ctx.sm_priority = 11;
+	s->ctx.sm_state = IB_SMINFO_STATE_MASTER;
+	s->ctx.sm_act_count = 7;
+	*state = s;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct sfix *s = *state;
+
+	fabric_free(s->x.f);
+	free(s);
+	return 0;
+}
+
+/* Every record of attr matching the template and mask (no cut). */
+static size_t
+query(struct sfix *s, uint16_t attr, uint64_t mask_net)
+{
+	struct sa_query q = { .tmpl = s->tmpl, .mask = mask_net };
+
+	memset(&s->sink, 0, sizeof(s->sink));
+	s->sink.buf = s->buf;
+	s->sink.rec_size = sa_record_size(attr);
+	s->sink.max = BIG;
+	assert_int_equal(sa_build_records(&s->ctx, attr, &q, &s->sink), 0);
+	assert_int_equal(s->sink.n, s->sink.total);
+	return s->sink.n;
+}
+
+static const void *
+rec(struct sfix *s, size_t i)
+{
+	return s->buf + i * s->sink.rec_size;
+}
+
+/* ---- NodeRecord ---- */
+
+static void
+test_node_records_all(void **state)
+{
+	struct sfix *s = *state;
+	const ib_node_record_t *r;
+
+	/* h1, h2, h3's cabled port 2, sw1, sw2 (h3 port 1 has no LID). */
+	assert_int_equal(query(s, 0x11, 0), 5);
+	r = rec(s, 2);
+	assert_int_equal(be16toh(r->lid), 3);
+	assert_int_equal(be64toh(r->node_info.node_guid), 0x120);
+	assert_int_equal(be64toh(r->node_info.port_guid), 0x122);
+	assert_int_equal(ib_node_info_get_local_port_num(&r->node_info), 2);
+	assert_int_equal(r->node_info.node_type, IB_NODE_TYPE_CA);
+	assert_int_equal(r->node_info.num_ports, 2);
+	assert_int_equal(be32toh(r->node_info.port_num_vendor_id) & 0xFFFFFF, 0x2c9);
+	assert_string_equal((const char *)r->node_desc.description, "h3");
+	r = rec(s, 3);
+	assert_int_equal(be16toh(r->lid), 10);
+	assert_int_equal(r->node_info.node_type, IB_NODE_TYPE_SWITCH);
+	assert_int_equal(ib_node_info_get_local_port_num(&r->node_info), 0);
+	assert_int_equal(be64toh(r->node_info.port_guid), 0x200);
+}
+
+static void
+test_node_record_mask(void **state)
+{
+	struct sfix *s = *state;
+	ib_node_record_t *t = (ib_node_record_t *)s->tmpl;
+
+	t->lid = htobe16(3);
+	assert_int_equal(query(s, 0x11, IB_NR_COMPMASK_LID), 1);
+	assert_int_equal(be64toh(((const ib_node_record_t *)rec(s, 0))->node_info.port_guid), 0x122);
+	t->lid = htobe16(99);
+	assert_int_equal(query(s, 0x11, IB_NR_COMPMASK_LID), 0);
+	/* a field outside the mask does not filter */
+	assert_int_equal(query(s, 0x11, 0), 5);
+
+	memset(t, 0, sizeof(*t));
+	t->node_info.node_guid = htobe64(0x300);
+	assert_int_equal(query(s, 0x11, IB_NR_COMPMASK_NODEGUID), 1);
+	assert_int_equal(be16toh(((const ib_node_record_t *)rec(s, 0))->lid), 11);
+	t->node_info.port_guid = htobe64(0x111);
+	assert_int_equal(query(s, 0x11, IB_NR_COMPMASK_PORTGUID), 1);
+	assert_int_equal(query(s, 0x11, IB_NR_COMPMASK_PORTGUID | IB_NR_COMPMASK_NODEGUID), 0);
+
+	memset(t, 0, sizeof(*t));
+	t->node_info.node_type = IB_NODE_TYPE_SWITCH;
+	assert_int_equal(query(s, 0x11, IB_NR_COMPMASK_NODETYPE), 2);
+	t->node_info.port_num_vendor_id = htobe32(2u << 24);
+	assert_int_equal(query(s, 0x11, IB_NR_COMPMASK_PORTNUM), 1);
+	assert_int_equal(be16toh(((const ib_node_record_t *)rec(s, 0))->lid), 3);
+
+	memset(t, 0, sizeof(*t));
+	strcpy((char *)t->node_desc.description, "h2");
+	assert_int_equal(query(s, 0x11, IB_NR_COMPMASK_NODEDESC), 1);
+	assert_int_equal(be16toh(((const ib_node_record_t *)rec(s, 0))->lid), 2);
+	strcpy((char *)t->node_desc.description, "h");
+	assert_int_equal(query(s, 0x11, IB_NR_COMPMASK_NODEDESC), 0);
+}
+
+/* ---- PortInfoRecord, LinkRecord, SMInfoRecord ---- */
+
+static void
+test_portinfo_records(void **state)
+{
+	struct sfix *s = *state;
+	ib_portinfo_record_t *t = (ib_portinfo_record_t *)s->tmpl;
+	const ib_portinfo_record_t *r;
+
+	t->lid = htobe16(10);		/* sw1: ports 0..8 under its LID */
+	assert_int_equal(query(s, 0x12, IB_PIR_COMPMASK_LID), 9);
+	t->port_num = 8;
+	assert_int_equal(query(s, 0x12, IB_PIR_COMPMASK_LID | IB_PIR_COMPMASK_PORTNUM), 1);
+	r = rec(s, 0);
+	assert_int_equal(r->port_num, 8);
+	assert_int_equal(r->port_info.link_width_active, 1);	/* the degraded uplink */
+	t->lid = htobe16(3);
+	t->port_num = 2;
+	assert_int_equal(query(s, 0x12, IB_PIR_COMPMASK_LID | IB_PIR_COMPMASK_PORTNUM), 1);
+	t->port_num = 1;		/* h3 port 1 has no LID: no record */
+	assert_int_equal(query(s, 0x12, IB_PIR_COMPMASK_LID | IB_PIR_COMPMASK_PORTNUM), 0);
+	/* CapabilityMask "any of" (attribute modifier bit 31), as saquery -s sends */
+	((ib_port_info_t *)s->x.h2->ports[1].pi)->capability_mask = IB_PORT_CAP_IS_SM;
+	memset(t, 0, sizeof(*t));
+	t->port_info.capability_mask = IB_PORT_CAP_IS_SM | IB_PORT_CAP_SM_DISAB;
+	{
+		struct sa_query q = { .tmpl = s->tmpl, .mask = IB_PIR_COMPMASK_CAPMASK,
+		    .attr_mod = 1u << 31 };
+		memset(&s->sink, 0, sizeof(s->sink));
+		s->sink.buf = s->buf;
+		s->sink.rec_size = sa_record_size(0x12);
+		s->sink.max = BIG;
+		assert_int_equal(sa_build_records(&s->ctx, 0x12, &q, &s->sink), 0);
+		assert_int_equal(s->sink.n, 1);
+		assert_int_equal(be16toh(((const ib_portinfo_record_t *)rec(s, 0))->lid), 2);
+	}
+	assert_int_equal(query(s, 0x12, IB_PIR_COMPMASK_CAPMASK), 0);	/* exact */
+}
+
+static void
+test_link_records(void **state)
+{
+	struct sfix *s = *state;
+	ib_link_record_t *t = (ib_link_record_t *)s->tmpl;
+	const ib_link_record_t *r;
+
+	/* 5 cables, each seen from both ends */
+	assert_int_equal(query(s, 0x20, 0), 10);
+	t->from_lid = htobe16(10);
+	assert_int_equal(query(s, 0x20, IB_LR_COMPMASK_FROM_LID), 3);
+	t->from_port_num = 8;
+	assert_int_equal(query(s, 0x20, IB_LR_COMPMASK_FROM_LID | IB_LR_COMPMASK_FROM_PORT), 1);
+	r = rec(s, 0);
+	assert_int_equal(be16toh(r->to_lid), 11);
+	assert_int_equal(r->to_port_num, 8);
+	t->to_lid = htobe16(3);
+	assert_int_equal(query(s, 0x20, IB_LR_COMPMASK_TO_LID), 1);
+	assert_int_equal(be16toh(((const ib_link_record_t *)rec(s, 0))->from_lid), 11);
+	assert_int_equal(((const ib_link_record_t *)rec(s, 0))->from_port_num, 3);
+}
+
+static void
+test_sminfo_record(void **state)
+{
+	struct sfix *s = *state;
+	ib_sminfo_record_t *t = (ib_sminfo_record_t *)s->tmpl;
+	const ib_sminfo_record_t *r;
+
+	assert_int_equal(query(s, 0x18, 0), 1);
+	r = rec(s, 0);
+	assert_int_equal(be16toh(r->lid), 1);
+	assert_int_equal(be64toh(r->sm_info.guid), 0x101);
+	assert_int_equal(r->sm_info.pri_state, (11 << 4) | IB_SMINFO_STATE_MASTER);
+	t->lid = htobe16(2);
+	assert_int_equal(query(s, 0x18, IB_SMIR_COMPMASK_LID), 0);
+	t->sm_info.pri_state = 11 << 4;
+	assert_int_equal(query(s, 0x18, IB_SMIR_COMPMASK_PRIORITY), 1);
+}
+
+/* ---- PathRecord ---- */
+
+static const ib_path_rec_t *
+path(struct sfix *s, uint16_t slid, uint16_t dlid, size_t want)
+{
+	ib_path_rec_t *t = (ib_path_rec_t *)s->tmpl;
+
+	memset(t, 0, sizeof(*t));
+	t->slid = htobe16(slid);
+	t->dlid = htobe16(dlid);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID), want);
+	return want ? rec(s, 0) : NULL;
+}
+
+static void
+test_path_follows_tables(void **state)
+{
+	struct sfix *s = *state;
+	const ib_path_rec_t *r;
+
+	r = path(s, 1, 2, 1);		/* h1 -> sw1 [7] 4x -> sw2 -> h2 */
+	assert_int_equal(be16toh(r->slid), 1);
+	assert_int_equal(be16toh(r->dlid), 2);
+	assert_int_equal(be64toh(r->sgid.unicast.interface_id), 0x101);
+	assert_int_equal(be64toh(r->dgid.unicast.interface_id), 0x111);
+	assert_true(r->sgid.unicast.prefix == IB_DEFAULT_SUBNET_PREFIX);
+	assert_int_equal(ib_path_rec_rate(r), IB_PATH_RECORD_RATE_40_GBS);	/* 4x QDR */
+	assert_int_equal(ib_path_rec_mtu(r), IB_MTU_LEN_2048);
+	assert_int_equal(be16toh(r->pkey), 0xFFFF);
+	assert_int_equal(ib_path_rec_sl(r), 0);
+	assert_int_equal(ib_path_rec_hop_limit(r), 0);
+	assert_int_equal(r->num_path, 0x81);		/* reversible, one path */
+	/* sw1 sends LID 3 over the 1x uplink: the path is as slow as it */
+	r = path(s, 1, 3, 1);
+	assert_int_equal(ib_path_rec_rate(r), IB_PATH_RECORD_RATE_10_GBS);
+	/* h3's port with a 1024 MTU caps the path's MTU */
+	((ib_port_info_t *)s->x.h3->ports[2].pi)->mtu_cap = IB_MTU_LEN_1024;
+	r = path(s, 1, 3, 1);
+	assert_int_equal(ib_path_rec_mtu(r), IB_MTU_LEN_1024);
+	/* switch ends: port 0, the switch's LID */
+	r = path(s, 2, 10, 1);
+	assert_int_equal(be64toh(r->dgid.unicast.interface_id), 0x200);
+	r = path(s, 1, 1, 1);		/* loopback */
+	assert_int_equal(ib_path_rec_pkt_life(r), 0);
+}
+
+static void
+test_path_needs_route(void **state)
+{
+	struct sfix *s = *state;
+
+	path(s, 1, 99, 0);		/* no such LID */
+	path(s, 99, 1, 0);
+	s->x.sw1->lft[2] = ROUTING_NO_PORT;
+	path(s, 1, 2, 0);		/* the table drops it */
+	s->x.sw1->lft[2] = 2;		/* uncabled port */
+	path(s, 1, 2, 0);
+	s->x.sw1->lft[2] = 7;
+	path(s, 1, 2, 1);
+	s->x.sw2->ports[7].state = IB_LINK_INIT;	/* a link not ACTIVE on the way */
+	path(s, 1, 2, 0);
+	s->x.sw2->ports[7].state = IB_LINK_ACTIVE;
+	s->x.sw1->lft_known = false;	/* tables the model does not mirror */
+	path(s, 1, 2, 0);
+}
+
+static void
+test_path_by_gid_and_filters(void **state)
+{
+	struct sfix *s = *state;
+	ib_path_rec_t *t = (ib_path_rec_t *)s->tmpl;
+	const ib_path_rec_t *r;
+
+	memset(t, 0, sizeof(*t));
+	t->sgid.unicast.prefix = IB_DEFAULT_SUBNET_PREFIX;
+	t->sgid.unicast.interface_id = htobe64(0x111);
+	t->dgid.unicast.prefix = IB_DEFAULT_SUBNET_PREFIX;
+	t->dgid.unicast.interface_id = htobe64(0x122);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SGID | IB_PR_COMPMASK_DGID), 1);
+	r = rec(s, 0);
+	assert_int_equal(be16toh(r->slid), 2);
+	assert_int_equal(be16toh(r->dlid), 3);
+	/* SGID and SLID that name different ports */
+	t->slid = htobe16(1);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SGID | IB_PR_COMPMASK_SLID |
+	    IB_PR_COMPMASK_DGID), 0);
+	/* a GUID nobody has */
+	t->dgid.unicast.interface_id = htobe64(0x999);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SGID | IB_PR_COMPMASK_DGID), 0);
+	/* one end open: every addressed port (5) from h2 */
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SGID), 5);
+	/* both open: every pair */
+	assert_int_equal(query(s, 0x35, 0), 25);
+
+	/* P_Key: only the default partition */
+	memset(t, 0, sizeof(*t));
+	t->slid = htobe16(1);
+	t->dlid = htobe16(2);
+	t->pkey = htobe16(0x7FFF);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID |
+	    IB_PR_COMPMASK_PKEY), 1);
+	assert_int_equal(be16toh(((const ib_path_rec_t *)rec(s, 0))->pkey), 0x7FFF);
+	t->pkey = htobe16(0x8001);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID |
+	    IB_PR_COMPMASK_PKEY), 0);
+	/* NumbPath 0 asks for nothing */
+	t->num_path = 0;
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID |
+	    IB_PR_COMPMASK_NUMBPATH), 0);
+	/* MTU exactly 4096 cannot be had; exactly 1024 can */
+	t->mtu = (IB_PATH_SELECTOR_EXACTLY << 6) | IB_MTU_LEN_4096;
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID |
+	    IB_PR_COMPMASK_MTU | IB_PR_COMPMASK_MTUSELEC), 0);
+	t->mtu = (IB_PATH_SELECTOR_EXACTLY << 6) | IB_MTU_LEN_1024;
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID |
+	    IB_PR_COMPMASK_MTU | IB_PR_COMPMASK_MTUSELEC), 1);
+	assert_int_equal(ib_path_rec_mtu((const ib_path_rec_t *)rec(s, 0)), IB_MTU_LEN_1024);
+	/* SL other than 0 */
+	t->qos_class_sl = htobe16(3);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID |
+	    IB_PR_COMPMASK_SL), 0);
+}
+
+/* ---- MAD framing ---- */
+
+static size_t
+answer(struct sfix *s, uint8_t method, uint16_t attr, uint64_t mask_net, size_t len,
+    uint8_t *resp)
+{
+	uint8_t req[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	ib_sa_mad_t *q = (ib_sa_mad_t *)req;
+	size_t rlen = 0;
+
+	memset(req, 0, sizeof(req));
+	q->base_ver = 1;
+	q->mgmt_class = IB_MCLASS_SUBN_ADM;
+	q->class_ver = 2;
+	q->method = method;
+	q->trans_id = htobe64(0x1234567890ULL);
+	q->attr_id = htobe16(attr);
+	q->comp_mask = mask_net;
+	memcpy(q->data, s->tmpl, sizeof(s->tmpl));
+	assert_true(sa_answer(&s->ctx, req, len, resp, &rlen));
+	assert_int_equal(((ib_sa_mad_t *)resp)->trans_id, q->trans_id);
+	assert_int_equal(((ib_sa_mad_t *)resp)->attr_id, q->attr_id);
+	assert_true(rlen >= SA_HDR_SIZE && rlen <= MAD_BLOCK_SIZE);
+	return rlen;
+}
+
+static uint16_t
+status_of(const uint8_t *resp)
+{
+	return be16toh(((const ib_sa_mad_t *)resp)->status);
+}
+
+static void
+test_mad_get(void **state)
+{
+	struct sfix *s = *state;
+	uint8_t resp[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	const ib_sa_mad_t *r = (const ib_sa_mad_t *)resp;
+	ib_node_record_t *t = (ib_node_record_t *)s->tmpl;
+
+	t->lid = htobe16(2);
+	assert_int_equal(answer(s, 0x01, 0x11, IB_NR_COMPMASK_LID, 256, resp), 56 + 112);
+	assert_int_equal(r->method, IB_MAD_METHOD_GET_RESP);
+	assert_int_equal(status_of(resp), 0);
+	assert_int_equal(be16toh(r->attr_offset), 112 / 8);
+	assert_int_equal(be64toh(((const ib_node_record_t *)r->data)->node_info.port_guid), 0x111);
+	assert_int_equal(r->rmpp_flags, 0);
+
+	t->lid = htobe16(99);
+	answer(s, 0x01, 0x11, IB_NR_COMPMASK_LID, 256, resp);
+	assert_int_equal(status_of(resp), 0x0300);	/* ERR_NO_RECORDS */
+	answer(s, 0x01, 0x11, 0, 256, resp);
+	assert_int_equal(status_of(resp), 0x0400);	/* ERR_TOO_MANY_RECORDS */
+
+	assert_int_equal(answer(s, 0x01, 0x01, 0, 256, resp), 56 + 72);	/* ClassPortInfo */
+	assert_int_equal(status_of(resp), 0);
+	assert_int_equal(((const ib_class_port_info_t *)r->data)->class_ver, 2);
+}
+
+static void
+test_mad_gettable(void **state)
+{
+	struct sfix *s = *state;
+	uint8_t resp[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	const ib_sa_mad_t *r = (const ib_sa_mad_t *)resp;
+	uint64_t cut = sa_counters()->truncated;
+
+	/* 5 NodeRecords, one fits */
+	assert_int_equal(answer(s, 0x12, 0x11, 0, 256, resp), 56 + 112);
+	assert_int_equal(r->method, IB_MAD_METHOD_GETTABLE_RESP);
+	assert_int_equal(status_of(resp), 0);
+	assert_int_equal(r->rmpp_version, 1);
+	assert_int_equal(r->rmpp_type, IB_RMPP_TYPE_DATA);
+	assert_int_equal(r->rmpp_flags & 0x07,
+	    IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST);
+	assert_int_equal(be32toh(r->seg_num), 1);
+	assert_int_equal(be32toh(r->paylen_newwin), 20 + 112);
+	assert_int_equal(be16toh(r->attr_offset), 14);
+	assert_int_equal(sa_counters()->truncated, cut + 1);
+	/* 10 LinkRecords of 8 bytes all fit */
+	assert_int_equal(answer(s, 0x12, 0x20, 0, 256, resp), 56 + 80);
+	assert_int_equal(sa_counters()->truncated, cut + 1);
+	/* 25 PathRecords: two whole ones */
+	assert_int_equal(answer(s, 0x12, 0x35, 0, 256, resp), 56 + 128);
+	/* nothing matches: an empty table, not an error */
+	((ib_node_record_t *)s->tmpl)->lid = htobe16(99);
+	assert_int_equal(answer(s, 0x12, 0x11, IB_NR_COMPMASK_LID, 256, resp), 56);
+	assert_int_equal(status_of(resp), 0);
+	assert_int_equal(be32toh(r->paylen_newwin), 20);
+}
+
+static void
+test_mad_errors(void **state)
+{
+	struct sfix *s = *state;
+	uint8_t resp[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	uint8_t req[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	uint64_t bad = sa_counters()->malformed;
+	size_t rlen;
+
+	answer(s, 0x12, 0x99, 0, 256, resp);		/* unknown attribute */
+	assert_int_equal(status_of(resp), 0x000C);
+	answer(s, 0x02, 0x11, 0, 256, resp);		/* Set NodeRecord */
+	assert_int_equal(status_of(resp), 0x000C);
+	assert_int_equal(((ib_sa_mad_t *)resp)->method, 0x82);
+	answer(s, 0x12, 0x01, 0, 256, resp);		/* GetTable ClassPortInfo */
+	assert_int_equal(status_of(resp), 0x000C);
+	answer(s, 0x7E, 0x11, 0, 256, resp);		/* no such method */
+	assert_int_equal(status_of(resp), 0x0008);
+	answer(s, 0x12, 0x11, 0, 40, resp);		/* shorter than the SA header */
+	assert_int_equal(status_of(resp), 0x001C);
+	assert_int_equal(sa_counters()->malformed, bad + 1);
+
+	memset(req, 0, sizeof(req));
+	req[0] = 1; req[1] = 3; req[2] = 1; req[3] = 0x12;	/* class version 1 */
+	assert_true(sa_answer(&s->ctx, req, 256, resp, &rlen));
+	assert_int_equal(status_of(resp), 0x0004);
+	req[2] = 2;
+	((ib_sa_mad_t *)req)->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST;
+	((ib_sa_mad_t *)req)->rmpp_version = 1;
+	((ib_sa_mad_t *)req)->rmpp_type = IB_RMPP_TYPE_DATA;
+	assert_true(sa_answer(&s->ctx, req, 256, resp, &rlen));	/* half a transfer */
+	assert_int_equal(status_of(resp), 0x001C);
+	req[3] = 0x92;					/* a response: not answered */
+	assert_false(sa_answer(&s->ctx, req, 256, resp, &rlen));
+	req[3] = IB_MAD_METHOD_REPORT;
+	assert_false(sa_answer(&s->ctx, req, 256, resp, &rlen));
+	assert_false(sa_answer(&s->ctx, req, 10, resp, &rlen));	/* no whole header */
+
+	s->ctx.f = NULL;				/* no model yet */
+	answer(s, 0x12, 0x11, 0, 256, resp);
+	assert_int_equal(status_of(resp), 0x0001);
+}
+
+/* Random requests (random length, random bytes after a plausible or
+ * random header) never crash and are answered within one MAD. */
+static void
+test_mad_fuzz(void **state)
+{
+	struct sfix *s = *state;
+	uint8_t req[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	uint8_t resp[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	uint32_t seed = 12345;
+
+	for (int i = 0; i < 20000; i++) {
+		size_t len, rlen = 0;
+
+		for (size_t j = 0; j < sizeof(req); j++) {
+			seed = seed * 1103515245u + 12345u;
+			req[j] = (uint8_t)(seed >> 16);
+		}
+		len = req[255] + 1;
+		if (i % 2) {		/* mostly well-formed headers */
+			req[0] = 1; req[1] = 3; req[2] = 2;
+			req[3] = (const uint8_t[]){ 0x01, 0x12, 0x02, 0x14 }[i % 4];
+			req[16] = 0;
+			req[17] = (const uint8_t[]){ 0x01, 0x11, 0x12, 0x18, 0x20, 0x35 }[i % 6];
+		}
+		if (sa_answer(&s->ctx, req, len, resp, &rlen))
+			assert_true(rlen >= SA_HDR_SIZE && rlen <= MAD_BLOCK_SIZE);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_node_records_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_node_record_mask, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_portinfo_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_link_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sminfo_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_follows_tables, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_needs_route, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_by_gid_and_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mad_get, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mad_gettable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mad_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mad_fuzz, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
