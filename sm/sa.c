@@ -20,6 +20,7 @@
 #include <iba/ib_types.h>
 
 #include "common/log.h"
+#include "sm/election.h"
 #include "sm/sa.h"
 #include "sm/sm_internal.h"
 
@@ -199,7 +200,11 @@ sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *res
 	return true;
 }
 
-/* The SM's dispatch hands every class-0x03 MAD here. */
+/*
+ * The SM's dispatch hands every class-0x03 MAD here.  Only the master's SA
+ * answers (as OpenSM: a standby ignores SA MADs; requesters ask the SM LID
+ * their port holds, which names the master).
+ */
 void
 sa_handle_mad(struct sm *sm, const struct mad_in *in)
 {
@@ -210,11 +215,16 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.sm_guid = sm->own_guid,
 		.sm_lid = sm->own_lid,
 		.sm_priority = (uint8_t)sm->cfg.priority,
-		.sm_state = IB_SMINFO_STATE_MASTER,
+		.sm_state = sm->state,
 		.sm_act_count = (uint32_t)sm->sweeps,
 	};
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 
+	if (sm->state != SM_STATE_MASTER) {
+		log_debug("sa: not master (%s): SA MAD from LID %u ignored",
+		    sm_state_name(sm->state), in->slid);
+		return;
+	}
 	if (!sa_answer(&ctx, in->mad, in->len, resp, &len))
 		return;
 	log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
