@@ -12,6 +12,12 @@ sm_state_name(uint8_t state)
 }
 
 bool
+sm_elect_key_ok(uint64_t ours, uint64_t theirs)
+{
+	return ours == 0 || theirs == ours;
+}
+
+bool
 sm_elect_beats(uint8_t pri_a, uint64_t guid_a, uint8_t pri_b, uint64_t guid_b)
 {
 	return pri_a > pri_b || (pri_a == pri_b && guid_a < guid_b);

@@ -46,6 +46,10 @@ struct sm_peer {
 	uint16_t	lid;		/* its port's LID as last read (0 unknown) */
 };
 
+/* SMs of one subnet share an SM_Key: one with another key is ignored (as
+ * OpenSM does), unless ours is 0 (no key). */
+bool sm_elect_key_ok(uint64_t ours, uint64_t theirs);
+
 /* "master", "standby"... */
 const char *sm_state_name(uint8_t state);
 

@@ -14,6 +14,7 @@
  *     updn_roots: [0x0002c90300000a01]  # updn: root switches (default: detected)
  *     standby_poll: 10s               # standby: poll the master (default: sweep_interval)
  *     standby_misses: 3               # polls missed in a row before taking over
+ *     sm_key: 0x1                     # SM_Key shared with the other SMs (OpenSM's default)
  */
 #include <errno.h>
 #include <stddef.h>
@@ -92,6 +93,7 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_CUSTOM("updn_roots", struct sm_config, updn_roots, parse_roots),
 	CFG_F_DURATION("standby_poll", struct sm_config, standby_poll_ms, 100, 86400000),
 	CFG_F_UINT("standby_misses", struct sm_config, standby_misses, 1, 100),
+	CFG_F_UINT("sm_key", struct sm_config, sm_key, 0, UINT64_MAX),
 	CFG_F_END
 };
 
@@ -110,6 +112,7 @@ sm_config_init(void *p)
 	c->retries = 3;
 	c->standby_poll_ms = 0;
 	c->standby_misses = 3;
+	c->sm_key = 1;		/* OpenSM's default: the two recognise each other */
 }
 
 static int
@@ -160,6 +163,7 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 	sm->roots_warned = false;
 	sm->cfg.retries = cfg->retries;
 	sm->cfg.standby_misses = cfg->standby_misses;
+	sm->cfg.sm_key = cfg->sm_key;
 	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
 		sm->cfg.max_outstanding = cfg->max_outstanding;
 		mad_engine_set_window(sm->me, (unsigned)cfg->max_outstanding);

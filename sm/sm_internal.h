@@ -43,6 +43,7 @@ struct sm_config {
 	size_t		 nupdn_roots;
 	uint64_t	 standby_poll_ms;	/* 0: the sweep interval */
 	uint64_t	 standby_misses;	/* polls missed before taking over */
+	uint64_t	 sm_key;		/* SMInfo SM_Key shared by the subnet's SMs */
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };

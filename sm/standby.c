@@ -60,7 +60,9 @@ static void
 fill_sminfo(struct sm *sm, ib_sm_info_t *si)
 {
 	si->guid = htobe64(sm->own_guid);
-	si->sm_key = 0;
+	/* SM_Key goes to anyone who passes M_Key authentication, which is
+	 * everyone: fabricd sets no M_Key (OpenSM answers alike). */
+	si->sm_key = htobe64(sm->cfg.sm_key);
 	/* ActCount: a heartbeat that moves while we work. */
 	si->act_count = htobe32((uint32_t)mad_engine_counters(sm->me)->sent);
 	si->pri_state = (uint8_t)((sm->cfg.priority << 4) | (sm->state & 0x0F));
@@ -73,6 +75,26 @@ peer_from_sminfo(struct sm_peer *p, const ib_sm_info_t *si)
 	p->priority = ib_sminfo_get_priority(si);
 	p->state = ib_sminfo_get_state(si);
 	p->act_count = be32toh(si->act_count);
+}
+
+/* An SM with another SM_Key belongs to another administration: it is
+ * not part of the election (told once per SM and key). */
+static bool
+key_ok(struct sm *sm, const ib_sm_info_t *si)
+{
+	static uint64_t told_guid, told_key;
+	uint64_t key = be64toh(si->sm_key), guid = be64toh(si->guid);
+	char g[24];
+
+	if (sm_elect_key_ok(sm->cfg.sm_key, key))
+		return true;
+	if (told_guid != guid || told_key != key) {
+		told_guid = guid;
+		told_key = key;
+		event_post(EV_WARNING, "sm", NULL, "SM %s has SM_Key 0x%016llx, not ours: ignored",
+		    guid_text(guid, g, sizeof(g)), (unsigned long long)key);
+	}
+	return false;
 }
 
 /* ---- SMInfo queries during discovery ---- */
@@ -90,7 +112,7 @@ on_remote_sminfo(const struct mad_result *res, void *arg)
 		peer_from_sminfo(&r->info, (const ib_sm_info_t *)smp->data);
 		/* An answer from another port than the one asked (a moved
 		 * port, a confused SM) is not trusted. */
-		r->answered = r->info.guid == asked;
+		r->answered = r->info.guid == asked && key_ok(sm, (const ib_sm_info_t *)smp->data);
 	}
 	if (!r->answered)
 		log_debug("sm: no SMInfo from the SM port 0x%016llx", (unsigned long long)asked);
@@ -260,7 +282,8 @@ on_poll(const struct mad_result *res, void *arg)
 	sm->poll_outstanding = false;
 	if (!sm->polling)
 		return;
-	if (res->status == 0 && res->mad_status == 0) {
+	if (res->status == 0 && res->mad_status == 0 &&
+	    key_ok(sm, (const ib_sm_info_t *)((const ib_smp_t *)res->mad)->data)) {
 		memset(&answer, 0, sizeof(answer));
 		peer_from_sminfo(&answer, (const ib_sm_info_t *)((const ib_smp_t *)res->mad)->data);
 		alive = sm_elect_poll_alive((uint8_t)sm->cfg.priority, sm->own_guid,

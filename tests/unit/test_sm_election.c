@@ -33,6 +33,10 @@ test_beats(void **state)
 	assert_false(sm_elect_beats(8, 0x2, 8, 0x1));
 	assert_false(sm_elect_beats(8, 0x5, 8, 0x5));		/* nobody beats itself */
 	assert_true(sm_elect_beats(15, 0, 0, 0));
+	assert_true(sm_elect_key_ok(1, 1));			/* SM_Key */
+	assert_false(sm_elect_key_ok(1, 0));
+	assert_false(sm_elect_key_ok(1, 2));
+	assert_true(sm_elect_key_ok(0, 7));			/* we have none */
 	assert_string_equal(sm_state_name(SM_STATE_MASTER), "master");
 	assert_string_equal(sm_state_name(SM_STATE_STANDBY), "standby");
 	assert_string_equal(sm_state_name(SM_STATE_DISCOVERING), "discovering");
