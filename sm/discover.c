@@ -277,7 +277,7 @@ on_nodeinfo(const struct mad_result *res, void *arg)
 	n->seen = true;
 	n->port_guid = be64toh(ni->port_guid);
 	n->partition_cap = be16toh(ni->partition_cap);
-	n->vendor_id = ib_node_info_get_vendor_id(ni) >> 8;
+	n->vendor_id = be32toh(ni->port_num_vendor_id) & 0x00FFFFFF;	/* low 24 bits, host order */
 	n->device_id = be16toh(ni->device_id);
 	n->sys_guid = be64toh(ni->sys_guid);
 	n->revision = be32toh(ni->revision);
