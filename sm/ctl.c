@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "daemon/control.h"
+#include "sm/sa.h"
 #include "sm/sm_internal.h"
 
 static const char *const state_names[] = { "?", "down", "init", "armed", "active" };
@@ -224,6 +225,13 @@ sm_status_json(struct sm *sm)
 	    "timeouts", (json_int_t)c->timeouts, "retries", (json_int_t)c->retries,
 	    "errors", (json_int_t)c->errors, "unsolicited", (json_int_t)c->unsolicited,
 	    "outstanding", (int)mad_engine_outstanding(sm->me), "queued", (int)mad_engine_queued(sm->me));
+	if (o) {
+		const struct sa_counters *sa = sa_counters();
+		json_object_set_new(o, "sa", json_pack("{s:I, s:I, s:I, s:I, s:I}",
+		    "requests", (json_int_t)sa->requests, "records", (json_int_t)sa->records,
+		    "errors", (json_int_t)sa->errors, "malformed", (json_int_t)sa->malformed,
+		    "truncated", (json_int_t)sa->truncated));
+	}
 	if (o && sm->polling)	/* the SM we follow (standby) or wait for */
 		json_object_set_new(o, "master", json_pack("{s:o, s:i, s:s, s:i, s:i}",
 		    "guid", guid_json(sm->polled.info.guid), "priority", sm->polled.info.priority,

@@ -216,7 +216,7 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.sm_lid = sm->own_lid,
 		.sm_priority = (uint8_t)sm->cfg.priority,
 		.sm_state = sm->state,
-		.sm_act_count = (uint32_t)sm->sweeps,
+		.sm_act_count = (uint32_t)mad_engine_counters(sm->me)->sent,	/* as SMInfo */
 	};
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 

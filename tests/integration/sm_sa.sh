@@ -51,6 +51,8 @@ Hca 1 "host2" # "host2"
 [1] "sw1"[2]
 
 caguid=0x0001000000000030
+vendid=0x0002c9
+devid=0x1017
 Hca 1 "host3" # "host3"
 [1] "sw2"[1]
 
@@ -87,7 +89,8 @@ check_node() {	# LID TYPE NAME
 	ni=$(sim_diag -H host2 smpquery nodeinfo "$1") || fail "smpquery nodeinfo $1"
 	[ "$(echo "$nr" | grep -c 'NodeRecord dump')" = 1 ] || fail "NR $1: not one record: $nr"
 	[ "$(echo "$nr" | field lid)" = "$1" ] || fail "NR $1: lid"
-	for f in Guid:node_guid PortGuid:port_guid SystemGuid:sys_guid; do
+	for f in Guid:node_guid PortGuid:port_guid SystemGuid:sys_guid DevId:device_id \
+	    Revision:revision; do
 		want=$(echo "$ni" | field "${f%%:*}")
 		got=$(echo "$nr" | field "${f#*:}")
 		[ "$(hex "$want")" = "$(hex "$got")" ] || fail "NR $1: ${f#*:} $got, smpquery $want"
@@ -119,6 +122,33 @@ for f in Lid SMLid LinkWidthActive LinkSpeedActive MtuCap LinkState PhysLinkStat
 	    fail "PIR $h3: $f $(echo "$pir" | field "$f"), smpquery $(echo "$pi" | field "$f")"
 done
 [ "$(sa PIR "$s2" | grep -c 'PortInfoRecord dump')" -ge 1 ] || fail "PIR of a switch"
+
+# ---- SMInfoRecord against sminfo, IsSM ports against smpquery ----
+smi=$(sim_diag -H host2 sminfo) || fail sminfo
+smir=$(sa SMIR) || fail "saquery SMIR"
+[ "$(echo "$smir" | field LID)" = "$(echo "$smi" | sed -n 's/.*sm lid \([0-9]*\) .*/\1/p')" ] ||
+    fail "SMIR LID: $smir / $smi"
+[ "$(hex "$(echo "$smir" | field GUID)")" = "$(echo "$smi" | sed -n 's/.*sm guid \(0x[0-9a-f]*\),.*/\1/p')" ] ||
+    fail "SMIR GUID: $smir / $smi"
+[ "$(echo "$smir" | field Priority)" = "$(echo "$smi" | sed -n 's/.* priority \([0-9]*\) .*/\1/p')" ] &&
+    [ "$(echo "$smir" | field SMState)" = "$(echo "$smi" | sed -n 's/.* state \([0-9]*\) .*/\1/p')" ] ||
+    fail "SMIR priority/state: $smir / $smi"
+issm=$(sa -s | sed -n '/^IsSM ports/,/^IsSMdisabled/p' | field EndPortLid)
+[ "$issm" = "$h1" ] || fail "saquery -s: IsSM ports '$issm', want the SM's LID $h1"
+sim_diag -H host2 smpquery portinfo "$h1" 1 | grep -q '^[[:space:]]*IsSM$' || fail "smpquery: host1 not IsSM"
+
+# ---- LinkRecords: every cable both ways, as ibnetdiscover lists them ----
+want=$(echo "$disc" | awk '
+	/^Switch/ { for (i = 1; i <= NF; i++) if ($i == "lid") L = $(i + 1); sw = 1; next }
+	/^(Ca|Hca)/ { sw = 0; next }
+	/^\[/ { match($0, /^\[[0-9]+\]/); p = substr($0, 2, RLENGTH - 2)
+		match($0, /"\[[0-9]+\]/); q = substr($0, RSTART + 2, RLENGTH - 3)
+		n = 0; for (i = 1; i <= NF; i++) if ($i == "lid") l[++n] = $(i + 1)
+		print (sw ? L : l[1]), p, q, l[n] }' | sort)
+got=$(sa -x | awk -F'[.]+' '/FromLID/ { a = $2 } /FromPort/ { b = $2 } /ToPort/ { c = $2 }
+	/ToLID/ { print a, b, c, $2 }' | sort)
+[ "$(echo "$want" | wc -l)" = 14 ] || fail "ibnetdiscover: not 7 cables: $want"
+[ "$got" = "$want" ] || fail "LinkRecords differ from ibnetdiscover: $got // $want"
 
 # ---- PathRecord: LIDs, GIDs, MTU, and the rate of the path ibtracert walks ----
 # gid_of GUID: the port's GID as saquery prints it (link-local prefix).
@@ -190,6 +220,9 @@ answered=$(echo "$res" | awk '{ print $4 }')
 errors=$(echo "$res" | awk '{ print $6 }')
 [ "$answered" -gt 100 ] && [ "$errors" -gt 50 ] || fail "sa_fuzz: too few answers: $res"
 kill -0 "$FD_PID" 2>/dev/null || fail "fabricd died under SA garbage"
+# the daemon counted at least the error answers the client received
+counted=$(ctl --json status | sed -n '/"sa"/,/}/s/.*"errors": \([0-9]*\).*/\1/p')
+[ "${counted:-0}" -ge "$errors" ] || fail "status sa.errors $counted < $errors answered"
 [ "$(sa NR "$h3" | field lid)" = "$h3" ] || fail "SA not answering after the garbage"
 
 # ---- a path goes away with its link ----
