@@ -414,6 +414,22 @@ test_mad_get(void **state)
 	answer(s, 0x01, 0x11, 0, 256, resp);
 	assert_int_equal(status_of(resp), 0x0400);	/* ERR_TOO_MANY_RECORDS */
 
+	/* PathRecord Get by GIDs, as the kernel's path resolution asks */
+	{
+		ib_path_rec_t *p = (ib_path_rec_t *)s->tmpl;
+		memset(p, 0, sizeof(*p));
+		p->sgid.unicast.prefix = p->dgid.unicast.prefix = IB_DEFAULT_SUBNET_PREFIX;
+		p->sgid.unicast.interface_id = htobe64(0x101);
+		p->dgid.unicast.interface_id = htobe64(0x111);
+		p->num_path = 0x81;
+		p->pkey = htobe16(0xFFFF);
+		assert_int_equal(answer(s, 0x01, 0x35, IB_PR_COMPMASK_SGID | IB_PR_COMPMASK_DGID |
+		    IB_PR_COMPMASK_NUMBPATH | IB_PR_COMPMASK_REVERSIBLE | IB_PR_COMPMASK_PKEY,
+		    256, resp), 56 + 64);
+		assert_int_equal(status_of(resp), 0);
+		assert_int_equal(be16toh(((const ib_path_rec_t *)r->data)->dlid), 2);
+		memset(s->tmpl, 0, sizeof(s->tmpl));
+	}
 	assert_int_equal(answer(s, 0x01, 0x01, 0, 256, resp), 56 + 72);	/* ClassPortInfo */
 	assert_int_equal(status_of(resp), 0);
 	assert_int_equal(((const ib_class_port_info_t *)r->data)->class_ver, 2);
