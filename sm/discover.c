@@ -374,5 +374,6 @@ sm_light_probe(struct sm *sm, void (*next)(struct sm *))
 		send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, NULL,
 		    on_light_switchinfo, n);
 	}
+	sm_standby_light_probe(sm);	/* nothing to ask on a subnet with one SM */
 	sm_phase_wait(sm, next);
 }

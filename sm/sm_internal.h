@@ -152,6 +152,9 @@ void sm_standby_discovery_start(struct sm *sm);
 /* Ask the SM behind this port (IsSM, not ours) for its SMInfo; counted
  * in sm->pending. */
 void sm_standby_query(struct sm *sm, const struct fabric_port *p);
+/* Light sweep: ask the SMs the last discovery met again; any change sets
+ * sm->light_found_change (counted in sm->pending). */
+void sm_standby_light_probe(struct sm *sm);
 /* After a heavy discovery: true if we are MASTER and go on configuring. */
 bool sm_standby_decide(struct sm *sm);
 void sm_sminfo_request(struct sm *sm, const struct mad_in *in);

@@ -152,6 +152,54 @@ sm_standby_query(struct sm *sm, const struct fabric_port *p)
 	}
 }
 
+/* ---- light sweeps: have the other SMs changed? ---- */
+
+static void
+on_light_sminfo(const struct mad_result *res, void *arg)
+{
+	struct sm *sm = the_sm;
+	struct sm_remote *r = arg;
+	const ib_sm_info_t *si;
+	struct sm_peer now;
+
+	if (res->status == -ECANCELED) {
+		sm_mad_done(sm);
+		return;
+	}
+	memset(&now, 0, sizeof(now));
+	if (res->status == 0 && res->mad_status == 0) {
+		si = (const ib_sm_info_t *)((const ib_smp_t *)res->mad)->data;
+		peer_from_sminfo(&now, si);
+		if (!key_ok(sm, si))
+			now.guid = 0;
+	}
+	/* Gone, another port, another state or priority: the election may
+	 * come out differently (a standby raised above us wants the
+	 * subnet), so the sweep turns heavy and decides again. */
+	if (now.guid != r->info.guid || now.state != r->info.state ||
+	    now.priority != r->info.priority) {
+		log_info("sm: SM 0x%016llx changed (%s, priority %u -> %s, priority %u)",
+		    (unsigned long long)r->info.guid, sm_state_name(r->info.state), r->info.priority,
+		    now.guid ? sm_state_name(now.state) : "no answer", now.priority);
+		sm->light_found_change = true;
+	}
+	sm_mad_done(sm);
+}
+
+void
+sm_standby_light_probe(struct sm *sm)
+{
+	size_t i;
+
+	for (i = 0; i < sm->nremotes; i++) {
+		struct sm_remote *r = &sm->remotes[i];
+
+		if (r->answered && mad_smp(sm->me, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO,
+		    0, NULL, on_light_sminfo, r) == 0)
+			sm->pending++;
+	}
+}
+
 /* ---- the decision after a discovery ---- */
 
 static void
