@@ -211,7 +211,8 @@ sm_status_json(struct sm *sm)
 			}
 		}
 	}
-	subnet = sm->subnet_up ? "up" : sm->sweeps ? "down" : "discovering";
+	subnet = sm->subnet_up ? "up" : sm->state == SM_STATE_STANDBY ? "another master's" :
+	    sm->sweeps ? "down" : "discovering";
 	o = json_pack("{s:s, s:I, s:o, s:i, s:{s:s, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:b, s:s},"
 	    " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i}}",
 	    "state", sm_state_name(sm->state), "priority", (json_int_t)sm->cfg.priority,
