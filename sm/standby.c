@@ -468,6 +468,15 @@ on_set(struct sm *sm, const struct mad_in *in)
 
 	memset(&sender, 0, sizeof(sender));
 	peer_from_sminfo(&sender, (const ib_sm_info_t *)smp->data);
+	/* An SM of another administration (another SM_Key) is left out of
+	 * the election; it does not get to hand over, disable or demote us
+	 * either.  OpenSM 3.3 leaves this check "to do". */
+	if (!key_ok(sm, (const ib_sm_info_t *)smp->data)) {
+		respond(sm, in, 0x001C);
+		log_warnx("sm: SubnSet(SMInfo) %u from SM %s with another SM_Key: refused", mod,
+		    guid_text(sender.guid, g, sizeof(g)));
+		return;
+	}
 	a = sm_elect_on_set(sm->state, mod, sender.state);
 	/* The answer carries our state before the Set acts (as OpenSM's). */
 	respond(sm, in, a == SM_SET_REJECT ? 0x001C : 0);
