@@ -1,5 +1,6 @@
 /*
- * Activation: give every port its LID and the SM's LID, then walk each link
+ * Activation: give every port its LID, the SM's LID and the subnet prefix,
+ * then walk each link
  * INIT -> ARMED (both ends) -> ACTIVE (both ends).  ACTIVE is accepted only
  * once the far end is ARMED, hence two phases.  A port already right gets
  * no MAD at all, which is what makes a restart or a quiet re-sweep cheap.
@@ -19,6 +20,14 @@
 #include "sm/sm_internal.h"
 
 void sm_port_update(struct fabric_port *p, const uint8_t *data);
+
+/* Ports with a GID of their own: CA ports and a switch's port 0 (its
+ * external ports have no GIDPrefix to speak of). */
+static bool
+holds_gid(const struct fabric_port *p)
+{
+	return p->node->type != FABRIC_SWITCH || p->num == 0;
+}
 
 static void
 on_port_set(const struct mad_result *res, void *arg)
@@ -46,6 +55,8 @@ port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uin
 		return;
 	memcpy(&pi, p->pi, sizeof(pi));
 	pi.base_lid = htobe16(lid);
+	if (holds_gid(p))
+		pi.subnet_prefix = htobe64(sm->cfg.subnet_prefix);
 	pi.master_sm_base_lid = htobe16(smlid);
 	ib_port_info_set_lmc(&pi, 0);
 	ib_port_info_set_port_state(&pi, state);
@@ -74,6 +85,21 @@ pi_lid(const struct fabric_port *p)
 	return be16toh(((const ib_port_info_t *)p->pi)->base_lid);
 }
 
+/* The port differs from what the SM gives it: LID, SM LID, LMC, and (where
+ * it has a GID) the subnet prefix. */
+static bool
+port_wrong(const struct sm *sm, const struct fabric_port *p, uint16_t lid)
+{
+	bool sw = p->node->type == FABRIC_SWITCH;
+
+	if (pi_lid(p) != lid)
+		return true;
+	if (sw && p->num > 0)
+		return false;		/* no SM LID, LMC or GID of its own */
+	return p->sm_lid != sm->own_lid || p->lmc ||
+	    be64toh(((const ib_port_info_t *)p->pi)->subnet_prefix) != sm->cfg.subnet_prefix;
+}
+
 void
 sm_activate_arm(struct sm *sm, void (*next)(struct sm *))
 {
@@ -85,14 +111,13 @@ sm_activate_arm(struct sm *sm, void (*next)(struct sm *))
 	FABRIC_FOREACH_NODE(f, i, n) {
 		if (n->type == FABRIC_SWITCH) {
 			struct fabric_port *p0 = &n->ports[0];
-			if (pi_lid(p0) != p0->lid || p0->sm_lid != sm->own_lid || p0->lmc)
+			if (port_wrong(sm, p0, p0->lid))
 				port_set(sm, p0, p0->lid, sm->own_lid, IB_LINK_NO_CHANGE);
 		}
 		for (j = 1; j <= n->nports; j++) {
 			struct fabric_port *p = &n->ports[j];
 			uint16_t lid = n->type == FABRIC_SWITCH ? 0 : p->lid;
-			bool wrong = pi_lid(p) != lid ||
-			    (n->type != FABRIC_SWITCH && p->sm_lid != sm->own_lid);
+			bool wrong = port_wrong(sm, p, lid);
 
 			if (n->type != FABRIC_SWITCH && p->guid == 0)
 				continue;

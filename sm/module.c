@@ -15,6 +15,7 @@
  *     standby_poll: 10s               # standby: poll the master (default: sweep_interval)
  *     standby_misses: 3               # polls missed in a row before taking over
  *     sm_key: 0x1                     # SM_Key shared with the other SMs (OpenSM's default)
+ *     subnet_prefix: 0xfe80000000000000  # GIDPrefix of every port (the IBA default)
  */
 #include <errno.h>
 #include <stddef.h>
@@ -94,6 +95,7 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_DURATION("standby_poll", struct sm_config, standby_poll_ms, 100, 86400000),
 	CFG_F_UINT("standby_misses", struct sm_config, standby_misses, 1, 100),
 	CFG_F_UINT("sm_key", struct sm_config, sm_key, 0, UINT64_MAX),
+	CFG_F_UINT("subnet_prefix", struct sm_config, subnet_prefix, 1, UINT64_MAX),
 	CFG_F_END
 };
 
@@ -113,6 +115,7 @@ sm_config_init(void *p)
 	c->standby_poll_ms = 0;
 	c->standby_misses = 3;
 	c->sm_key = 1;		/* OpenSM's default: the two recognise each other */
+	c->subnet_prefix = 0xfe80000000000000ULL;	/* link-local, IB_DEFAULT_SUBNET_PREFIX */
 }
 
 static int
@@ -164,6 +167,7 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 	sm->cfg.retries = cfg->retries;
 	sm->cfg.standby_misses = cfg->standby_misses;
 	sm->cfg.sm_key = cfg->sm_key;
+	sm->cfg.subnet_prefix = cfg->subnet_prefix;	/* ports get it at the sweep below */
 	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
 		sm->cfg.max_outstanding = cfg->max_outstanding;
 		mad_engine_set_window(sm->me, (unsigned)cfg->max_outstanding);

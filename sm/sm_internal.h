@@ -44,6 +44,7 @@ struct sm_config {
 	uint64_t	 standby_poll_ms;	/* 0: the sweep interval */
 	uint64_t	 standby_misses;	/* polls missed before taking over */
 	uint64_t	 sm_key;		/* SMInfo SM_Key shared by the subnet's SMs */
+	uint64_t	 subnet_prefix;		/* GIDPrefix given to every port */
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };

@@ -3,8 +3,9 @@
 # clients of the simulator: every port has a unique non-zero LID
 # (ibnetdiscover), every cabled port is Active (iblinkinfo), sminfo names
 # fabricd's port as MASTER with the configured priority, the slow link is
-# the one reported degraded, a route crosses the fabric (ibtracert), and
-# sqlite holds every link once.
+# the one reported degraded, a route crosses the fabric (ibtracert), the
+# lowest and highest LIDs hold the subnet prefix (default and configured),
+# and sqlite holds every link once.
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
@@ -12,7 +13,7 @@ sim_available || skip "ibsim or umad2sim not installed"
 fd_setup
 fd_on_exit sim_stop
 
-# check_fabric NODES SM-HOST FAR-HOST FAR-LID
+# check_fabric NODES SM-HOST FAR-HOST FAR-LID PREFIX
 check_fabric() {
 	lids=$(sm_lids)
 	n=$(echo "$lids" | grep -c .)
@@ -36,6 +37,12 @@ check_fabric() {
 	sim_diag -H "$3" ibtracert "$(sm_lid_of "$2")" "$4" | grep -q 'To ca' ||
 	    fail "ibtracert $2 -> LID $4"
 
+	# Every CA port and every switch's port 0 holds the subnet prefix.
+	for lid in $(echo "$lids" | awk '{ print $2 }' | sort -n | sed -n '1p;$p'); do
+		pre=$(sim_diag smpquery portinfo "$lid" | sed -n 's/^GidPrefix:\.*//p')
+		[ "$pre" = "$5" ] || fail "LID $lid: GidPrefix $pre, want $5"
+	done
+
 	# The durable record: as many links in sqlite as ibnetdiscover sees
 	# (it prints each link from both ends), each once.
 	ends=$(sim_diag ibnetdiscover | grep -c '^\[')
@@ -51,7 +58,7 @@ sim_topology -k 18 -h 18 -s 9 -x sw-l3:19 || fail topogen
 sim_start || fail "ibsim"
 sm_start_fabricd host1 "  priority: 11"
 sm_wait_up 30 || fail "subnet not up"
-check_fabric $((324 + 27)) host1 host300 "$(sm_lid_of host300)"
+check_fabric $((324 + 27)) host1 host300 "$(sm_lid_of host300)" 0xfe80000000000000
 could=$(sim_diag iblinkinfo -l | grep -c 'Could be')
 ours=$(ctl --json ports | grep -c '"degraded": true')
 [ "$could" = "$ours" ] && [ "$could" -gt 0 ] ||
@@ -64,7 +71,8 @@ sim_stop
 # random irregular fabric
 sim_topology -r 7 -n 10 -e 8 -h 2 || fail topogen
 sim_start || fail "ibsim"
-sm_start_fabricd host3 "  priority: 11"
+sm_start_fabricd host3 "  priority: 11
+  subnet_prefix: 0xfec0000000000a0b"
 sm_wait_up 30 || fail "random fabric: subnet not up"
-check_fabric 30 host3 host20 "$(sm_lid_of host17)"
+check_fabric 30 host3 host20 "$(sm_lid_of host17)" 0xfec0000000000a0b
 pass
