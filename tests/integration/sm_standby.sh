@@ -29,69 +29,27 @@ command -v sminfo >/dev/null || skip "infiniband-diags not installed"
 fd_setup
 fd_on_exit sim_stop
 
-# sminfo_at [LID]: sminfo from host4 (neither SM), at LID or at the SM LID
-# its port holds.  Prints "GUID PRIORITY STATE" (GUID without leading zeros).
-sminfo_at() {
-	sim_diag -H host4 -t 10 sminfo ${1:+"$1"} |
-	    sed -n 's/.*sm guid 0x0*\([0-9a-f]*\),.* priority \([0-9]*\) state [0-9]* SMINFO_\([A-Z]*\).*/\1 \2 \3/p'
-}
-
-# wait_sminfo SECS WANT [LID]: until sminfo_at prints WANT.
-wait_sminfo() {
-	i=0
-	while [ "$(sminfo_at "$3")" != "$2" ]; do
-		[ $i -ge $(($1 * 5)) ] && return 1
-		i=$((i + 1))
-		sleep 0.2
-	done
-}
-
-# smlids: "LID MASTERSMLID" for every switch (port 0) and CA port, as
-# smpquery reads each port's PortInfo.
-smlids() {
-	sim_diag -t 30 ibnetdiscover | awk '
-	/^Switch/ { for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1), 0; next }
-	/^(Ca|Hca)/ { ca = 1; next }
-	/^$/ { ca = 0 }
-	ca && /^\[[0-9]+\]\(/ { p = substr($1, 2, index($1, "]") - 2)
-		for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1), p; break } }' |
-	while read -r lid port; do
-		printf '%s %s\n' "$lid" "$(sim_diag smpquery portinfo "$lid" "$port" |
-		    sed -n 's/^SMLid:\.*\([0-9]*\)/\1/p')"
-	done
-}
-
-# all_smlids_are LID: every port's MasterSMLID is LID (and there are ports).
-all_smlids_are() {
-	smlids > "$T/smlids.txt"
-	[ "$(wc -l < "$T/smlids.txt")" -ge 14 ] || { cat "$T/smlids.txt"; return 1; }
-	awk -v want="$1" '$2 != want { print "port LID " $1 ": MasterSMLID " $2 ", want " want; bad = 1 }
-	    END { exit bad }' "$T/smlids.txt"
-}
-
-guid_of() { sim_port_guid "$1" | sed 's/^0x0*//'; }
-
 # 4 leaves x 2 hosts, 2 spines: 8 CAs and 6 switches.
 sim_topology -k 4 -h 2 -s 2 || fail topogen
 sim_start || fail "ibsim"
-OSM_GUID=$(guid_of host1)
-FD_GUID=$(guid_of host2)
+OSM_GUID=$(sm_guid_of host1)
+FD_GUID=$(sm_guid_of host2)
 
 # ---- 1. OpenSM master, fabricd standby ----
 OSM_ARGS="-p 15" sim_opensm host1 || fail "OpenSM did not bring the subnet up"
 osm_lid=$(sm_lid_of host1)
 [ -n "$osm_lid" ] || fail "no LID for OpenSM's port"
-[ "$(sminfo_at)" = "$OSM_GUID 15 MASTER" ] || fail "sminfo before fabricd: $(sminfo_at)"
+[ "$(sm_sminfo_at)" = "$OSM_GUID 15 MASTER" ] || fail "sminfo before fabricd: $(sm_sminfo_at)"
 sm_lft_dump > "$T/lft.osm"
 SM_SWEEP=1s sm_start_fabricd host2 "  priority: 5
   standby_poll: 1s
   standby_misses: 3"
 fd_lid=$(sm_lid_of host2)
-wait_sminfo 15 "$FD_GUID 5 STANDBY" "$fd_lid" ||
-    fail "sminfo at fabricd's port (LID $fd_lid): '$(sminfo_at "$fd_lid")', want STANDBY"
+sm_wait_sminfo 15 "$FD_GUID 5 STANDBY" "$fd_lid" ||
+    fail "sminfo at fabricd's port (LID $fd_lid): '$(sm_sminfo_at "$fd_lid")', want STANDBY"
 sleep 3		# a few polls and sweep periods: a master would have written by now
-[ "$(sminfo_at)" = "$OSM_GUID 15 MASTER" ] || fail "the SM LID no longer OpenSM's: $(sminfo_at)"
-all_smlids_are "$osm_lid" || fail "a standby fabricd rewrote MasterSMLID"
+[ "$(sm_sminfo_at)" = "$OSM_GUID 15 MASTER" ] || fail "the SM LID no longer OpenSM's: $(sm_sminfo_at)"
+sm_all_smlids_are "$osm_lid" 14 || fail "a standby fabricd rewrote MasterSMLID"
 sm_lft_dump > "$T/lft.standby"
 cmp -s "$T/lft.osm" "$T/lft.standby" || fail "LFTs changed under a standby fabricd:
 $(diff "$T/lft.osm" "$T/lft.standby" | head -10)"
@@ -107,12 +65,12 @@ kill "$OSM_PID"
 wait "$OSM_PID" 2>/dev/null
 OSM_PID=
 t0=$(date +%s.%N)
-wait_sminfo 30 "$FD_GUID 5 MASTER" || fail "no takeover: sminfo at the SM LID says '$(sminfo_at)'"
+sm_wait_sminfo 30 "$FD_GUID 5 MASTER" || fail "no takeover: sminfo at the SM LID says '$(sm_sminfo_at)'"
 t1=$(date +%s.%N)
 echo "takeover seen by sminfo $(echo "$t1 - $t0" | bc) s after OpenSM exited"
 sm_wait_up 20 || fail "fabricd master: subnet not up"
 fd_lid=$(sm_lid_of host2)
-all_smlids_are "$fd_lid" || fail "after takeover MasterSMLID is not fabricd's LID $fd_lid"
+sm_all_smlids_are "$fd_lid" 14 || fail "after takeover MasterSMLID is not fabricd's LID $fd_lid"
 lft_dump || fail "dump after takeover"
 lft_check_all_pairs || fail "CA pairs do not route after takeover"
 [ "$(db "SELECT count(*) FROM events WHERE source = 'sm' AND message LIKE 'SM state % -> master%'")" -ge 1 ] ||
@@ -121,10 +79,10 @@ lft_check_all_pairs || fail "CA pairs do not route after takeover"
 # ---- 3. a higher OpenSM comes back: fabricd hands over ----
 OSM_ARGS="-p 15" sim_opensm host1 0 || fail "OpenSM did not start"
 osm_lid=$(sm_lid_of host1)
-wait_sminfo 20 "$OSM_GUID 15 MASTER" "$osm_lid" ||
-    fail "after handover sminfo at OpenSM's port says '$(sminfo_at "$osm_lid")'"
-wait_sminfo 10 "$FD_GUID 5 STANDBY" "$fd_lid" ||
-    fail "fabricd after handover: '$(sminfo_at "$fd_lid")', want STANDBY"
+sm_wait_sminfo 20 "$OSM_GUID 15 MASTER" "$osm_lid" ||
+    fail "after handover sminfo at OpenSM's port says '$(sm_sminfo_at "$osm_lid")'"
+sm_wait_sminfo 10 "$FD_GUID 5 STANDBY" "$fd_lid" ||
+    fail "fabricd after handover: '$(sm_sminfo_at "$fd_lid")', want STANDBY"
 grep -q 'Entering STANDBY state' "$SIM_DIR/osm.log" || fail "OpenSM was never standby: no handover"
 [ "$(db "SELECT count(*) FROM events WHERE source = 'sm' AND message LIKE 'SM state master -> standby: handed over%'")" = 1 ] ||
     fail "no handover event stored"
@@ -135,13 +93,13 @@ kill "$OSM_PID"
 wait "$OSM_PID" 2>/dev/null
 OSM_PID=
 OSM_ARGS="-p 1" sim_opensm host1 || fail "OpenSM priority 1"
-wait_sminfo 20 "$OSM_GUID 1 MASTER" || fail "OpenSM priority 1 not master: '$(sminfo_at)'"
+sm_wait_sminfo 20 "$OSM_GUID 1 MASTER" || fail "OpenSM priority 1 not master: '$(sm_sminfo_at)'"
 SM_SWEEP=1s sm_start_fabricd host2 "  priority: 15
   standby_poll: 1s"
-wait_sminfo 20 "$FD_GUID 15 MASTER" || fail "OpenSM did not hand over to fabricd: '$(sminfo_at)'"
+sm_wait_sminfo 20 "$FD_GUID 15 MASTER" || fail "OpenSM did not hand over to fabricd: '$(sm_sminfo_at)'"
 osm_lid=$(sm_lid_of host1)
-wait_sminfo 10 "$OSM_GUID 1 STANDBY" "$osm_lid" ||
-    fail "OpenSM after its handover: '$(sminfo_at "$osm_lid")', want STANDBY"
+sm_wait_sminfo 10 "$OSM_GUID 1 STANDBY" "$osm_lid" ||
+    fail "OpenSM after its handover: '$(sm_sminfo_at "$osm_lid")', want STANDBY"
 sm_wait_up 20 || fail "fabricd after OpenSM's handover: subnet not up"
-all_smlids_are "$(sm_lid_of host2)" || fail "after OpenSM's handover MasterSMLID is not fabricd's"
+sm_all_smlids_are "$(sm_lid_of host2)" 14 || fail "after OpenSM's handover MasterSMLID is not fabricd's"
 pass

@@ -46,3 +46,44 @@ sm_lft_dump() {
 		sim_diag ibroute "$lid" 2>/dev/null | grep -v '^Unicast lids'
 	done
 }
+
+# sm_sminfo_at [LID]: sminfo from host4 (a host that runs no SM), at LID or
+# at the SM LID its port holds.  Prints "GUID PRIORITY STATE" (GUID without
+# leading zeros, STATE as sminfo names it: MASTER, STANDBY, NOTACT...).
+sm_sminfo_at() {
+	sim_diag -H host4 -t 10 sminfo ${1:+"$1"} |
+	    sed -n 's/.*sm guid 0x0*\([0-9a-f]*\),.* priority \([0-9]*\) state [0-9]* SMINFO_\([A-Z]*\).*/\1 \2 \3/p'
+}
+
+# sm_wait_sminfo SECS WANT [LID]: until sm_sminfo_at prints WANT.
+sm_wait_sminfo() {
+	i=0
+	while [ "$(sm_sminfo_at "$3")" != "$2" ]; do
+		[ $i -ge $(($1 * 5)) ] && return 1
+		i=$((i + 1))
+		sleep 0.2
+	done
+}
+
+# sm_guid_of HOST: the port GUID of HOST without 0x and leading zeros, as
+# sm_sminfo_at prints GUIDs.
+sm_guid_of() { sim_port_guid "$1" | sed 's/^0x0*//'; }
+
+# sm_all_smlids_are LID MIN: every switch's port 0 and every CA port (at
+# least MIN of them) holds LID as its MasterSMLID, as smpquery reads each
+# port's PortInfo; the readings are left in $T/smlids.txt.
+sm_all_smlids_are() {
+	sim_diag -t 30 ibnetdiscover | awk '
+	/^Switch/ { for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1), 0; next }
+	/^(Ca|Hca)/ { ca = 1; next }
+	/^$/ { ca = 0 }
+	ca && /^\[[0-9]+\]\(/ { p = substr($1, 2, index($1, "]") - 2)
+		for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1), p; break } }' |
+	while read -r lid port; do
+		printf '%s %s\n' "$lid" "$(sim_diag smpquery portinfo "$lid" "$port" |
+		    sed -n 's/^SMLid:\.*\([0-9]*\)/\1/p')"
+	done > "$T/smlids.txt"
+	[ "$(wc -l < "$T/smlids.txt")" -ge "$2" ] || { cat "$T/smlids.txt"; return 1; }
+	awk -v want="$1" '$2 != want { print "port LID " $1 ": MasterSMLID " $2 ", want " want; bad = 1 }
+	    END { exit bad }' "$T/smlids.txt"
+}
