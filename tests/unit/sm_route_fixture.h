@@ -112,4 +112,26 @@ rfix_build(struct rfix *x)
 	fabric_sort(x->f);
 }
 
+/* cmocka setup and teardown for tests that need nothing but the fixture
+ * (inline: a test with its own setup does not warn about them). */
+static inline int
+rfix_setup(void **state)
+{
+	struct rfix *x = calloc(1, sizeof(*x));
+
+	rfix_build(x);
+	*state = x;
+	return 0;
+}
+
+static inline int
+rfix_teardown(void **state)
+{
+	struct rfix *x = *state;
+
+	fabric_free(x->f);
+	free(x);
+	return 0;
+}
+
 #endif

@@ -15,26 +15,6 @@
 #include "sm/route_query.h"
 #include "tests/unit/sm_route_fixture.h"
 
-static int
-setup(void **state)
-{
-	struct rfix *x = calloc(1, sizeof(*x));
-
-	rfix_build(x);
-	*state = x;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct rfix *x = *state;
-
-	fabric_free(x->f);
-	free(x);
-	return 0;
-}
-
 static const char *
 jstr(json_t *o, const char *key)
 {
@@ -263,14 +243,14 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_route_by_name, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_route_by_lid_and_guid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_route_switch_ends, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_route_broken_tables, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lookup_bounds, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unknown_ends, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_endpoint_resolution, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_non_utf8_description, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_route_by_name, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_route_by_lid_and_guid, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_route_switch_ends, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_route_broken_tables, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_bounds, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_ends, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_endpoint_resolution, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_non_utf8_description, rfix_setup, rfix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

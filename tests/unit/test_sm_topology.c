@@ -14,26 +14,6 @@
 #include "sm/topology_export.h"
 #include "tests/unit/sm_route_fixture.h"
 
-static int
-setup(void **state)
-{
-	struct rfix *x = calloc(1, sizeof(*x));
-
-	rfix_build(x);
-	*state = x;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct rfix *x = *state;
-
-	fabric_free(x->f);
-	free(x);
-	return 0;
-}
-
 static void
 assert_line(const char *text, const char *line)
 {
@@ -164,10 +144,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_ibnetdiscover_lines, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_origin_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dot, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hostile_description, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ibnetdiscover_lines, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_no_origin_line, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_dot, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_description, rfix_setup, rfix_teardown),
 		cmocka_unit_test(test_format_names),
 	};
 
