@@ -384,7 +384,10 @@ ctl_jobs(struct ctl_req *req, json_t *args)
 
 	if (!module_ready(req))
 		return;
-	(void)ctl_arg_int(args, "limit", &limit);
+	if (ctl_arg_int(args, "limit", &limit) && (limit < 1 || limit > 10000)) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--limit: 1 to 10000 jobs");
+		return;
+	}
 	ctl_reply_ok(req, jobstore_list(limit));
 }
 

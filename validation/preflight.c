@@ -640,10 +640,15 @@ ctl_preflight(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--launcher: expected mpirun, srun or local");
 		return;
 	}
-	(void)ctl_arg_int(args, "timeout", &timeout);
+	/* The same bounds as validate's: a timeout silently dropped would let
+	 * a scheduler's pre-flight run for the configured job timeout. */
+	if (ctl_arg_int(args, "timeout", &timeout) && (timeout < 1 || timeout > 86400)) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--timeout: 1 to 86400 seconds");
+		return;
+	}
 	if ((hosts = validation_hosts_arg(req, args, &n)) == NULL)
 		return;
 	preflight_run(req, hosts, n, ctl_arg_str(args, "tenant"), nccl, launcher,
-	    timeout > 0 && timeout < 86400 ? (uint64_t)timeout * 1000 : 0);
+	    timeout > 0 ? (uint64_t)timeout * 1000 : 0);
 	launch_free(hosts);
 }

@@ -29,6 +29,11 @@ db "SELECT environment FROM validation_jobs ORDER BY id DESC LIMIT 1" | grep -q 
 
 # bad input is refused, not run
 ctl preflight --hosts 'a;rm' --nccl >/dev/null 2>&1 && fail "a host name with ';' was accepted"
+for t in 0 86400000; do
+	ctl --json preflight --hosts host1,host2 --nccl --timeout $t 2>&1 | grep -q '"code": "invalid_argument"' ||
+	    fail "preflight --timeout $t was not refused"
+done
+ctl --json jobs --limit 0 2>&1 | grep -q '"code": "invalid_argument"' || fail "jobs --limit 0 was not refused"
 [ "$(db "SELECT count(*) FROM validation_jobs")" -eq 1 ] || fail "a refused request started a job"
 
 # nccl-env prints what a job script can source
