@@ -147,6 +147,25 @@ partitions_index_of(const char *partition, uint16_t *pkey)
 	return pt_committed_index(p->pkey);
 }
 
+/*
+ * The SA's view of who is in which partition (sm_set_pkey_tables): the
+ * tables last verified on the end ports, the same ones `partition show`
+ * lists as the ports that hold a key.
+ */
+static int
+sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, void *arg)
+{
+	const struct pt_table *t = pt_table_find(p->node->guid, p->num);
+	size_t n = 0;
+
+	if (t == NULL || t->switch_ext)
+		return -1;
+	for (uint16_t k = 0; k < t->n && n < max; k++)
+		if (t->entries[k] != 0)
+			keys[n++] = t->entries[k];
+	return (int)n;
+}
+
 /* ---- module ---- */
 
 static void
@@ -194,6 +213,7 @@ partitions_start(struct fabricd *fd, const void *cfg)
 		    pt_state.model->nparts, pt_state.model->nparts == 1 ? "" : "s");
 	/* kept by the SM even while it is disabled; changes are then stored only */
 	sm_add_hook(SM_HOOK_BEFORE_ACTIVATE, pt_sweep_hook, NULL);
+	sm_set_pkey_tables(sa_pkey_table, NULL);
 	pt_state.running = true;
 	return 0;
 }
@@ -212,6 +232,8 @@ partitions_reload(struct fabricd *fd, const void *cfg)
 static void
 partitions_stop(struct fabricd *fd)
 {
+	if (pt_state.running)
+		sm_set_pkey_tables(NULL, NULL);
 	state_free();
 }
 

@@ -29,6 +29,15 @@
 #define SA_PAYLOAD_HDR		20	/* SM_Key, AttributeOffset, ComponentMask */
 
 static struct sa_counters counters;
+static sm_pkey_table_fn pkey_table;	/* sm_set_pkey_tables() */
+static void *pkey_arg;
+
+void
+sm_set_pkey_tables(sm_pkey_table_fn fn, void *arg)
+{
+	pkey_table = fn;
+	pkey_arg = fn ? arg : NULL;
+}
 
 const struct sa_counters *
 sa_counters(void)
@@ -217,6 +226,8 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.sm_priority = (uint8_t)sm->cfg.priority,
 		.sm_state = sm->state,
 		.sm_act_count = (uint32_t)mad_engine_counters(sm->me)->sent,	/* as SMInfo */
+		.pkey_table = pkey_table,
+		.pkey_arg = pkey_arg,
 	};
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 

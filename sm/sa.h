@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "sm/fabric.h"
+#include "sm/sm.h"
 
 #define SA_HDR_SIZE	56	/* MAD + RMPP + SA headers (IB_SA_MAD_HDR_SIZE) */
 #define SA_DATA_SIZE	200	/* IB_SA_DATA_SIZE */
@@ -46,6 +47,8 @@ struct sa_ctx {
 	uint8_t			 sm_priority;
 	uint8_t			 sm_state;	/* IB_SMINFO_STATE_* */
 	uint32_t		 sm_act_count;
+	sm_pkey_table_fn	 pkey_table;	/* NULL: 0xFFFF alone everywhere */
+	void			*pkey_arg;
 };
 
 /*

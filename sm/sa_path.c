@@ -7,9 +7,19 @@
  *
  * Ends are fixed by SGID or SLID (source) and DGID or DLID (destination);
  * an end left open means every addressed port (switch port 0, CA ports).
- * Only the default partition exists here (a P_Key in the mask must be
- * 0xFFFF or 0x7FFF) and only SL 0; LMC is 0, so NumbPath never gives more
- * than one path per pair.  HopLimit is 0: IBA reserves larger values for
+ *
+ * Partitions (IBA 10.9, as OpenSM): a path exists in partition P when both
+ * ends hold P (compared on the low 15 bits) and at least one of them as a
+ * full member; two limited members cannot talk.  A query with a P_Key in
+ * its mask gets the record only in that partition, carrying the P_Key as
+ * asked (OpenSM returns the requested one).  A query without one gets the
+ * shared partition of the lowest key, carrying the P_Key the source port
+ * holds, membership bit included (OpenSM's osm_physp_find_common_pkey).
+ * What each port holds comes from the partitions module
+ * (sm_set_pkey_tables); without it every port holds 0xFFFF alone.
+ *
+ * Only SL 0; LMC is 0, so NumbPath never gives more than one path per
+ * pair.  HopLimit is 0: IBA reserves larger values for
  * paths that leave the subnet, and a non-zero one makes the kernel add a
  * GRH to every packet.
  */
@@ -186,19 +196,82 @@ select_rate(const ib_path_rec_t *t, uint64_t mask, uint8_t rate)
 	return ib_path_rec_rate(t) == rate;
 }
 
-static bool
-pkey_ok(const ib_path_rec_t *t, uint64_t mask, uint16_t *pkey)
+/* ---- partitions ---- */
+
+#define PKEY_BASE(k)	((uint16_t)((k) & 0x7FFF))
+#define PKEY_FULL	0x8000
+#define PKEY_MAX_KEYS	256	/* more than any PartitionCap we have seen */
+
+struct port_keys {
+	uint16_t	keys[PKEY_MAX_KEYS];
+	size_t		n;
+};
+
+/* What port p holds: the registered tables, or the factory 0xFFFF. */
+static void
+port_keys(const struct sa_ctx *ctx, const struct fabric_port *p, struct port_keys *pk)
 {
-	*pkey = 0xFFFF;
-	if (!(mask & IB_PR_COMPMASK_PKEY))
-		return true;
-	*pkey = be16toh(t->pkey);
-	return (*pkey & 0x7FFF) == 0x7FFF;
+	int n = ctx->pkey_table ? ctx->pkey_table(p, pk->keys, PKEY_MAX_KEYS, ctx->pkey_arg) : -1;
+
+	if (n < 0) {
+		pk->keys[0] = 0xFFFF;
+		n = 1;
+	}
+	pk->n = (size_t)n < PKEY_MAX_KEYS ? (size_t)n : PKEY_MAX_KEYS;
+}
+
+/* The entry of pk for base (15 bits), or 0 when the port does not hold it. */
+static uint16_t
+entry_of(const struct port_keys *pk, uint16_t base)
+{
+	for (size_t i = 0; i < pk->n; i++)
+		if (pk->keys[i] != 0 && PKEY_BASE(pk->keys[i]) == base)
+			return pk->keys[i];
+	return 0;
+}
+
+/* Do both hold base, one of them as a full member?  *src_entry: src's key. */
+static bool
+share_pkey(const struct port_keys *src, const struct port_keys *dst, uint16_t base,
+    uint16_t *src_entry)
+{
+	uint16_t a = entry_of(src, base), b = entry_of(dst, base);
+
+	if (base == 0 || a == 0 || b == 0 || !((a | b) & PKEY_FULL))
+		return false;
+	*src_entry = a;
+	return true;
+}
+
+/*
+ * The P_Key of the record for (src, dst), false when the query's partition
+ * (or, without one in the mask, every partition) has no path between them.
+ */
+static bool
+path_pkey(const struct sa_ctx *ctx, const struct sa_query *q, const struct fabric_port *src,
+    const struct fabric_port *dst, uint16_t *pkey)
+{
+	const ib_path_rec_t *t = (const ib_path_rec_t *)q->tmpl;
+	struct port_keys sk, dk;
+	uint16_t entry, best = 0;
+
+	port_keys(ctx, src, &sk);
+	port_keys(ctx, dst, &dk);
+	if (q->mask & IB_PR_COMPMASK_PKEY) {
+		*pkey = be16toh(t->pkey);
+		return share_pkey(&sk, &dk, PKEY_BASE(*pkey), &entry);
+	}
+	for (size_t i = 0; i < sk.n; i++)
+		if (share_pkey(&sk, &dk, PKEY_BASE(sk.keys[i]), &entry) &&
+		    (best == 0 || PKEY_BASE(entry) < PKEY_BASE(best)))
+			best = entry;
+	*pkey = best;
+	return best != 0;
 }
 
 /* Build the record of one (source, destination) pair; false if none. */
 static bool
-path_record(const struct sa_query *q, const struct fabric_port *src,
+path_record(const struct sa_ctx *ctx, const struct sa_query *q, const struct fabric_port *src,
     const struct fabric_port *dst, ib_path_rec_t *r)
 {
 	const ib_path_rec_t *t = (const ib_path_rec_t *)q->tmpl;
@@ -216,7 +289,7 @@ path_record(const struct sa_query *q, const struct fabric_port *src,
 		return false;
 	if ((q->mask & IB_PR_COMPMASK_SL) && ib_path_rec_sl(t) != 0)
 		return false;
-	if (!pkey_ok(t, q->mask, &pkey) || !select_mtu(t, q->mask, &fwd.mtu) ||
+	if (!path_pkey(ctx, q, src, dst, &pkey) || !select_mtu(t, q->mask, &fwd.mtu) ||
 	    !select_rate(t, q->mask, fwd.rate))
 		return false;
 	sgid.unicast.prefix = gid_prefix(src);
@@ -272,6 +345,7 @@ addressed(const struct fabric_port *p)
 
 /* Call fn for a fixed end, or for every addressed port of an open one. */
 struct pr_iter {
+	const struct sa_ctx	*ctx;
 	const struct sa_query	*q;
 	struct sa_sink		*out;
 	const struct fabric	*f;
@@ -284,7 +358,7 @@ put_pair(struct pr_iter *it, const struct fabric_port *src, const struct fabric_
 {
 	ib_path_rec_t r;
 
-	if (!path_record(it->q, src, dst, &r))
+	if (!path_record(it->ctx, it->q, src, dst, &r))
 		return true;
 	return sa_sink_put(it->out, &r);
 }
@@ -308,7 +382,7 @@ uint16_t
 sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	const ib_path_rec_t *t = (const ib_path_rec_t *)q->tmpl;
-	struct pr_iter it = { .q = q, .out = out, .f = ctx->f };
+	struct pr_iter it = { .ctx = ctx, .q = q, .out = out, .f = ctx->f };
 	const struct fabric_port *src;
 	bool src_open;
 	struct fabric_node *n;

@@ -9,6 +9,7 @@
 #define FABRICD_SM_SM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sm/fabric.h"
@@ -35,5 +36,19 @@ enum sm_hook_point { SM_HOOK_BEFORE_ACTIVATE, SM_HOOK_AFTER_SWEEP };
 typedef void (*sm_hook_fn)(struct fabric *f, bool topology_changed,
     void (*done)(void *token), void *token, void *arg);
 void sm_add_hook(enum sm_hook_point point, sm_hook_fn fn, void *arg);
+
+/*
+ * Partition membership, for the SA's PathRecords (a path exists in a
+ * partition only between two members, one of them full).  The partitions
+ * module registers the tables it has verified on the ports: fn copies the
+ * P_Keys end port p holds (membership bit included, zero entries left
+ * out) into keys, at most max, and returns how many, or -1 when the port's
+ * table is not known (the SA then takes the factory table, 0xFFFF alone).
+ * With nothing registered every port holds 0xFFFF alone, as without
+ * partitions.  fn NULL unregisters.
+ */
+typedef int (*sm_pkey_table_fn)(const struct fabric_port *p, uint16_t *keys,
+    size_t max, void *arg);
+void sm_set_pkey_tables(sm_pkey_table_fn fn, void *arg);
 
 #endif

@@ -6,7 +6,10 @@
  * PathRecord follows the tables (the degraded 1x uplink and a small-MTU
  * port show in its rate and MTU), exists only when the tables and the link
  * states let packets through, and the MAD framing gives the statuses and
- * the single-segment RMPP header IBA asks for.  Random MADs never crash it.
+ * the single-segment RMPP header IBA asks for.  In partitions a path needs
+ * both ends to hold the key and one of them as a full member (a fake
+ * membership source stands for the partitions module).  Random MADs never
+ * crash it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -539,6 +542,93 @@ test_mad_fuzz(void **state)
 	}
 }
 
+/* ---- PathRecord in partitions ---- */
+
+/*
+ * What the partitions module would register: h1 a full member of 0x0a01
+ * and of the default partition (the SM's port), h2 and h3 limited members
+ * of both; the switches' tables are not known (factory 0xFFFF).
+ */
+static int
+fake_tables(const struct fabric_port *p, uint16_t *keys, size_t max, void *arg)
+{
+	static const struct { uint64_t guid; uint16_t keys[2]; } t[] = {
+		{ 0x101, { 0xFFFF, 0x8A01 } },
+		{ 0x111, { 0x7FFF, 0x0A01 } },
+		{ 0x122, { 0x0A01, 0x7FFF } },
+	};
+
+	(*(int *)arg)++;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].guid == p->guid) {
+			assert_true(max >= 2);
+			memcpy(keys, t[i].keys, sizeof(t[i].keys));
+			return 2;
+		}
+	return -1;
+}
+
+/* The P_Key of the one record from slid to dlid, or 0 when there is none. */
+static uint16_t
+path_pkey(struct sfix *s, uint16_t slid, uint16_t dlid, int pkey)
+{
+	ib_path_rec_t *t = (ib_path_rec_t *)s->tmpl;
+	uint64_t mask = IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID;
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
+	t->slid = htobe16(slid);
+	t->dlid = htobe16(dlid);
+	if (pkey >= 0) {
+		t->pkey = htobe16((uint16_t)pkey);
+		mask |= IB_PR_COMPMASK_PKEY;
+	}
+	n = query(s, 0x35, mask);
+	assert_true(n <= 1);
+	return n ? be16toh(((const ib_path_rec_t *)rec(s, 0))->pkey) : 0;
+}
+
+static void
+test_path_partitions(void **state)
+{
+	struct sfix *s = *state;
+	int calls = 0;
+
+	s->ctx.pkey_table = fake_tables;
+	s->ctx.pkey_arg = &calls;
+	/* full with limited, either way: the P_Key as asked, bit or not */
+	assert_int_equal(path_pkey(s, 1, 2, 0x8A01), 0x8A01);
+	assert_int_equal(path_pkey(s, 2, 1, 0x8A01), 0x8A01);
+	assert_int_equal(path_pkey(s, 1, 3, 0x0A01), 0x0A01);
+	/* two limited members cannot talk, in a tenant's or the default partition */
+	assert_int_equal(path_pkey(s, 2, 3, 0x8A01), 0);
+	assert_int_equal(path_pkey(s, 2, 3, 0xFFFF), 0);
+	assert_int_equal(path_pkey(s, 2, 3, -1), 0);
+	/* a non-member (sw1, factory table) and a key nobody holds */
+	assert_int_equal(path_pkey(s, 1, 10, 0x8A01), 0);
+	assert_int_equal(path_pkey(s, 1, 2, 0x8B01), 0);
+	assert_int_equal(path_pkey(s, 1, 2, 0x8000), 0);	/* the invalid key */
+	/* the switch (0xFFFF, full) reaches limited h2 in the default partition */
+	assert_int_equal(path_pkey(s, 2, 10, 0x7FFF), 0x7FFF);
+	/* no P_Key asked: the lowest shared key, as the source holds it */
+	assert_int_equal(path_pkey(s, 1, 2, -1), 0x8A01);
+	assert_int_equal(path_pkey(s, 2, 1, -1), 0x0A01);
+	assert_int_equal(path_pkey(s, 2, 10, -1), 0x7FFF);
+	assert_int_equal(path_pkey(s, 10, 2, -1), 0xFFFF);
+	assert_true(calls > 0);
+	/* every pair that shares a key with a full member: of the 25, h2<->h3
+	 * both ways and the loopbacks of h2 and h3 (a limited member with
+	 * itself, which OpenSM does not give either) are left out */
+	((ib_path_rec_t *)s->tmpl)->slid = 0;
+	assert_int_equal(query(s, 0x35, 0), 21);
+	assert_int_equal(path_pkey(s, 2, 2, -1), 0);
+	assert_int_equal(path_pkey(s, 1, 1, -1), 0x8A01);
+	/* nothing registered: 0xFFFF everywhere, as without partitions */
+	s->ctx.pkey_table = NULL;
+	assert_int_equal(path_pkey(s, 2, 3, -1), 0xFFFF);
+	assert_int_equal(path_pkey(s, 2, 3, 0x8A01), 0);
+}
+
 int
 main(void)
 {
@@ -551,6 +641,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_path_follows_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_needs_route, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_by_gid_and_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_partitions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad_get, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad_gettable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad_errors, setup, teardown),
