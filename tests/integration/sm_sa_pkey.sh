@@ -1,0 +1,86 @@
+#!/bin/sh
+# PathRecords in a tenant partition: with the partitions module on, a
+# partition created through fabricctl gives saquery (`-p --pkey`) a path
+# between a full and a limited member carrying the partition's P_Key, and
+# none between two limited members or to a port outside the partition;
+# without a P_Key the record carries the lowest shared key (as OpenSM).
+# Who holds which key (and how) is read independently with smpquery pkeys.
+. "$FABRICD_SRC/tests/lib/common.sh"
+. "$FABRICD_SRC/tests/lib/ibsim.sh"
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_available || skip "ibsim or umad2sim not installed"
+command -v saquery >/dev/null 2>&1 || skip "saquery not installed"
+fd_setup
+fd_on_exit sim_stop
+SIM_DIR=$T/sim
+mkdir -p "$SIM_DIR"
+{
+	echo 'switchguid=0x0002000000000100'
+	echo 'Switch 8 "sw1" # "sw1" enhanced port 0'
+	for i in 1 2 3 4 5; do echo "[$i] \"host$i\"[1]"; done
+	for i in 1 2 3 4 5; do
+		echo
+		echo "caguid=0x000100000000${i}0"
+		echo "Hca 1 \"host$i\" # \"host$i\""
+		echo "[1] \"sw1\"[$i]"
+	done
+} > "$SIM_DIR/topo.net"
+sim_start || fail "ibsim"
+sm_start_fabricd host1 "partitions:
+  enabled: true
+  default_membership: limited"
+sm_wait_up 30 || fail "subnet not up"
+ctl --json status | grep -q '"stored-only"' && skip "no subnet manager linked in this build"
+
+ctl partition create acme --pkey=0x0a01 >/dev/null || fail "partition create"
+ctl partition member add acme host2 --full >/dev/null || fail "member add host2"
+ctl partition member add acme host3 --limited >/dev/null || fail "member add host3"
+ctl partition member add acme host4 --limited >/dev/null || fail "member add host4"
+
+lid() { sm_lid_of "$1"; }
+h2=$(lid host2) h3=$(lid host3) h4=$(lid host4) h5=$(lid host5)
+[ -n "$h2" ] && [ -n "$h3" ] && [ -n "$h4" ] && [ -n "$h5" ] || fail "LIDs: $h2 $h3 $h4 $h5"
+
+# pkeys LID: the non-zero entries of the port's P_Key table, per smpquery
+pkeys() {
+	sim_diag -H host1 -t 10 smpquery pkeys "$1" 1 | awk '/^ *[0-9]+:/ {
+	    for (i = 2; i <= NF; i++) if ($i != "0x0000") printf "%s ", $i }'
+}
+# The fabric holds what this test is about (independently of fabricd).
+i=0
+until pkeys "$h4" | grep -q '0x0a01'; do
+	[ $i -ge 100 ] && fail "host4 never got 0x0a01: $(pkeys "$h4")"
+	i=$((i + 1))
+	sleep 0.1
+done
+pkeys "$h2" | grep -q '0x8a01' || fail "host2 not full in 0x0a01: $(pkeys "$h2")"
+pkeys "$h3" | grep -q '0x0a01' || fail "host3 not limited in 0x0a01: $(pkeys "$h3")"
+pkeys "$h5" | grep -qi 'a01' && fail "host5 holds 0x0a01: $(pkeys "$h5")"
+pkeys "$h3" | grep -q '0x7fff' || fail "host3 not limited in the default partition: $(pkeys "$h3")"
+
+# pr SLID DLID [saquery options]: the P_Key of each PathRecord answered
+pr() {
+	s=$1 d=$2
+	shift 2
+	out=$(sim_diag -H host2 -t 10 saquery -p --slid "$s" --dlid "$d" "$@") ||
+	    fail "saquery -p $s:$d $* exited $?"
+	echo "$out" | sed -n 's/^[[:space:]]*pkey[.]*\(0x[0-9a-fA-F]*\).*/\1/p' |
+	    while read -r k; do printf '0x%04x\n' "$k"; done
+}
+# full with limited, both ways: the partition's key as asked
+[ "$(pr "$h2" "$h3" --pkey 0x8a01)" = 0x8a01 ] || fail "host2->host3 in 0x8a01: '$(pr "$h2" "$h3" --pkey 0x8a01)'"
+[ "$(pr "$h4" "$h2" --pkey 0x8a01)" = 0x8a01 ] || fail "host4->host2 in 0x8a01: '$(pr "$h4" "$h2" --pkey 0x8a01)'"
+# two limited members, and a port outside the partition: nothing
+[ -z "$(pr "$h3" "$h4" --pkey 0x8a01)" ] || fail "host3->host4 (both limited) answered"
+[ -z "$(pr "$h2" "$h5" --pkey 0x8a01)" ] || fail "host2->host5 (not a member) answered"
+# no P_Key asked: the lowest shared key, as the source port holds it
+[ "$(pr "$h2" "$h3")" = 0x8a01 ] || fail "host2->host3 without P_Key: '$(pr "$h2" "$h3")'"
+[ "$(pr "$h3" "$h2")" = 0x0a01 ] || fail "host3->host2 without P_Key: '$(pr "$h3" "$h2")'"
+# host3 and host5 share only 0x7fff, both limited: no path at all
+[ -z "$(pr "$h3" "$h5")" ] || fail "host3->host5 (limited in 0x7fff only) answered"
+
+# the member leaves: its path in the partition goes with its key
+ctl partition member remove acme host3 >/dev/null || fail "member remove host3"
+pkeys "$h3" | grep -qi 'a01' && fail "host3 still holds 0x0a01 per smpquery: $(pkeys "$h3")"
+[ -z "$(pr "$h2" "$h3" --pkey 0x8a01)" ] || fail "host2->host3 after host3 left answered"
+exit 0
