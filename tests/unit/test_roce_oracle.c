@@ -211,13 +211,43 @@ slurp(const char *path)
 	return buf;
 }
 
+/* fabricd's side of a case: this program again, as the child that applies
+ * the profile NAME under the double. */
+static void
+run_fabricd_child(char *name, const char *state, const char *log)
+{
+	char *argv[] = { self, name, NULL };
+
+	setenv("ROCE_ORACLE_CHILD", "1", 1);
+	assert_int_equal(run(argv, state, log), 0);
+	unsetenv("ROCE_ORACLE_CHILD");
+}
+
+/* The oracle's bytes (a) against fabricd's (b); when they must be equal,
+ * the NIC states the two left behind must be equal too.  Frees a and b. */
+static void
+compare_runs(char *a, char *b, bool expect_equal, const char *state_a, const char *state_b)
+{
+	assert_true(strlen(a) > 0);
+	if (expect_equal) {
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		a = slurp(state_a);
+		b = slurp(state_b);
+		assert_string_equal(a, b);
+	} else
+		assert_string_not_equal(a, b);
+	free(a);
+	free(b);
+}
+
 static void
 run_case(const char *name, bool expect_equal)
 {
 	char s_dcb[PATH_MAX + 32], s_fab[PATH_MAX + 32], l_dcb[PATH_MAX + 32], l_fab[PATH_MAX + 32];
 	char cmds[8][512];
 	int n;
-	char *a, *b;
 
 	snprintf(s_dcb, sizeof(s_dcb), "%s/%s.dcb.state", dir, name);
 	snprintf(s_fab, sizeof(s_fab), "%s/%s.fab.state", dir, name);
@@ -238,27 +268,8 @@ run_case(const char *name, bool expect_equal)
 		argv[argc] = NULL;
 		assert_int_equal(run(argv, s_dcb, l_dcb), 0);
 	}
-	{
-		char *argv[] = { self, (char *)name, NULL };
-		setenv("ROCE_ORACLE_CHILD", "1", 1);
-		assert_int_equal(run(argv, s_fab, l_fab), 0);
-		unsetenv("ROCE_ORACLE_CHILD");
-	}
-	a = slurp_sets(l_dcb);
-	b = slurp_sets(l_fab);
-	assert_true(strlen(a) > 0);
-	if (expect_equal) {
-		assert_string_equal(a, b);
-		free(a);
-		free(b);
-		/* and the NIC ends up the same */
-		a = slurp(s_dcb);
-		b = slurp(s_fab);
-		assert_string_equal(a, b);
-	} else
-		assert_string_not_equal(a, b);
-	free(a);
-	free(b);
+	run_fabricd_child((char *)name, s_fab, l_fab);
+	compare_runs(slurp_sets(l_dcb), slurp_sets(l_fab), expect_equal, s_dcb, s_fab);
 }
 
 /* ---- storm prevention: ethtool as the oracle ---- */
@@ -291,7 +302,7 @@ static void
 run_storm(const char *want, const char *arg, bool expect_equal)
 {
 	char s_et[PATH_MAX + 32], s_fab[PATH_MAX + 32], l_et[PATH_MAX + 32], l_fab[PATH_MAX + 32];
-	char name[64], *a, *b;
+	char name[64];
 
 	if (!have_ethtool)
 		skip();
@@ -306,28 +317,10 @@ run_storm(const char *want, const char *arg, bool expect_equal)
 		char *argv[] = { "ethtool", "--set-tunable", "mlx0", "pfc-prevention-tout", (char *)arg, NULL };
 		assert_int_equal(run(argv, s_et, l_et), 0);
 	}
-	{
-		char *argv[] = { self, name, NULL };
-		snprintf(name, sizeof(name), "storm:%s", want);
-		setenv("ROCE_ORACLE_CHILD", "1", 1);
-		assert_int_equal(run(argv, s_fab, l_fab), 0);
-		unsetenv("ROCE_ORACLE_CHILD");
-	}
-	a = slurp_stunable(l_et);
-	b = slurp_stunable(l_fab);
-	assert_true(strlen(a) > 0);
-	if (expect_equal) {
-		assert_string_equal(a, b);
-		free(a);
-		free(b);
-		a = slurp(s_et);
-		b = slurp(s_fab);
-		/* same NIC afterwards (fabricd's GETs change nothing) */
-		assert_string_equal(a, b);
-	} else
-		assert_string_not_equal(a, b);
-	free(a);
-	free(b);
+	snprintf(name, sizeof(name), "storm:%s", want);
+	/* equal runs also leave the same NIC (fabricd's GETs change nothing) */
+	run_fabricd_child(name, s_fab, l_fab);
+	compare_runs(slurp_stunable(l_et), slurp_stunable(l_fab), expect_equal, s_et, s_fab);
 }
 
 static void
