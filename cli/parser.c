@@ -5,10 +5,13 @@
 #include <string.h>
 
 #include "cli/parser.h"
+#include "common/spec.h"
+
+enum { CLI_READ, CLI_ADMIN };
 
 const struct cli_command cli_commands[] = {
 #define CMD(ident, wire, access, words, spec, help) \
-	{ wire, words, spec, help, sizeof(#access) == sizeof("ADMIN") },
+	{ wire, words, spec, help, CLI_##access == CLI_ADMIN },
 #include "common/commands.def"
 #undef CMD
 };
@@ -70,126 +73,119 @@ cli_usage_all(FILE *out)
 		    cli_commands[i].admin ? " (admin)" : "");
 }
 
-static void
-key_of(const char *name, char *key, size_t len)
-{
-	size_t i;
-
-	for (i = 0; name[i] && i + 1 < len; i++)
-		key[i] = name[i] == '-' ? '_' : (char)tolower((unsigned char)name[i]);
-	key[i] = '\0';
-}
-
 static json_t *
-typed_value(const char *type, const char *val, const char *opt)
+typed_value(const struct spec_arg *a, const char *val)
 {
-	if (strcmp(type, "INT") == 0) {
+	if (a->type == SPEC_INT) {
 		char *end;
 		long long v;
 		errno = 0;
 		v = strtoll(val, &end, 0);
 		if (errno || *val == '\0' || *end != '\0') {
-			fprintf(stderr, "fabricctl: --%s expects a number, not \"%s\"\n", opt, val);
+			fprintf(stderr, "fabricctl: %s expects a number, not \"%s\"\n", a->word, val);
 			return NULL;
 		}
 		return json_integer(v);
 	}
-	if (strcmp(type, "LIST") == 0) {
-		json_t *a = json_array();
+	if (a->type == SPEC_LIST) {
+		json_t *l = json_array();
 		char *copy = strdup(val), *save = NULL;
 		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			json_array_append_new(a, json_string(t));
+			json_array_append_new(l, json_string(t));
 		free(copy);
-		return a;
+		return l;
 	}
+	/* SPEC_FILE stays a path here: fabricctl opens it (cli_open_files) */
 	return json_string(val);
+}
+
+static const struct spec_arg *
+find_option(const struct spec *sp, const char *name, size_t nlen)
+{
+	for (size_t s = 0; s < sp->n; s++) {
+		const struct spec_arg *a = &sp->arg[s];
+		if (a->option && strlen(a->word) == nlen + 2 && strncmp(a->word + 2, name, nlen) == 0)
+			return a;
+	}
+	return NULL;
 }
 
 /* Apply one "--name[=value]" against the spec's options. */
 static int
-parse_option(const struct cli_command *c, char specw[][48], int nspec, int argc, char **argv,
+parse_option(const struct cli_command *c, const struct spec *sp, int argc, char **argv,
     int *i, json_t *args)
 {
 	const char *arg = argv[*i] + 2, *eq = strchr(arg, '=');
 	size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
-	char key[48];
+	const struct spec_arg *a = find_option(sp, arg, nlen);
+	json_t *v;
 
-	for (int s = 0; s < nspec; s++) {
-		const char *sp = specw[s];
-		const char *seq = strchr(sp, '=');
-		size_t slen = seq ? (size_t)(seq - sp - 2) : strlen(sp) - 2;
-		json_t *v;
-
-		if (strncmp(sp, "--", 2) != 0 || slen != nlen || strncmp(sp + 2, arg, nlen) != 0)
-			continue;
-		snprintf(key, sizeof(key), "%.*s", (int)nlen, arg);
-		key_of(key, key, sizeof(key));
-		if (seq == NULL) {
-			if (eq) {
-				fprintf(stderr, "fabricctl: --%s takes no value\n", key);
-				return -1;
-			}
-			json_object_set_new(args, key, json_true());
-			return 0;
-		}
-		if (eq == NULL && *i + 1 >= argc) {
-			fprintf(stderr, "fabricctl: --%.*s needs a value\n", (int)nlen, arg);
+	if (a == NULL) {
+		fprintf(stderr, "fabricctl: unknown option --%.*s for \"%s\"\n", (int)nlen, arg,
+		    c->words);
+		return -1;
+	}
+	if (a->type == SPEC_FLAG) {
+		if (eq) {
+			fprintf(stderr, "fabricctl: %s takes no value\n", a->word);
 			return -1;
 		}
-		v = typed_value(seq + 1, eq ? eq + 1 : argv[++*i], key);
-		if (v == NULL)
-			return -1;
-		json_object_set_new(args, key, v);
+		json_object_set_new(args, a->key, json_true());
 		return 0;
 	}
-	fprintf(stderr, "fabricctl: unknown option --%.*s for \"%s\"\n", (int)nlen, arg, c->words);
-	return -1;
+	if (eq == NULL && *i + 1 >= argc) {
+		fprintf(stderr, "fabricctl: %s needs a value\n", a->word);
+		return -1;
+	}
+	if ((v = typed_value(a, eq ? eq + 1 : argv[++*i])) == NULL)
+		return -1;
+	json_object_set_new(args, a->key, v);
+	return 0;
 }
 
 static int
 parse_args(const struct cli_command *c, int argc, char **argv, json_t *args)
 {
-	char specw[16][48], key[48];
-	int nspec = split(c->spec, specw, 16), pos = 0;
+	struct spec sp;
+	size_t pos = 0;
 
+	if (spec_parse(c->spec, &sp) != 0) {
+		fprintf(stderr, "fabricctl: bad argument spec for \"%s\"\n", c->words);
+		return -1;
+	}
 	for (int i = 0; i < argc; i++) {
+		const struct spec_arg *a;
+
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			cli_usage_one(stdout, c);
 			exit(0);
 		}
 		if (strncmp(argv[i], "--", 2) == 0 && argv[i][2]) {
-			if (parse_option(c, specw, nspec, argc, argv, &i, args) != 0)
+			if (parse_option(c, &sp, argc, argv, &i, args) != 0)
 				return -1;
 			continue;
 		}
 		/* next positional slot in the spec */
-		while (pos < nspec && strncmp(specw[pos], "--", 2) == 0)
+		while (pos < sp.n && sp.arg[pos].option)
 			pos++;
-		if (pos >= nspec) {
+		if (pos >= sp.n) {
 			fprintf(stderr, "fabricctl: unexpected argument \"%s\"\n", argv[i]);
 			return -1;
 		}
-		const char *name = specw[pos] + (specw[pos][0] == '[');
-		size_t len = strcspn(name, "].");
-		snprintf(key, sizeof(key), "%.*s", (int)len, name);
-		key_of(key, key, sizeof(key));
-		if (strstr(specw[pos], "...")) {
-			json_t *rest = json_object_get(args, key);
+		a = &sp.arg[pos];
+		if (a->type == SPEC_REST) {
+			json_t *rest = json_object_get(args, a->key);
 			if (rest == NULL)
-				json_object_set_new(args, key, rest = json_array());
+				json_object_set_new(args, a->key, rest = json_array());
 			json_array_append_new(rest, json_string(argv[i]));
 		} else {
-			json_object_set_new(args, key, json_string(argv[i]));
+			json_object_set_new(args, a->key, json_string(argv[i]));
 			pos++;
 		}
 	}
-	for (int s = 0; s < nspec; s++) {
-		if (specw[s][0] == '-' || specw[s][0] == '[')
-			continue;
-		snprintf(key, sizeof(key), "%.*s", (int)strcspn(specw[s], "."), specw[s]);
-		key_of(key, key, sizeof(key));
-		if (json_object_get(args, key) == NULL) {
-			fprintf(stderr, "fabricctl: missing %s\n", specw[s]);
+	for (size_t s = 0; s < sp.n; s++) {
+		if (sp.arg[s].required && json_object_get(args, sp.arg[s].key) == NULL) {
+			fprintf(stderr, "fabricctl: missing %s\n", sp.arg[s].word);
 			return -1;
 		}
 	}
