@@ -14,7 +14,7 @@ CLI_PKGS = jansson
 DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
            libibumad-dev libibmad-dev libopensm-dev libjansson-dev libcmocka-dev \
            libmnl-dev ibsim-utils infiniband-diags opensm iproute2 sqlite3 \
-           util-linux procps psmisc ethtool
+           util-linux procps psmisc ethtool jq
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter

@@ -6,6 +6,7 @@
  * 2); 2 usage error, no daemon, or protocol mismatch.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "cli/fabricctl.h"
 #include "cli/parser.h"
 #include "common/proto.h"
+#include "common/spec.h"
 
 #define EXIT_DAEMON_ERROR 1
 #define EXIT_USAGE 2
@@ -57,11 +59,104 @@ connect_daemon(const char *path)
 	return fd;
 }
 
+/*
+ * Arguments of type FILE (common/spec.h) name a file that fabricctl opens
+ * here, with the caller's own rights, and hands to the daemon as a
+ * descriptor: the daemon never opens a path for a client.  O_NONBLOCK so
+ * that a FIFO cannot hang the open; the daemon checks the type again.
+ */
+#define CLI_MAX_FILES 4
+
+struct cli_files {
+	int	 fd[CLI_MAX_FILES];
+	size_t	 n;
+};
+
+static int
+open_file_arg(const char *path, struct cli_files *files, json_t **value)
+{
+	char *abs = NULL, cwd[4096];
+	int fd;
+
+	if (files->n == CLI_MAX_FILES)
+		return -1;
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) < 0) {
+		fprintf(stderr, "fabricctl: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	/* the name only labels messages (FILE:LINE:COLUMN); make it absolute
+	 * so that it means the same in the daemon's log */
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL &&
+	    asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	*value = json_pack("{s:i, s:s}", "fd", (int)files->n, "name", abs ? abs : path);
+	free(abs);
+	files->fd[files->n++] = fd;
+	return 0;
+}
+
+static int
+open_files(const struct cli_command *cmd, json_t *args, struct cli_files *files)
+{
+	struct spec sp;
+
+	files->n = 0;
+	if (spec_parse(cmd->spec, &sp) != 0)
+		return -1;
+	for (size_t i = 0; i < sp.n; i++) {
+		const char *path = json_string_value(json_object_get(args, sp.arg[i].key));
+		json_t *v;
+
+		if (sp.arg[i].type != SPEC_FILE || path == NULL)
+			continue;
+		if (open_file_arg(path, files, &v) != 0)
+			return -1;
+		json_object_set_new(args, sp.arg[i].key, v);
+	}
+	return 0;
+}
+
+static void
+close_files(struct cli_files *files)
+{
+	for (size_t i = 0; i < files->n; i++)
+		close(files->fd[i]);
+	files->n = 0;
+}
+
+/* The first chunk of the request carries the descriptors (SCM_RIGHTS):
+ * the daemon gives each request the descriptors that arrived with it. */
+static int
+send_with_fds(int fd, const char *buf, size_t len, const struct cli_files *files)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * CLI_MAX_FILES)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(&u, 0, sizeof(u));
+	mh.msg_control = u.buf;
+	mh.msg_controllen = CMSG_SPACE(sizeof(int) * files->n);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * files->n);
+	memcpy(CMSG_DATA(cm), files->fd, sizeof(int) * files->n);
+	do
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -1 : (int)n;
+}
+
 static int
 send_all(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -122,31 +217,54 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 #define REPLY_MAX (64u << 20)
 
 static int
-run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
+send_request(int fd, const struct cli_command *cmd, json_t *args, const struct cli_files *files)
 {
 	json_t *req = json_pack("{s:i, s:i, s:s, s:O}", "v", PROTO_VERSION, "id", 1,
 	    "cmd", cmd->wire, "args", args);
 	char *text = json_dumps(req, JSON_COMPACT);
+	size_t len = strlen(text), off = 0;
+	int rc = 0;
+
+	json_decref(req);
+	if (files->n > 0 && (rc = send_with_fds(fd, text, len, files)) >= 0) {
+		off = (size_t)rc;
+		rc = 0;
+	}
+	if (rc != 0 || send_all(fd, text + off, len - off) != 0 || send_all(fd, "\n", 1) != 0) {
+		fprintf(stderr, "fabricctl: write to fabricd failed: %s\n", strerror(errno));
+		rc = -1;
+	}
+	free(text);
+	return rc;
+}
+
+static int
+run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
+{
 	/* Replies can be large (the ports of a big fabric): grow the line
 	 * buffer up to REPLY_MAX. */
 	size_t have = 0, cap = 65536;
-	char *buf = malloc(cap);
+	struct cli_files files = { .n = 0 };
+	char *buf;
 	int fd, rc = -1;
 
-	json_decref(req);
-	if (buf == NULL || (fd = connect_daemon(sock)) < 0) {
-		free(text);
+	if (open_files(cmd, args, &files) != 0) {
+		close_files(&files);
+		return EXIT_USAGE;
+	}
+	if ((buf = malloc(cap)) == NULL || (fd = connect_daemon(sock)) < 0) {
+		close_files(&files);
 		free(buf);
 		return EXIT_USAGE;
 	}
-	if (send_all(fd, text, strlen(text)) != 0 || send_all(fd, "\n", 1) != 0) {
-		fprintf(stderr, "fabricctl: write to fabricd failed: %s\n", strerror(errno));
-		free(text);
+	rc = send_request(fd, cmd, args, &files);
+	close_files(&files);
+	if (rc != 0) {
 		free(buf);
 		close(fd);
 		return EXIT_USAGE;
 	}
-	free(text);
+	rc = -1;
 	while (rc < 0) {
 		char *nl;
 		ssize_t n;

@@ -30,6 +30,25 @@ events_result(json_t *res)
 		printf("no events\n");
 }
 
+static long long
+num(json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+static void
+control_line(json_t *c)
+{
+	if (c == NULL)
+		return;
+	printf("control: %lld connections (%lld admin, %lld read, %lld without access) of %lld, "
+	    "%lld per user; idle timeout %llds\n", num(c, "connections"), num(c, "admin"),
+	    num(c, "read"), num(c, "no_access"), num(c, "max_connections"),
+	    num(c, "max_connections_per_user"), num(c, "idle_timeout_ms") / 1000);
+	printf("control: %lld refused, %lld closed idle, %lld dropped for not reading\n",
+	    num(c, "refused_total"), num(c, "idle_closed_total"), num(c, "slow_dropped_total"));
+}
+
 static void
 status_result(json_t *res)
 {
@@ -43,8 +62,10 @@ status_result(json_t *res)
 	    (long long)json_integer_value(json_object_get(res, "protocol")),
 	    (long long)json_integer_value(json_object_get(res, "pid")),
 	    up / 86400, up / 3600 % 24, up / 60 % 60, up % 60);
-	printf("config %s, state %s\n\n", json_string_value(json_object_get(res, "config")),
+	printf("config %s, state %s\n", json_string_value(json_object_get(res, "config")),
 	    json_string_value(json_object_get(res, "state_dir")));
+	control_line(json_object_get(res, "control"));
+	putchar('\n');
 	cli_print_table(stdout, mods, (const char *const[]){ "name", "state", NULL });
 	json_array_foreach(mods, i, m) {
 		json_t *detail = json_object_get(res, json_string_value(json_object_get(m, "name")));

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/file.h"
 #include "common/proto.h"
 #include "common/xmalloc.h"
 #include "daemon/config.h"
@@ -24,6 +25,10 @@ cfg_error(struct cfg_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
 	char *msg, *line;
 	va_list ap;
 
+	if (ctx->nerrors >= CFG_MAX_ERRORS) {
+		ctx->ndropped++;
+		return;
+	}
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
 		fatal("cfg_error");
@@ -36,6 +41,20 @@ cfg_error(struct cfg_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
 	free(msg);
 	ctx->errors = xreallocarray(ctx->errors, ctx->nerrors + 1, sizeof(char *));
 	ctx->errors[ctx->nerrors++] = line;
+}
+
+void
+cfg_errors_finish(struct cfg_ctx *ctx)
+{
+	char *line;
+
+	if (ctx->ndropped == 0)
+		return;
+	xasprintf(&line, "%s: and %zu more error%s", ctx->file, ctx->ndropped,
+	    ctx->ndropped == 1 ? "" : "s");
+	ctx->errors = xreallocarray(ctx->errors, ctx->nerrors + 1, sizeof(char *));
+	ctx->errors[ctx->nerrors++] = line;
+	ctx->ndropped = 0;
 }
 
 yaml_node_t *
@@ -305,6 +324,10 @@ cfg_errors_free(char **errors, size_t n)
 static const struct cfg_field control_fields[] = {
 	CFG_F_STR("admin_group", struct fabricd_config, admin_group),
 	CFG_F_STR("read_group", struct fabricd_config, read_group),
+	CFG_F_UINT("max_connections", struct fabricd_config, max_connections, 8, 16384),
+	CFG_F_UINT("max_connections_per_user", struct fabricd_config, max_connections_per_user,
+	    1, 16384),
+	CFG_F_DURATION("idle_timeout", struct fabricd_config, idle_timeout_ms, 100, 86400000),
 	CFG_F_END
 };
 
@@ -362,6 +385,9 @@ config_defaults(const char *path)
 	cfg->socket = xstrdup(FABRICD_DEFAULT_SOCKET);
 	cfg->state_dir = xstrdup(FABRICD_DEFAULT_STATE);
 	cfg->log_level = LOG_LVL_INFO;
+	cfg->max_connections = 512;
+	cfg->max_connections_per_user = 32;
+	cfg->idle_timeout_ms = 60000;
 	for (int m = 0; m < MOD_COUNT; m++) {
 		const struct fabricd_module *mod = fabricd_modules[m];
 		cfg->module[m] = xcalloc(1, mod->config_size ? mod->config_size : 1);
@@ -425,51 +451,23 @@ parse_top(struct cfg_ctx *ctx, yaml_node_t *root, struct fabricd_config *cfg)
 	}
 }
 
-static void
-yaml_syntax_error(struct cfg_ctx *ctx, yaml_parser_t *parser)
-{
-	char *line;
-
-	xasprintf(&line, "%s:%zu:%zu: %s%s%s", ctx->file, parser->problem_mark.line + 1,
-	    parser->problem_mark.column + 1, parser->problem ? parser->problem : "syntax error",
-	    parser->context ? " " : "", parser->context ? parser->context : "");
-	ctx->errors = xreallocarray(ctx->errors, ctx->nerrors + 1, sizeof(char *));
-	ctx->errors[ctx->nerrors++] = line;
-}
-
 int
-config_load(const char *path, struct fabricd_config **out, char ***errors, size_t *nerrors)
+config_load_text(const char *name, const char *text, size_t len,
+    struct fabricd_config **out, char ***errors, size_t *nerrors)
 {
-	struct cfg_ctx ctx = { .file = path };
-	struct fabricd_config *cfg;
-	yaml_parser_t parser;
+	struct cfg_ctx ctx = { .file = name };
+	struct fabricd_config *cfg = config_defaults(name);
 	yaml_document_t doc;
-	FILE *fp;
 
 	*out = NULL;
-	if ((fp = fopen(path, "r")) == NULL) {
-		char *line;
-		xasprintf(&line, "%s: cannot open: %s", path, strerror(errno));
-		*errors = xcalloc(1, sizeof(char *));
-		(*errors)[0] = line;
-		*nerrors = 1;
-		return -1;
-	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, fp);
-	cfg = config_defaults(path);
-	if (!yaml_parser_load(&parser, &doc)) {
-		yaml_syntax_error(&ctx, &parser);
-	} else {
-		ctx.doc = &doc;
+	if (cfg_yaml_load(&ctx, text, len, &doc)) {
 		yaml_node_t *root = yaml_document_get_root_node(&doc);
+		ctx.doc = &doc;
 		if (root != NULL)	/* an empty file means all defaults */
 			parse_top(&ctx, root, cfg);
 		yaml_document_delete(&doc);
 	}
-	yaml_parser_delete(&parser);
-	fclose(fp);
-
+	cfg_errors_finish(&ctx);
 	*errors = ctx.errors;
 	*nerrors = ctx.nerrors;
 	if (ctx.nerrors) {
@@ -478,6 +476,28 @@ config_load(const char *path, struct fabricd_config **out, char ***errors, size_
 	}
 	*out = cfg;
 	return 0;
+}
+
+/* The daemon's own file, named by its operator; still only a regular file
+ * of bounded size, so that `fabricd -n` on a FIFO cannot hang either. */
+int
+config_load(const char *path, struct fabricd_config **out, char ***errors, size_t *nerrors)
+{
+	const char *why;
+	char *text;
+	size_t len;
+	int rc;
+
+	if (file_read_path(path, FILE_MAX_INPUT, &text, &len, &why) != 0) {
+		*out = NULL;
+		*errors = xcalloc(1, sizeof(char *));
+		xasprintf(&(*errors)[0], "%s: cannot open: %s", path, why);
+		*nerrors = 1;
+		return -1;
+	}
+	rc = config_load_text(path, text, len, out, errors, nerrors);
+	free(text);
+	return rc;
 }
 
 void

@@ -19,13 +19,30 @@
 
 #include "common/log.h"
 
+/*
+ * Bounds on any YAML fabricd reads (the config, a file a client passes):
+ * see daemon/yaml_load.c for why each exists.
+ */
+#define CFG_MAX_DEPTH		64	/* levels of nesting */
+#define CFG_MAX_NODES		100000	/* nodes, aliases expanded */
+#define CFG_PARSE_BUDGET_MS	500	/* parsing time */
+#define CFG_MAX_ERRORS		50	/* kept; the rest are counted */
+
 struct cfg_ctx {
 	const char	*file;
 	const char	*section;	/* for messages: "sm", "control", ... */
 	yaml_document_t	*doc;
 	char		**errors;	/* "file:line:col: message" */
 	size_t		 nerrors;
+	size_t		 ndropped;	/* errors past CFG_MAX_ERRORS */
 };
+
+/* Load text into doc within the bounds above; false after recording why
+ * in ctx (doc is then not initialised). */
+bool cfg_yaml_load(struct cfg_ctx *ctx, const char *text, size_t len, yaml_document_t *doc);
+/* After the last cfg_error: one closing "and N more errors" line if any
+ * were dropped. */
+void cfg_errors_finish(struct cfg_ctx *ctx);
 
 /* Record an error at a node's position (node may be NULL: file-level). */
 void cfg_error(struct cfg_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
@@ -86,6 +103,9 @@ struct fabricd_config {
 	enum log_level	 log_level;
 	char		*admin_group;	/* NULL: only root may change things */
 	char		*read_group;	/* NULL: only admins may read */
+	uint64_t	 max_connections;		/* control socket, in all */
+	uint64_t	 max_connections_per_user;	/* for a uid not root or admin */
+	uint64_t	 idle_timeout_ms;		/* close a silent connection */
 	void		*module[FABRICD_MODULE_MAX];	/* indexed by enum module_id */
 };
 
@@ -95,6 +115,9 @@ struct fabricd_config {
  * caller frees them with cfg_errors_free).
  */
 int config_load(const char *path, struct fabricd_config **out, char ***errors, size_t *nerrors);
+/* The same from text already read (name labels the messages). */
+int config_load_text(const char *name, const char *text, size_t len,
+    struct fabricd_config **out, char ***errors, size_t *nerrors);
 void config_free(struct fabricd_config *cfg);
 void cfg_errors_free(char **errors, size_t n);
 

@@ -33,10 +33,15 @@ typedef void (*ctl_handler)(struct ctl_req *req, json_t *args);
 #include "common/commands.def"
 #undef CMD
 
-int control_init(struct fabricd *fd, const char *path, const char *admin_group,
-    const char *read_group);
-void control_set_groups(const char *admin_group, const char *read_group);
+struct fabricd_config;
+
+/* Listen on cfg->socket with cfg's groups and limits. */
+int control_init(struct fabricd *fd, const struct fabricd_config *cfg);
+/* Apply a reloaded configuration's groups and limits (not the socket). */
+void control_configure(const struct fabricd_config *cfg);
 void control_shutdown(void);
+/* Connection counts, limits, refusals: the "control" part of status. */
+json_t *control_status(void);
 
 void ctl_reply_ok(struct ctl_req *req, json_t *result);	/* steals result (may be NULL) */
 void ctl_reply_error(struct ctl_req *req, enum proto_error code, const char *fmt, ...)
@@ -51,10 +56,22 @@ const char *ctl_req_command(const struct ctl_req *req);
 /* Called once if the client disconnects before the final reply. */
 void ctl_req_on_gone(struct ctl_req *req, void (*cb)(struct ctl_req *, void *), void *arg);
 
-/* Argument helpers: NULL/default when absent; a wrong type is reported
- * with invalid_argument by ctl_args_check(). */
+/* Argument helpers: NULL/false when absent.  Types need no checking in
+ * a handler: every request was checked against the command's spec in
+ * commands.def before dispatch (unknown or wrong-typed: invalid_argument). */
 const char *ctl_arg_str(json_t *args, const char *key);
 bool ctl_arg_bool(json_t *args, const char *key);
 bool ctl_arg_int(json_t *args, const char *key, long long *out);
+
+/* A FILE argument (commands.def), already read from the descriptor the
+ * client passed: a regular file of at most FILE_MAX_INPUT bytes.  name is
+ * the client's label for messages, never a path the daemon opens. */
+struct ctl_file {
+	char	 key[32];
+	char	*name;
+	char	*data;		/* NUL-terminated */
+	size_t	 len;
+};
+const struct ctl_file *ctl_arg_file(const struct ctl_req *req, const char *key);
 
 #endif

@@ -40,6 +40,7 @@ ctl_status(struct ctl_req *req, json_t *args)
 		json_object_set_new(res, mod->name, st);
 	}
 	json_object_set_new(res, "modules", mods);
+	json_object_set_new(res, "control", control_status());
 	ctl_reply_ok(req, res);
 }
 

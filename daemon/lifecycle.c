@@ -50,7 +50,7 @@ daemon_reload(json_t *errors)
 	}
 	fabricd->config = newcfg;
 	log_set_level(newcfg->log_level);
-	control_set_groups(newcfg->admin_group, newcfg->read_group);
+	control_configure(newcfg);
 	for (int m = 0; m < MOD_COUNT; m++)
 		if (fabricd_modules[m]->reload && fabricd->module_running[m] > 0)
 			fabricd_modules[m]->reload(fabricd, newcfg->module[m]);

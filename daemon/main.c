@@ -17,6 +17,7 @@
 #include "common/proto.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
+#include "daemon/control_conn.h"
 #include "daemon/daemon.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
@@ -94,12 +95,12 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	fabricd->started = time(NULL);
-	if ((fabricd->base = event_base_new()) == NULL)
+	if ((fabricd->base = event_base_new()) == NULL ||
+	    event_base_priority_init(fabricd->base, CTL_PRIO_COUNT) != 0)
 		fatalx("cannot create the event loop");
 	if (store_open(fabricd->config->state_dir, &fabricd->store) != 0)
 		fatalx("cannot open the state database in %s", fabricd->config->state_dir);
-	if (control_init(fabricd, fabricd->config->socket, fabricd->config->admin_group,
-	    fabricd->config->read_group) != 0)
+	if (control_init(fabricd, fabricd->config) != 0)
 		fatalx("cannot open the control socket %s", fabricd->config->socket);
 	for (int i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(fabricd->base, signums[i], on_signal, NULL);

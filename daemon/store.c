@@ -187,11 +187,33 @@ fail:
 	return 0;
 }
 
+/*
+ * The database holds who changed what and the fabric's keys: 0600, owner
+ * only (the state directory's 0750 alone used to protect it).  sqlite
+ * gives -wal and -shm the main file's mode when it creates them; files
+ * left by an older fabricd are tightened here too.
+ */
+static void
+tighten_modes(const char *path)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm" };
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		char *f;
+		xasprintf(&f, "%s%s", path, suffixes[i]);
+		if (chmod(f, 0600) != 0 && errno != ENOENT)
+			log_warn("store: chmod %s", f);
+		free(f);
+	}
+}
+
 int
 store_open(const char *state_dir, struct store **out)
 {
 	struct store *st;
+	mode_t old_mask;
 	char *path;
+	int rc;
 
 	*out = NULL;
 	if (mkdir(state_dir, 0750) != 0 && errno != EEXIST) {
@@ -200,8 +222,11 @@ store_open(const char *state_dir, struct store **out)
 	}
 	st = xcalloc(1, sizeof(*st));
 	xasprintf(&path, "%s/fabricd.db", state_dir);
-	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL)
-	    != SQLITE_OK) {
+	old_mask = umask(0077);
+	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	umask(old_mask);
+	tighten_modes(path);
+	if (rc != SQLITE_OK) {
 		log_warnx("store: cannot open %s: %s", path, sqlite3_errmsg(st->db));
 		free(path);
 		store_close(st);

@@ -314,19 +314,18 @@ ctl_partition_nccl_env(struct ctl_req *req, json_t *args)
 void
 ctl_partition_import(struct ctl_req *req, json_t *args)
 {
-	const char *file;
+	const struct ctl_file *file = ctl_arg_file(req, "file");
 	struct pt_config *c;
 	struct pt_err e;
 	char *err;
 
-	if (!ready(req) || (file = arg_required(req, args, "file")) == NULL)
+	if (!ready(req))
 		return;
-	if (file[0] != '/') {
-		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "FILE must be an absolute path "
-		    "(the daemon reads it)");
+	if (file == NULL) {	/* the spec makes FILE required: a bug if so */
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "FILE is missing");
 		return;
 	}
-	if (pt_file_load(file, &c, &err) != 0) {
+	if (pt_text_load(file->name, file->data, file->len, &c, &err) != 0) {
 		pt_err_set(&e, PERR_INVALID_ARGUMENT, "%s", err);
 		free(err);
 		refuse(req, args, "import", NULL, &e);

@@ -38,11 +38,14 @@ void pt_config_section_parse(struct cfg_ctx *ctx, yaml_node_t *section, void *cf
 void pt_config_section_free(void *cfg);
 
 /*
- * Read a whole file into a model: YAML with a top-level `partitions:`
- * section, or OpenSM syntax when the name ends in ".conf".  On failure
- * returns -1 and *err holds every message, one per line (free it).
+ * A whole file's text (read by the caller: partition import gets it from
+ * the client's descriptor) into a model: YAML with a top-level
+ * `partitions:` section, or OpenSM syntax when the name ends in ".conf".
+ * On failure returns -1 and *err holds every message, one per line (free
+ * it).  text must be NUL-terminated at len.
  */
-int pt_file_load(const char *path, struct pt_config **out, char **err);
+int pt_text_load(const char *name, const char *text, size_t len, struct pt_config **out,
+    char **err);
 /* The same from text already in memory (name is used in messages). */
 int pt_yaml_parse_text(const char *name, const char *text, size_t len,
     struct pt_config **out, char **err);

@@ -31,6 +31,7 @@ struct osm_parser {
 	struct pt_config	*model;
 	char			*errors;
 	size_t			 nerrors;
+	size_t			 ndropped;	/* past CFG_MAX_ERRORS: counted only */
 	bool			 default_seen;
 };
 
@@ -41,6 +42,12 @@ osm_error(struct osm_parser *p, size_t off, const char *fmt, ...)
 	char *msg, *all;
 	va_list ap;
 
+	/* each message costs a scan for its line and a copy of the others:
+	 * bounded, so that a megabyte of garbage costs no more than a page */
+	if (p->nerrors >= CFG_MAX_ERRORS) {
+		p->ndropped++;
+		return;
+	}
 	for (size_t i = 0; i < off && p->text[i]; i++) {
 		if (p->text[i] == '\n')
 			line++, col = 1;
@@ -315,6 +322,13 @@ pt_osm_parse_text(const char *name, const char *text, struct pt_config **out, ch
 		osm_error(&p, 0, "no partition besides the default: refusing a file that "
 		    "would put every port in the default partition only");
 	free(copy);
+	if (p.ndropped > 0) {
+		char *all;
+		xasprintf(&all, "%s\n%s: and %zu more error%s", p.errors, p.name, p.ndropped,
+		    p.ndropped == 1 ? "" : "s");
+		free(p.errors);
+		p.errors = all;
+	}
 	if (p.nerrors > 0) {
 		pt_config_free(p.model);
 		*out = NULL;

@@ -226,7 +226,6 @@ pt_yaml_parse_text(const char *name, const char *text, size_t len, struct pt_con
 {
 	struct partitions_config pc;
 	struct cfg_ctx ctx = { .file = name, .section = "partitions" };
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root, *section = NULL;
 	int rc = -1;
@@ -234,13 +233,9 @@ pt_yaml_parse_text(const char *name, const char *text, size_t len, struct pt_con
 	*out = NULL;
 	*err = NULL;
 	pt_config_section_init(&pc);
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		xasprintf(err, "%s:%zu:%zu: %s%s%s", name, parser.problem_mark.line + 1,
-		    parser.problem_mark.column + 1, parser.problem ? parser.problem : "syntax error",
-		    parser.context ? " " : "", parser.context ? parser.context : "");
-		yaml_parser_delete(&parser);
+	if (!cfg_yaml_load(&ctx, text, len, &doc)) {
+		*err = join_errors(&ctx);
+		cfg_errors_free(ctx.errors, ctx.nerrors);
 		return -1;
 	}
 	ctx.doc = &doc;
@@ -264,6 +259,7 @@ pt_yaml_parse_text(const char *name, const char *text, size_t len, struct pt_con
 			cfg_error(&ctx, section, "the partitions section declares no partition "
 			    "(tenants: is missing or empty); refusing to drop every partition");
 	}
+	cfg_errors_finish(&ctx);
 	if (ctx.nerrors == 0) {
 		*out = pc.model;
 		pc.model = NULL;
@@ -273,58 +269,19 @@ pt_yaml_parse_text(const char *name, const char *text, size_t len, struct pt_con
 	cfg_errors_free(ctx.errors, ctx.nerrors);
 	pt_config_section_free(&pc);
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	return rc;
-}
-
-static char *
-slurp(const char *path, size_t *len, char **err)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, r;
-
-	if (f == NULL) {
-		xasprintf(err, "%s: cannot open: %m", path);
-		return NULL;
-	}
-	do {
-		if (n + 4096 + 1 > cap) {
-			cap = (cap ? cap * 2 : 8192);
-			buf = xreallocarray(buf, cap, 1);
-		}
-		r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-	} while (r > 0 && n < (1u << 24));
-	if (ferror(f)) {
-		xasprintf(err, "%s: read error", path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
 }
 
 int
-pt_file_load(const char *path, struct pt_config **out, char **err)
+pt_text_load(const char *name, const char *text, size_t len, struct pt_config **out, char **err)
 {
-	size_t len, plen = strlen(path);
-	char *text;
-	int rc;
+	size_t nlen = strlen(name);
 
 	*out = NULL;
 	*err = NULL;
-	if ((text = slurp(path, &len, err)) == NULL)
-		return -1;
-	if (plen > 5 && strcmp(path + plen - 5, ".conf") == 0)
-		rc = pt_osm_parse_text(path, text, out, err);
-	else
-		rc = pt_yaml_parse_text(path, text, len, out, err);
-	free(text);
-	return rc;
+	if (nlen > 5 && strcmp(name + nlen - 5, ".conf") == 0)
+		return pt_osm_parse_text(name, text, out, err);
+	return pt_yaml_parse_text(name, text, len, out, err);
 }
 
 /* ---- export ---- */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -171,6 +172,28 @@ osm_bad(const char *text, const char *needle)
 	free(err);
 }
 
+/* A megabyte of garbage is refused quickly with a bounded message: the
+ * first 50 errors and a count (each error used to rescan the text). */
+static void
+test_osm_garbage_is_bounded(void **state)
+{
+	size_t n = 1u << 20;
+	char *text = malloc(n + 1), *err;
+	struct pt_config *c;
+	clock_t t0 = clock();
+
+	(void)state;
+	for (size_t i = 0; i < n; i += 4)
+		memcpy(text + i, "x=;\n", 4);
+	text[n] = '\0';
+	assert_int_equal(pt_osm_parse_text("g.conf", text, &c, &err), -1);
+	assert_true(strlen(err) < 16384);
+	assert_non_null(strstr(err, "g.conf: and "));
+	assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 1.0);
+	free(err);
+	free(text);
+}
+
 static void
 test_osm_import(void **state)
 {
@@ -218,6 +241,7 @@ main(void)
 		cmocka_unit_test(test_config_section),
 		cmocka_unit_test(test_export_roundtrip),
 		cmocka_unit_test(test_osm_import),
+		cmocka_unit_test(test_osm_garbage_is_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,246 @@
+/*
+ * YAML from outside, loaded within bounds.  libyaml alone can be made to
+ * stall the event loop: its scanner's time grows with the square of the
+ * nesting depth (a file of "[" blocks for minutes), and its loader keeps an
+ * alias as a shared node, so a few kilobytes of aliases walk as millions
+ * of nodes (or forever, for an alias inside its own anchor).  So, before a
+ * document reaches a parser of ours:
+ *   1. an event pass stops at CFG_MAX_DEPTH levels of nesting;
+ *   2. both passes read through a handler that gives up once the
+ *      CFG_PARSE_BUDGET_MS time budget is spent;
+ *   3. the loaded tree is measured as it would be walked, aliases
+ *      expanded: over CFG_MAX_NODES nodes, or a cycle, is an error.
+ * Errors say file:line:column like every other config error.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/xmalloc.h"
+#include "daemon/config.h"
+
+struct budget_reader {
+	const unsigned char	*text;
+	size_t			 len, off;
+	struct timespec		 deadline;
+	bool			 expired;
+};
+
+static bool
+past(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+}
+
+/* libyaml read handler: small chunks, so the clock is looked at often. */
+static int
+read_chunk(void *data, unsigned char *buf, size_t size, size_t *size_read)
+{
+	struct budget_reader *r = data;
+	size_t n = r->len - r->off;
+
+	if (past(&r->deadline)) {
+		r->expired = true;
+		return 0;
+	}
+	if (n > size)
+		n = size;
+	if (n > 4096)
+		n = 4096;
+	memcpy(buf, r->text + r->off, n);
+	r->off += n;
+	*size_read = n;
+	return 1;
+}
+
+static void
+reader_init(struct budget_reader *r, const char *text, size_t len, const struct timespec *dl)
+{
+	*r = (struct budget_reader){ (const unsigned char *)text, len, 0, *dl, false };
+}
+
+static void
+record_at(struct cfg_ctx *ctx, yaml_mark_t mark, const char *msg)
+{
+	yaml_node_t at = { .start_mark = mark };
+
+	cfg_error(ctx, &at, "%s", msg);
+}
+
+static void
+parser_error(struct cfg_ctx *ctx, yaml_parser_t *p, const struct budget_reader *r)
+{
+	char msg[256];
+
+	if (r->expired) {
+		snprintf(msg, sizeof(msg), "parsing took longer than %d ms; refused",
+		    CFG_PARSE_BUDGET_MS);
+		record_at(ctx, p->mark, msg);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%s%s%s", p->problem ? p->problem : "syntax error",
+	    p->context ? " " : "", p->context ? p->context : "");
+	record_at(ctx, p->problem_mark, msg);
+}
+
+/* Pass 1: nesting depth, on events, before any tree exists. */
+static bool
+check_depth(struct cfg_ctx *ctx, const char *text, size_t len, const struct timespec *dl)
+{
+	struct budget_reader r;
+	yaml_parser_t p;
+	yaml_event_t ev;
+	int depth = 0;
+	bool ok = true, done = false;
+
+	reader_init(&r, text, len, dl);
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input(&p, read_chunk, &r);
+	while (ok && !done) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			parser_error(ctx, &p, &r);
+			ok = false;
+			break;
+		}
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++depth > CFG_MAX_DEPTH) {
+				char msg[96];
+				snprintf(msg, sizeof(msg), "nested deeper than %d levels; refused",
+				    CFG_MAX_DEPTH);
+				record_at(ctx, ev.start_mark, msg);
+				ok = false;
+			}
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return ok;
+}
+
+/*
+ * Pass 3: how many nodes a walk of the tree visits, aliases expanded,
+ * counted with a memo per node (so the count itself is linear) and an
+ * explicit stack (an alias chain may be long).  Saturates past the limit.
+ */
+enum { UNSEEN, OPEN, DONE };
+
+static size_t
+children(yaml_node_t *n, int **kids)
+{
+	if (n->type == YAML_SEQUENCE_NODE) {
+		*kids = n->data.sequence.items.start;
+		return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	}
+	if (n->type == YAML_MAPPING_NODE) {
+		/* a pair is two ints, key then value: walk them as one array */
+		*kids = (int *)n->data.mapping.pairs.start;
+		return 2 * (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	}
+	*kids = NULL;
+	return 0;
+}
+
+static int
+check_expansion(struct cfg_ctx *ctx, yaml_document_t *doc)
+{
+	size_t nnodes = (size_t)(doc->nodes.top - doc->nodes.start);
+	struct frame { int node; size_t next; } *stack;
+	unsigned char *state;
+	uint64_t *size;
+	size_t sp = 0;
+	int rc = 0;
+	_Static_assert(sizeof(yaml_node_pair_t) == 2 * sizeof(int), "pairs walk as ints");
+
+	if (nnodes == 0)
+		return 0;
+	state = xcalloc(nnodes + 1, 1);
+	size = xcalloc(nnodes + 1, sizeof(*size));
+	stack = xcalloc(nnodes + 1, sizeof(*stack));
+	stack[sp++] = (struct frame){ 1, 0 };
+	state[1] = OPEN;
+	while (sp > 0 && rc == 0) {
+		struct frame *f = &stack[sp - 1];
+		yaml_node_t *n = yaml_document_get_node(doc, f->node);
+		int *kids;
+		size_t nk = children(n, &kids);
+
+		if (f->next < nk) {
+			int k = kids[f->next++];
+			if (k < 1 || (size_t)k > nnodes)
+				continue;
+			if (state[k] == OPEN) {
+				record_at(ctx, yaml_document_get_node(doc, k)->start_mark,
+				    "an alias refers to a node that contains it; refused");
+				rc = -1;
+			} else if (state[k] == UNSEEN) {
+				state[k] = OPEN;
+				stack[sp++] = (struct frame){ k, 0 };
+			}
+			continue;
+		}
+		size[f->node] = 1;
+		for (size_t i = 0; i < nk; i++)
+			if (kids[i] >= 1 && (size_t)kids[i] <= nnodes &&
+			    (size[f->node] += size[kids[i]]) > CFG_MAX_NODES)
+				size[f->node] = CFG_MAX_NODES + 1;
+		state[f->node] = DONE;
+		sp--;
+	}
+	if (rc == 0 && size[1] > CFG_MAX_NODES) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "aliases expand the document past %d nodes; refused",
+		    CFG_MAX_NODES);
+		record_at(ctx, yaml_document_get_node(doc, 1)->start_mark, msg);
+		rc = -1;
+	}
+	free(stack);
+	free(size);
+	free(state);
+	return rc;
+}
+
+bool
+cfg_yaml_load(struct cfg_ctx *ctx, const char *text, size_t len, yaml_document_t *doc)
+{
+	struct budget_reader r;
+	struct timespec dl;
+	yaml_parser_t p;
+	bool ok;
+
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += CFG_PARSE_BUDGET_MS / 1000;
+	dl.tv_nsec += (long)(CFG_PARSE_BUDGET_MS % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	if (!check_depth(ctx, text, len, &dl))
+		return false;
+	reader_init(&r, text, len, &dl);
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input(&p, read_chunk, &r);
+	ok = yaml_parser_load(&p, doc);
+	if (!ok)
+		parser_error(ctx, &p, &r);
+	yaml_parser_delete(&p);
+	if (ok && check_expansion(ctx, doc) != 0) {
+		yaml_document_delete(doc);
+		ok = false;
+	}
+	return ok;
+}
