@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "partitions/plan.h"
-#include "sm/mad.h"
+#include "mad/mad.h"
 
 #define PT_ATTR_PKEY_TABLE	0x0016
 #define PT_ATTR_PORT_INFO	0x0015

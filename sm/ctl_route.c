@@ -1,15 +1,15 @@
 /*
  * `route` and `topology` (common/commands.def, sm section): read-only
- * views of the published model.  The work is in sm/route_query.c and
- * sm/topology_export.c, which are pure and unit-tested; here only the
+ * views of the published model.  The work is in fabric/route_query.c and
+ * fabric/topology_export.c, which are pure and unit-tested; here only the
  * arguments and the reply.
  */
 #include <stdlib.h>
 
 #include "daemon/control.h"
-#include "sm/route_query.h"
+#include "fabric/route_query.h"
 #include "sm/sm_internal.h"
-#include "sm/topology_export.h"
+#include "fabric/topology_export.h"
 
 void
 ctl_sm_route(struct ctl_req *req, json_t *args)

@@ -1,6 +1,6 @@
 /*
  * Linear forwarding tables: learn what each switch holds, compute what it
- * should hold (sm/routing.h), write only the 64-entry blocks that differ.
+ * should hold (fabric/routing.h), write only the 64-entry blocks that differ.
  *
  * What a switch holds is known because we wrote it (carried from the
  * previous model while LinearFDBTop is unchanged) or because we read it

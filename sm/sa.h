@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "sm/sm.h"
 
 #define SA_HDR_SIZE	56	/* MAD + RMPP + SA headers (IB_SA_MAD_HDR_SIZE) */

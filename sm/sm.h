@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sm/fabric.h"
-#include "sm/mad.h"
+#include "fabric/fabric.h"
+#include "mad/mad.h"
 
 /* NULL while the SM is disabled or not started. */
 struct fabric *sm_fabric(void);

@@ -14,10 +14,10 @@
 #include <event2/event.h>
 
 #include "daemon/fabricd.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "sm/election.h"
-#include "sm/mad.h"
-#include "sm/routing.h"
+#include "mad/mad.h"
+#include "fabric/routing.h"
 #include "sm/sm.h"
 
 /* Attribute IDs in host order (iba/ib_types.h has them in network order). */

@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "sm/routing.h"
+#include "fabric/routing.h"
 #include "sm/sm.h"
 #include "validation/fabric_view.h"
 

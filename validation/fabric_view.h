@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#include "sm/fabric.h"
-#include "sm/routing.h"
+#include "fabric/fabric.h"
+#include "fabric/routing.h"
 
 #define VIEW_NAME_LEN	32
 #define VIEW_MAX_PORTS	16	/* ports of one host we look at */

@@ -9,8 +9,8 @@
  * (LinkWidth 1=1x 2=4x 4=8x 8=12x 16=2x; LinkSpeed 1=SDR 2=DDR 4=QDR;
  * LinkSpeedExt 1=FDR 2=EDR 4=HDR 8=NDR).
  */
-#ifndef FABRICD_SM_FABRIC_H
-#define FABRICD_SM_FABRIC_H
+#ifndef FABRICD_FABRIC_FABRIC_H
+#define FABRICD_FABRIC_FABRIC_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  * Every subsystem that talks to the fabric (sm, partitions, health) goes
  * through this one engine: nobody opens umad on their own.
  */
-#ifndef FABRICD_SM_MAD_H
-#define FABRICD_SM_MAD_H
+#ifndef FABRICD_MAD_MAD_H
+#define FABRICD_MAD_MAD_H
 
 #include <stdbool.h>
 #include <stddef.h>

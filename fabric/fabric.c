@@ -8,7 +8,7 @@
 #include <errno.h>
 
 #include "common/xmalloc.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 struct guid_map {
 	uint64_t	*keys;		/* 0 = empty (GUID 0 is never valid) */

@@ -1,13 +1,13 @@
 /*
- * `route SRC DST` over the programmed forwarding tables (sm/route_query.h).
+ * `route SRC DST` over the programmed forwarding tables (fabric/route_query.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/route_query.h"
-#include "sm/routing.h"
+#include "fabric/route_query.h"
+#include "fabric/routing.h"
 
 static json_t *
 guid_json(uint64_t g)

@@ -1,5 +1,5 @@
 /*
- * The MAD engine on libibumad (see sm/mad.h for the contract).
+ * The MAD engine on libibumad (see mad/mad.h for the contract).
  *
  * Why a thread and a pipe: under umad2sim the umad fd is a fake number that
  * epoll rejects and poll() cannot mix with real fds, so the only portable
@@ -31,7 +31,7 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "sm/mad.h"
+#include "mad/mad.h"
 
 #define SLOT_BITS	6
 #define SLOT_MASK	((1u << SLOT_BITS) - 1)
