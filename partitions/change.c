@@ -31,13 +31,6 @@ pt_fabric_now(void)
 	return sm_mad_engine() != NULL && sm_is_master() ? sm_fabric() : NULL;
 }
 
-static int
-engine_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_id,
-    uint32_t attr_mod, const void *data, mad_cb cb, void *arg)
-{
-	return mad_smp(ctx, addr, method, attr_id, attr_mod, data, cb, arg);
-}
-
 struct fabric_node **
 pt_nodes_of(struct fabric *f, size_t *n)
 {
@@ -274,7 +267,7 @@ pt_change_run(struct pt_change *ch)
 	struct run *r = xcalloc(1, sizeof(*r));
 	struct pt_plan_input in;
 	struct fabric *f;
-	struct pt_io io;
+	struct mad_io io;
 	struct pt_err e;
 	size_t n;
 
@@ -307,8 +300,7 @@ pt_change_run(struct pt_change *ch)
 		run_free(r);
 		return;
 	}
-	io.smp = engine_smp;
-	io.ctx = sm_mad_engine();
+	io = mad_io_engine(sm_mad_engine());
 	pt_state.busy = true;
 	if (pt_apply_start(&r->plan, &io, on_applied, r) != 0) {
 		pt_state.busy = false;
@@ -396,7 +388,7 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 {
 	struct sweep *s;
 	struct pt_plan_input in;
-	struct pt_io io;
+	struct mad_io io;
 	struct pt_err e;
 	size_t n;
 
@@ -438,8 +430,7 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 		done(token);
 		return;
 	}
-	io.smp = engine_smp;
-	io.ctx = sm_mad_engine();
+	io = mad_io_engine(sm_mad_engine());
 	pt_state.busy = true;
 	if (pt_apply_start(&s->plan, &io, on_swept, s) != 0) {
 		pt_state.busy = false;
