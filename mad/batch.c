@@ -107,15 +107,16 @@ op_new(struct mad_batch *b, mad_batch_cb cb, void *arg)
 	return op;
 }
 
-static void
+static int
 op_failed(struct mad_batch_op *op)
 {
 	struct mad_result fail = { .status = -EIO };
 
 	op_reply(&fail, op);
+	return -1;
 }
 
-void
+int
 mad_batch_smp(struct mad_batch *b, const struct mad_addr *addr, uint8_t method,
     uint16_t attr_id, uint32_t attr_mod, const void *data, mad_batch_cb cb, void *arg)
 {
@@ -123,10 +124,11 @@ mad_batch_smp(struct mad_batch *b, const struct mad_addr *addr, uint8_t method,
 
 	if (b->io.smp == NULL ||
 	    b->io.smp(b->io.ctx, addr, method, attr_id, attr_mod, data, op_reply, op) != 0)
-		op_failed(op);
+		return op_failed(op);
+	return 0;
 }
 
-void
+int
 mad_batch_perf(struct mad_batch *b, uint16_t dlid, uint8_t method, uint16_t attr_id,
     uint32_t attr_mod, const void *data, size_t len, mad_batch_cb cb, void *arg)
 {
@@ -134,7 +136,8 @@ mad_batch_perf(struct mad_batch *b, uint16_t dlid, uint8_t method, uint16_t attr
 
 	if (b->io.perf == NULL ||
 	    b->io.perf(b->io.ctx, dlid, method, attr_id, attr_mod, data, len, op_reply, op) != 0)
-		op_failed(op);
+		return op_failed(op);
+	return 0;
 }
 
 void

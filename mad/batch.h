@@ -44,9 +44,10 @@ void mad_batch_init(struct mad_batch *b, const struct mad_io *io, void *owner);
 /* The io MADs go through from now on (the engine may come and go). */
 void mad_batch_set_io(struct mad_batch *b, const struct mad_io *io);
 
-void mad_batch_smp(struct mad_batch *b, const struct mad_addr *addr, uint8_t method,
+/* 0 when queued; -1 when it could not be, after its callback has run. */
+int mad_batch_smp(struct mad_batch *b, const struct mad_addr *addr, uint8_t method,
     uint16_t attr_id, uint32_t attr_mod, const void *data, mad_batch_cb cb, void *arg);
-void mad_batch_perf(struct mad_batch *b, uint16_t dlid, uint8_t method, uint16_t attr_id,
+int mad_batch_perf(struct mad_batch *b, uint16_t dlid, uint8_t method, uint16_t attr_id,
     uint32_t attr_mod, const void *data, size_t len, mad_batch_cb cb, void *arg);
 
 /* Call then(owner) once nothing is pending: now if nothing is. */

@@ -30,11 +30,11 @@ guid_json(uint64_t g)
 struct fabric *
 sm_ctl_fabric(struct ctl_req *req)
 {
-	if (the_sm == NULL || the_sm->fabric == NULL) {
+	if (sm_current() == NULL || sm_current()->fabric == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager has not swept yet");
 		return NULL;
 	}
-	return the_sm->fabric;
+	return sm_current()->fabric;
 }
 
 void
@@ -144,7 +144,7 @@ sm_sweep_json(const struct sweep_record *r)
 void
 ctl_sm_sweep(struct ctl_req *req, json_t *args)
 {
-	struct sm *sm = the_sm;
+	struct sm *sm = sm_current();
 
 	if (sm == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");

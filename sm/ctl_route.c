@@ -50,7 +50,7 @@ ctl_sm_topology(struct ctl_req *req, json_t *args)
 	}
 	if ((f = sm_ctl_fabric(req)) == NULL)
 		return;
-	if ((text = topology_text(f, fmt, the_sm->own_guid, &c)) == NULL) {
+	if ((text = topology_text(f, fmt, sm_current()->own_guid, &c)) == NULL) {
 		ctl_reply_error(req, PERR_INTERNAL, "cannot render the topology");
 		return;
 	}

@@ -28,6 +28,12 @@
 #include "daemon/events.h"
 #include "sm/sm_internal.h"
 
+/* The one SM, for sm/sm.h's accessors and the control handlers only:
+ * every other function is handed it. */
+static struct sm *the_sm;
+
+struct sm *sm_current(void) { return the_sm; }
+
 static const char *const routing_names[] = { "minhop", "updn", NULL };
 
 static bool
@@ -137,6 +143,11 @@ sm_start(struct fabricd *fd, const void *cfgp)
 		free(sm);
 		return -1;
 	}
+	{
+		struct mad_io io = mad_io_engine(sm->me);
+		mad_batch_init(&sm->batch, &io, sm);
+		mad_batch_init(&sm->side, &io, sm);
+	}
 	the_sm = sm;
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
 	sm->own_guid = mad_engine_port_guid(sm->me);
@@ -193,8 +204,8 @@ sm_stop(struct fabricd *fd)
 	for (i = 0; i < sm->nwaiters; i++)
 		ctl_reply_error(sm->waiters[i], PERR_UNAVAILABLE, "the subnet manager stopped");
 	sm->nwaiters = 0;
-	/* Cancelled MADs call back into a sweep that must not go on. */
-	sm->next_phase = NULL;
+	/* The sweep must not go on: its MADs' replies reach nobody. */
+	sm_phase_cancel(sm);
 	mad_engine_close(sm->me);
 	sm_standby_stop(sm);
 	if (sm->sweep_timer)
@@ -204,6 +215,8 @@ sm_stop(struct fabricd *fd)
 	routing_table_free(sm->rt);
 	fabric_free(sm->fabric);
 	fabric_free(sm->next);
+	mad_batch_free(&sm->batch);
+	mad_batch_free(&sm->side);
 	sm_lids_free();
 	the_sm = NULL;
 	free(sm);

@@ -1,10 +1,11 @@
 /*
  * The SM's insides, shared by the files of sm/ and by nobody else.
  *
- * A sweep is a chain of phases.  Each phase sends its MADs and counts them
- * in sm->pending; the callbacks count down, and the last one calls the
- * phase's continuation (sm->next_phase).  Everything runs on the event
- * loop thread, so no locking.
+ * A sweep is a chain of phases (sweep.c lists them).  Each phase sends its
+ * MADs with sm_send() into sm->batch, which passes the SM to every
+ * callback and counts the replies; the phase's continuation
+ * (sm_phase_wait) runs once the last one is back.  Everything runs on the
+ * event loop thread, so no locking.
  */
 #ifndef FABRICD_SM_INTERNAL_H
 #define FABRICD_SM_INTERNAL_H
@@ -16,6 +17,7 @@
 #include "daemon/fabricd.h"
 #include "fabric/fabric.h"
 #include "sm/election.h"
+#include "mad/batch.h"
 #include "mad/mad.h"
 #include "fabric/routing.h"
 #include "sm/sm.h"
@@ -95,8 +97,9 @@ struct sm {
 	/* sweep control */
 	bool			 sweeping;
 	bool			 again, again_heavy;	/* asked for while sweeping */
-	int			 pending;		/* MADs of the current phase */
+	struct mad_batch	 batch;			/* MADs of the current phase */
 	void			(*next_phase)(struct sm *);
+	struct mad_batch	 side;			/* standby polls, handover: no phase */
 	struct event		*sweep_timer;		/* periodic light sweep */
 	struct event		*kick;			/* run a sweep soon */
 	struct sweep_record	 cur, last;
@@ -117,9 +120,10 @@ struct sm {
 	unsigned		 poll_misses;
 	struct event		*poll_timer;
 
-	/* hooks (the list itself is in sweep.c) */
+	/* hooks (the registry itself is in hooks.c) */
 	size_t			 hook_next;
 	enum sm_hook_point	 hook_point;
+	void			(*hooks_then)(struct sm *);
 
 	/* `sweep` commands waiting for the end of a sweep */
 	struct ctl_req		*waiters[SM_MAX_WAITERS];
@@ -127,34 +131,47 @@ struct sm {
 	size_t			 nwaiters;
 };
 
-extern struct sm *the_sm;
+/* module.c: the running SM, for the control handlers; NULL when none. */
+struct sm *sm_current(void);
 
-/* sweep.c */
-void sm_sweep_request(struct sm *sm, bool heavy);
-void sm_sweep_start_timer(struct sm *sm);
-void sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg);
+/* phase.c: an SMP of the current phase; cb gets the SM as its owner.
+ * Returns mad_batch_smp()'s result. */
+int sm_send(struct sm *sm, const struct mad_addr *a, uint8_t method, uint16_t attr,
+    uint32_t mod, const void *data, mad_batch_cb cb, void *arg);
+/* next(sm) once every MAD of the phase has called back (now if none). */
 void sm_phase_wait(struct sm *sm, void (*next)(struct sm *));
-void sm_mad_done(struct sm *sm);
+/* Forget the MADs in flight (stop): their replies reach nobody. */
+void sm_phase_cancel(struct sm *sm);
 void sm_unreachable(struct sm *sm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sm_path_of(const struct fabric_node *n, struct mad_addr *a);
 /* "desc (0xGUID)" or the GUID alone while the description is unknown. */
 const char *sm_node_label(const struct fabric_node *n, char *buf, size_t len);
+
+/* sweep.c */
+void sm_sweep_request(struct sm *sm, bool heavy);
+void sm_sweep_start_timer(struct sm *sm);
+
+/* hooks.c: run the hooks of one point in order, then then(sm). */
+void sm_run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *));
+
+/* inbound.c: every MAD addressed to us (the engine's handler). */
+void sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg);
 
 /* discover.c: build sm->next from the fabric, then continue. */
 void sm_discover(struct sm *sm, void (*next)(struct sm *));
 /* light sweep: SwitchInfo of every known switch; sets light_found_change. */
 void sm_light_probe(struct sm *sm, void (*next)(struct sm *));
 /* Clear SwitchInfo PortStateChange where discovery saw it set but, not yet
- * master, left it (counted in sm->pending). */
+ * master, left it (MADs of the current phase). */
 void sm_clear_state_changes(struct sm *sm);
 
 /* standby.c */
 void sm_standby_discovery_start(struct sm *sm);
-/* Ask the SM behind this port (IsSM, not ours) for its SMInfo; counted
- * in sm->pending. */
+/* Ask the SM behind this port (IsSM, not ours) for its SMInfo, in the
+ * current phase. */
 void sm_standby_query(struct sm *sm, const struct fabric_port *p);
 /* Light sweep: ask the SMs the last discovery met again; any change sets
- * sm->light_found_change (counted in sm->pending). */
+ * sm->light_found_change (MADs of the current phase). */
 void sm_standby_light_probe(struct sm *sm);
 /* After a heavy discovery: true if we are MASTER and go on configuring. */
 bool sm_standby_decide(struct sm *sm);
@@ -175,8 +192,8 @@ void sm_mark_degraded(struct fabric *f);
 
 /* lft.c */
 void sm_lft_readback(struct sm *sm, void (*next)(struct sm *));
-/* Compute routes and queue the blocks that differ; the MADs count in
- * sm->pending, so the caller's next sm_phase_wait() waits for them. */
+/* Compute routes and queue the blocks that differ; they are MADs of the
+ * current phase, so the caller's next sm_phase_wait() waits for them. */
 void sm_lft_program(struct sm *sm);
 
 /* sm_store.c */

@@ -100,9 +100,9 @@ key_ok(struct sm *sm, const ib_sm_info_t *si)
 /* ---- SMInfo queries during discovery ---- */
 
 static void
-on_remote_sminfo(const struct mad_result *res, void *arg)
+on_remote_sminfo(const struct mad_result *res, void *owner, void *arg)
 {
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct sm_remote *r = arg;
 	const ib_smp_t *smp;
 	uint64_t asked = r->info.guid;
@@ -116,7 +116,6 @@ on_remote_sminfo(const struct mad_result *res, void *arg)
 	}
 	if (!r->answered)
 		log_debug("sm: no SMInfo from the SM port 0x%016llx", (unsigned long long)asked);
-	sm_mad_done(sm);
 }
 
 void
@@ -145,27 +144,22 @@ sm_standby_query(struct sm *sm, const struct fabric_port *p)
 	r->info.guid = p->guid;
 	r->info.lid = p->node->type == FABRIC_SWITCH ? p->node->ports[0].lid :
 	    be16toh(((const ib_port_info_t *)p->pi)->base_lid);
-	if (mad_smp(sm->me, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL,
-	    on_remote_sminfo, r) == 0) {
-		sm->nremotes++;
-		sm->pending++;
-	}
+	sm->nremotes++;
+	sm_send(sm, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL, on_remote_sminfo, r);
 }
 
 /* ---- light sweeps: have the other SMs changed? ---- */
 
 static void
-on_light_sminfo(const struct mad_result *res, void *arg)
+on_light_sminfo(const struct mad_result *res, void *owner, void *arg)
 {
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct sm_remote *r = arg;
 	const ib_sm_info_t *si;
 	struct sm_peer now;
 
-	if (res->status == -ECANCELED) {
-		sm_mad_done(sm);
+	if (res->status == -ECANCELED)
 		return;
-	}
 	memset(&now, 0, sizeof(now));
 	if (res->status == 0 && res->mad_status == 0) {
 		si = (const ib_sm_info_t *)((const ib_smp_t *)res->mad)->data;
@@ -183,7 +177,6 @@ on_light_sminfo(const struct mad_result *res, void *arg)
 		    now.guid ? sm_state_name(now.state) : "no answer", now.priority);
 		sm->light_found_change = true;
 	}
-	sm_mad_done(sm);
 }
 
 void
@@ -194,21 +187,21 @@ sm_standby_light_probe(struct sm *sm)
 	for (i = 0; i < sm->nremotes; i++) {
 		struct sm_remote *r = &sm->remotes[i];
 
-		if (r->answered && mad_smp(sm->me, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO,
-		    0, NULL, on_light_sminfo, r) == 0)
-			sm->pending++;
+		if (r->answered)
+			sm_send(sm, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL,
+			    on_light_sminfo, r);
 	}
 }
 
 /* ---- the decision after a discovery ---- */
 
 static void
-on_handover_sent(const struct mad_result *res, void *arg)
+on_handover_sent(const struct mad_result *res, void *owner, void *arg)
 {
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	char g[24];
 
-	if (sm == NULL || res->status == -ECANCELED || (res->status == 0 && res->mad_status == 0))
+	if (res->status == -ECANCELED || (res->status == 0 && res->mad_status == 0))
 		return;
 	/* Nobody took the subnet: it stays ours. */
 	event_post(EV_WARNING, "sm", NULL, "handover to SM %s %s; staying master",
@@ -229,11 +222,10 @@ hand_over(struct sm *sm, const struct sm_remote *r)
 	memset(data, 0, sizeof(data));
 	fill_sminfo(sm, si);		/* still MASTER: only a master hands over */
 	poll_start(sm, r);
-	if (mad_smp(sm->me, &r->addr, IB_MAD_METHOD_SET, SM_ATTR_SM_INFO, SM_MOD_HANDOVER,
-	    data, on_handover_sent, NULL) != 0) {
-		poll_stop(sm);
+	/* Not queued: on_handover_sent() has already said so and stays master. */
+	if (mad_batch_smp(&sm->side, &r->addr, IB_MAD_METHOD_SET, SM_ATTR_SM_INFO,
+	    SM_MOD_HANDOVER, data, on_handover_sent, NULL) != 0)
 		return;
-	}
 	snprintf(why, sizeof(why), "handed over to SM %s, priority %u",
 	    guid_text(r->info.guid, g, sizeof(g)), r->info.priority);
 	set_state(sm, SM_STATE_STANDBY, why);
@@ -318,14 +310,14 @@ take_over(struct sm *sm, const char *why)
 }
 
 static void
-on_poll(const struct mad_result *res, void *arg)
+on_poll(const struct mad_result *res, void *owner, void *arg)
 {
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct sm_peer answer;
 	bool alive = false;
 	char why[128], g[24];
 
-	if (sm == NULL || res->status == -ECANCELED)
+	if (res->status == -ECANCELED)
 		return;
 	sm->poll_outstanding = false;
 	if (!sm->polling)
@@ -363,9 +355,9 @@ poll_cb(evutil_socket_t fd, short what, void *arg)
 
 	if (!sm->polling || sm->poll_outstanding)
 		return;
-	if (mad_smp(sm->me, &sm->polled.addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL,
-	    on_poll, NULL) == 0)
-		sm->poll_outstanding = true;
+	sm->poll_outstanding = true;
+	mad_batch_smp(&sm->side, &sm->polled.addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL,
+	    on_poll, NULL);
 }
 
 static uint64_t

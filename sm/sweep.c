@@ -10,7 +10,6 @@
  * Only one sweep runs at a time; requests during a sweep are folded into
  * one more sweep after it.
  */
-#include <stdarg.h>
 #include <string.h>
 #include <endian.h>
 
@@ -18,120 +17,11 @@
 
 #include "common/log.h"
 #include "daemon/events.h"
-#include "sm/sa.h"
 #include "sm/sm_internal.h"
 
-struct sm *the_sm;
 
 static void sweep_finish(struct sm *sm);
 static void after_discover(struct sm *sm);
-
-/* ---- phase plumbing ---- */
-
-void
-sm_phase_wait(struct sm *sm, void (*next)(struct sm *))
-{
-	sm->next_phase = next;
-	if (sm->pending == 0) {
-		sm->next_phase = NULL;
-		next(sm);
-	}
-}
-
-void
-sm_mad_done(struct sm *sm)
-{
-	void (*next)(struct sm *);
-
-	if (--sm->pending > 0 || (next = sm->next_phase) == NULL)
-		return;
-	sm->next_phase = NULL;
-	next(sm);
-}
-
-void
-sm_unreachable(struct sm *sm, const char *fmt, ...)
-{
-	size_t len = strlen(sm->cur.unreachable_text);
-	va_list ap;
-
-	sm->cur.unreachable++;
-	if (len + 4 >= sizeof(sm->cur.unreachable_text))
-		return;
-	if (len)
-		strcpy(sm->cur.unreachable_text + len++, ";");
-	va_start(ap, fmt);
-	vsnprintf(sm->cur.unreachable_text + len, sizeof(sm->cur.unreachable_text) - len, fmt, ap);
-	va_end(ap);
-}
-
-const char *
-sm_node_label(const struct fabric_node *n, char *buf, size_t len)
-{
-	if (n->desc[0])
-		snprintf(buf, len, "%s", n->desc);
-	else
-		snprintf(buf, len, "0x%016llx", (unsigned long long)n->guid);
-	return buf;
-}
-
-/* ---- hooks ---- */
-
-/* Kept outside struct sm: modules may register before or after it starts. */
-static struct sm_hook hooks[2][SM_MAX_HOOKS];
-static size_t nhooks[2];
-
-static void run_hook(struct sm *sm);
-static void (*hooks_then)(struct sm *);
-
-static void
-hook_done(void *token)
-{
-	struct sm *sm = token;
-
-	sm->hook_next++;
-	run_hook(sm);
-}
-
-static void
-run_hook(struct sm *sm)
-{
-	enum sm_hook_point pt = sm->hook_point;
-	struct sm_hook *h;
-
-	if (sm->hook_next >= nhooks[pt]) {
-		hooks_then(sm);
-		return;
-	}
-	h = &hooks[pt][sm->hook_next];
-	h->fn(sm->hook_point == SM_HOOK_BEFORE_ACTIVATE ? sm->next : sm->fabric,
-	    sm->topology_changed, hook_done, sm, h->arg);
-}
-
-static void
-run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *))
-{
-	sm->hook_point = pt;
-	sm->hook_next = 0;
-	hooks_then = then;
-	run_hook(sm);
-}
-
-void
-sm_add_hook(enum sm_hook_point point, sm_hook_fn fn, void *arg)
-{
-	size_t i;
-
-	if (nhooks[point] >= SM_MAX_HOOKS) {
-		log_warnx("sm: too many hooks");
-		return;
-	}
-	for (i = 0; i < nhooks[point]; i++)
-		if (hooks[point][i].fn == fn && hooks[point][i].arg == arg)
-			return;		/* a module restarted: already there */
-	hooks[point][nhooks[point]].fn = fn;
-	hooks[point][nhooks[point]++].arg = arg;
-}
 
 /* ---- the heavy sweep's phases ---- */
 
@@ -223,7 +113,7 @@ after_readback(struct sm *sm)
 	 * simulator (or the fabric) is not left idle in between.  Ports are
 	 * armed only once both are done. */
 	sm_lft_program(sm);
-	run_hooks(sm, SM_HOOK_BEFORE_ACTIVATE, after_before_hooks);
+	sm_run_hooks(sm, SM_HOOK_BEFORE_ACTIVATE, after_before_hooks);
 }
 
 static void
@@ -320,7 +210,7 @@ sweep_finish(struct sm *sm)
 		    sm->cur.changes, sm->cur.lft_blocks, sm->cur.port_sets);
 	sm_store_sweep(sm, sm->cur.kind == SWEEP_HEAVY && sm->state == SM_STATE_MASTER);
 	if (sm->cur.kind == SWEEP_HEAVY && sm->fabric && sm->state == SM_STATE_MASTER)
-		run_hooks(sm, SM_HOOK_AFTER_SWEEP, sweep_end);
+		sm_run_hooks(sm, SM_HOOK_AFTER_SWEEP, sweep_end);
 	else
 		sweep_end(sm);
 }
@@ -378,62 +268,4 @@ sm_sweep_start_timer(struct sm *sm)
 		event_free(sm->sweep_timer);
 	sm->sweep_timer = event_new(sm->fd->base, -1, EV_PERSIST, periodic_cb, sm);
 	event_add(sm->sweep_timer, &tv);
-}
-
-/* ---- MADs addressed to us ---- */
-
-static void
-answer_trap(struct sm *sm, const struct mad_in *in)
-{
-	const ib_smp_t *smp = (const ib_smp_t *)in->mad;
-	const ib_mad_notice_attr_t *n = (const ib_mad_notice_attr_t *)smp->data;
-	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
-	uint16_t trap = be16toh(n->g_or_v.generic.trap_num);
-
-	/* Repress it (ibsim drops the repress; hardware needs it). */
-	memcpy(mad, in->mad, MAD_SIZE);
-	((ib_smp_t *)mad)->method = IB_MAD_METHOD_TRAP_REPRESS;
-	mad_respond(sm->me, in, mad, MAD_SIZE);
-	log_info("sm: trap %u from LID %u", trap, be16toh(n->issuer_lid));
-	if (trap == 128)	/* link state change: look now, not at the next tick */
-		sm_sweep_request(sm, true);
-	/* Capabilities changed, IsSM among them: another SM may have come
-	 * (or settled in STANDBY and want a handover).  Our own port's trap
-	 * at start-up is not news: the first sweep is running anyway. */
-	if (trap == 144 && sm->sweeps > 0 && be16toh(n->issuer_lid) != sm->own_lid)
-		sm_sweep_request(sm, true);
-}
-
-static void
-answer_unsupported(struct sm *sm, const struct mad_in *in)
-{
-	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
-	ib_mad_t *hdr = (ib_mad_t *)mad;
-
-	memcpy(mad, in->mad, MAD_SIZE);
-	hdr->method |= IB_MAD_METHOD_RESP_MASK;	/* GetResp, GetTableResp... */
-	hdr->status = htobe16(0x000C);	/* method/attribute combination unsupported */
-	mad_respond(sm->me, in, mad, in->len < MAD_SIZE ? in->len : MAD_SIZE);
-}
-
-void
-sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg)
-{
-	struct sm *sm = arg;
-	const ib_mad_t *hdr = (const ib_mad_t *)in->mad;
-	bool smp = hdr->mgmt_class == IB_MCLASS_SUBN_LID || hdr->mgmt_class == IB_MCLASS_SUBN_DIR;
-
-	if (hdr->mgmt_class == IB_MCLASS_SUBN_ADM)
-		sa_handle_mad(sm, in);
-	else if (smp && hdr->attr_id == IB_MAD_ATTR_SM_INFO &&
-	    (hdr->method == IB_MAD_METHOD_GET || hdr->method == IB_MAD_METHOD_SET))
-		sm_sminfo_request(sm, in);
-	else if (smp && hdr->method == IB_MAD_METHOD_TRAP && hdr->attr_id == IB_MAD_ATTR_NOTICE)
-		answer_trap(sm, in);
-	else if (hdr->method != IB_MAD_METHOD_TRAP && hdr->method != IB_MAD_METHOD_REPORT &&
-	    hdr->method != IB_MAD_METHOD_SEND && hdr->method != IB_MAD_METHOD_TRAP_REPRESS)
-		answer_unsupported(sm, in);	/* a requester waits for an answer */
-	else
-		log_debug("sm: ignored MAD class 0x%02x method 0x%02x attr 0x%04x",
-		    hdr->mgmt_class, hdr->method, be16toh(hdr->attr_id));
 }

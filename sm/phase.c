@@ -1,0 +1,79 @@
+/*
+ * The plumbing every sweep phase shares.  A phase sends its MADs with
+ * sm_send() into the SM's batch (mad/batch.h), which hands the SM to each
+ * callback and counts the replies; sm_phase_wait() names the step that
+ * follows once they have all come back.  A callback never counts itself
+ * down, so no path through it can leave a sweep waiting forever.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sm/sm_internal.h"
+
+int
+sm_send(struct sm *sm, const struct mad_addr *a, uint8_t method, uint16_t attr,
+    uint32_t mod, const void *data, mad_batch_cb cb, void *arg)
+{
+	return mad_batch_smp(&sm->batch, a, method, attr, mod, data, cb, arg);
+}
+
+/* The batch's continuation: the phase's next step, once. */
+static void
+phase_then(void *owner)
+{
+	struct sm *sm = owner;
+	void (*next)(struct sm *) = sm->next_phase;
+
+	sm->next_phase = NULL;
+	next(sm);
+}
+
+void
+sm_phase_wait(struct sm *sm, void (*next)(struct sm *))
+{
+	sm->next_phase = next;
+	mad_batch_wait(&sm->batch, phase_then);
+}
+
+void
+sm_phase_cancel(struct sm *sm)
+{
+	mad_batch_cancel(&sm->batch);
+	mad_batch_cancel(&sm->side);
+	sm->next_phase = NULL;
+}
+
+void
+sm_unreachable(struct sm *sm, const char *fmt, ...)
+{
+	size_t len = strlen(sm->cur.unreachable_text);
+	va_list ap;
+
+	sm->cur.unreachable++;
+	if (len + 4 >= sizeof(sm->cur.unreachable_text))
+		return;
+	if (len)
+		strcpy(sm->cur.unreachable_text + len++, ";");
+	va_start(ap, fmt);
+	vsnprintf(sm->cur.unreachable_text + len, sizeof(sm->cur.unreachable_text) - len, fmt, ap);
+	va_end(ap);
+}
+
+const char *
+sm_node_label(const struct fabric_node *n, char *buf, size_t len)
+{
+	if (n->desc[0])
+		snprintf(buf, len, "%s", n->desc);
+	else
+		snprintf(buf, len, "0x%016llx", (unsigned long long)n->guid);
+	return buf;
+}
+
+void
+sm_path_of(const struct fabric_node *n, struct mad_addr *a)
+{
+	a->directed = true;
+	a->hops = n->hops;
+	memcpy(a->path, n->path, sizeof(a->path));
+}
