@@ -11,6 +11,7 @@
 #include "daemon/daemon.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "mad/mad.h"
 
 struct fabricd *fabricd;
 
@@ -59,9 +60,28 @@ daemon_reload(json_t *errors)
 	return 0;
 }
 
+/* The engine, if some module's configuration talks to the fabric.  A port
+ * that cannot be opened is logged by the engine; the modules that need it
+ * then fail to start, as before. */
+static void
+open_mad_engine(void)
+{
+	struct mad_engine_config mc;
+
+	for (int m = 0; m < MOD_COUNT; m++) {
+		const struct fabricd_module *mod = fabricd_modules[m];
+
+		if (mod->mad_config && mod->mad_config(fabricd->config->module[m], &mc)) {
+			fabricd->me = mad_engine_open(fabricd->base, &mc);
+			return;
+		}
+	}
+}
+
 void
 daemon_start_modules(void)
 {
+	open_mad_engine();
 	for (int m = 0; m < MOD_COUNT; m++) {
 		const struct fabricd_module *mod = fabricd_modules[m];
 		if (mod->start == NULL)
@@ -86,5 +106,9 @@ daemon_stop_modules(void)
 			fabricd_modules[m]->stop(fabricd);
 		fabricd->module_running[m] = 0;
 	}
+	/* Last: the modules have cancelled their MADs, so the engine's
+	 * -ECANCELED callbacks reach nobody. */
+	mad_engine_close(fabricd->me);
+	fabricd->me = NULL;
 }
 

@@ -68,23 +68,26 @@ op_reply(const struct mad_result *res, void *arg)
 {
 	struct mad_batch_op *op = arg;
 	struct mad_batch *b = op->batch;
+	mad_batch_cb cb = op->cb;
+	void *cb_arg = op->arg;
+	unsigned gen;
 	mad_batch_then then;
 
-	if (b == NULL) {
+	if (b == NULL) {		/* cancelled */
 		free(op);
 		return;
 	}
-	/* Still counted while the callback runs: MADs it sends keep the
-	 * batch open. */
-	op->cb(res, b->owner, op->arg);
-	if (op->batch == NULL) {	/* the callback cancelled the batch */
-		free(op);
-		return;
-	}
+	/* Answered: no longer pending while its callback runs (a window kept
+	 * by the owner sees the free slot), and its op may be reused by
+	 * what the callback sends. */
 	op_unlink(b, op);
 	op->next = b->spare;
 	b->spare = op;
-	if (--b->pending > 0 || (then = b->then) == NULL)
+	b->pending--;
+	gen = b->gen;
+	cb(res, b->owner, cb_arg);
+	/* The phase ends only after the callback: what it sent is counted. */
+	if (b->gen != gen || b->pending > 0 || (then = b->then) == NULL)
 		return;
 	b->then = NULL;
 	then(b->owner);
@@ -162,6 +165,7 @@ mad_batch_cancel(struct mad_batch *b)
 	b->live = NULL;
 	b->pending = 0;
 	b->then = NULL;
+	b->gen++;
 }
 
 void

@@ -5,10 +5,11 @@
  * Every MAD sent through a batch gets exactly one callback: its reply, its
  * timeout, or at once an -EIO result when the MAD could not even be queued.
  * So a callback never has to remember to count itself down: the batch
- * counts after the callback returns, and when nothing is left and a
- * continuation is set, calls it once.  Callbacks may send more MADs into
- * the same batch (discovery grows as it goes); they count before the
- * current one is counted down, so the batch cannot end under them.
+ * does, and once the callback has returned with nothing left pending and
+ * a continuation set, calls it once.  Callbacks may send more MADs into
+ * the same batch (discovery grows as it goes): they are counted before
+ * the batch looks, so it cannot end under them.  A callback may cancel
+ * its batch, but not free it (the continuation may).
  *
  * The owner (the SM, a partitions run, a health poller) is handed to every
  * callback and to the continuation, so callbacks need no global to find
@@ -38,6 +39,7 @@ struct mad_batch {
 	mad_batch_then		 then;		/* once pending reaches 0 */
 	struct mad_batch_op	*live;		/* in flight, for cancel */
 	struct mad_batch_op	*spare;		/* reused: no malloc per MAD */
+	unsigned		 gen;		/* bumped by each cancel */
 };
 
 void mad_batch_init(struct mad_batch *b, const struct mad_io *io, void *owner);

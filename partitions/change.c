@@ -28,7 +28,7 @@
 struct fabric *
 pt_fabric_now(void)
 {
-	return sm_mad_engine() != NULL && sm_is_master() ? sm_fabric() : NULL;
+	return fabricd_mad() != NULL && sm_is_master() ? sm_fabric() : NULL;
 }
 
 struct fabric_node **
@@ -300,7 +300,7 @@ pt_change_run(struct pt_change *ch)
 		run_free(r);
 		return;
 	}
-	io = mad_io_engine(sm_mad_engine());
+	io = mad_io_engine(fabricd_mad());
 	pt_state.busy = true;
 	if (pt_apply_start(&r->plan, &io, on_applied, r) != 0) {
 		pt_state.busy = false;
@@ -392,7 +392,7 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 	struct pt_err e;
 	size_t n;
 
-	if (!pt_state.running || sm_mad_engine() == NULL || !sm_is_master() || deferred.pending) {
+	if (!pt_state.running || fabricd_mad() == NULL || !sm_is_master() || deferred.pending) {
 		done(token);
 		return;
 	}
@@ -430,7 +430,7 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 		done(token);
 		return;
 	}
-	io = mad_io_engine(sm_mad_engine());
+	io = mad_io_engine(fabricd_mad());
 	pt_state.busy = true;
 	if (pt_apply_start(&s->plan, &io, on_swept, s) != 0) {
 		pt_state.busy = false;

@@ -124,25 +124,34 @@ sm_config_init(void *p)
 	c->subnet_prefix = 0xfe80000000000000ULL;	/* link-local, IB_DEFAULT_SUBNET_PREFIX */
 }
 
+/* The engine's settings live in the sm section (port, window, timeout,
+ * retries), where operators have always set them. */
+static bool
+sm_mad_config(const void *cfgp, struct mad_engine_config *mc)
+{
+	const struct sm_config *cfg = cfgp;
+
+	*mc = (struct mad_engine_config){
+		.port_guid = cfg->port_guid, .window = (unsigned)cfg->max_outstanding,
+		.timeout_ms = (unsigned)cfg->timeout_ms, .retries = (unsigned)cfg->retries,
+	};
+	return cfg->enabled;
+}
+
 static int
 sm_start(struct fabricd *fd, const void *cfgp)
 {
 	const struct sm_config *cfg = cfgp;
-	struct mad_engine_config mc = {
-		.port_guid = cfg->port_guid, .window = (unsigned)cfg->max_outstanding,
-		.timeout_ms = (unsigned)cfg->timeout_ms, .retries = (unsigned)cfg->retries,
-	};
 	struct sm *sm;
 
 	if (!cfg->enabled)
 		return 0;
+	if (fd->me == NULL)
+		return -1;	/* the daemon could not open the port (logged) */
 	sm = xcalloc(1, sizeof(*sm));
 	sm->fd = fd;
 	sm->cfg = *cfg;
-	if ((sm->me = mad_engine_open(fd->base, &mc)) == NULL) {
-		free(sm);
-		return -1;
-	}
+	sm->me = fd->me;
 	{
 		struct mad_io io = mad_io_engine(sm->me);
 		mad_batch_init(&sm->batch, &io, sm);
@@ -206,7 +215,7 @@ sm_stop(struct fabricd *fd)
 	sm->nwaiters = 0;
 	/* The sweep must not go on: its MADs' replies reach nobody. */
 	sm_phase_cancel(sm);
-	mad_engine_close(sm->me);
+	mad_engine_set_handler(sm->me, NULL, NULL);	/* the daemon closes it */
 	sm_standby_stop(sm);
 	if (sm->sweep_timer)
 		event_free(sm->sweep_timer);
@@ -237,6 +246,7 @@ const struct fabricd_module sm_module = {
 	.config_size = sizeof(struct sm_config),
 	.config_init = sm_config_init,
 	.config_fields = sm_fields,
+	.mad_config = sm_mad_config,
 	.start = sm_start,
 	.reload = sm_reload,
 	.stop = sm_stop,
@@ -246,7 +256,6 @@ const struct fabricd_module sm_module = {
 /* ---- sm/sm.h ---- */
 
 struct fabric *sm_fabric(void) { return the_sm ? the_sm->fabric : NULL; }
-struct mad_engine *sm_mad_engine(void) { return the_sm ? the_sm->me : NULL; }
 bool sm_subnet_up(void) { return the_sm && the_sm->subnet_up; }
 bool sm_is_master(void) { return the_sm && the_sm->state == SM_STATE_MASTER; }
 uint16_t sm_own_lid(void) { return the_sm ? the_sm->own_lid : 0; }

@@ -1,9 +1,9 @@
 /*
  * The subnet manager's public door for the rest of fabricd.
  *
- * Partitions and health do not run their own sweeps or open their own
- * MAD channels: they register hooks that the SM calls at fixed points of
- * each sweep, and send MADs through the SM's engine.
+ * Partitions and health do not run their own sweeps: they register hooks
+ * that the SM calls at fixed points of each sweep.  They send MADs through
+ * the daemon's engine (fabricd_mad()), as the SM does.
  */
 #ifndef FABRICD_SM_SM_H
 #define FABRICD_SM_SM_H
@@ -17,7 +17,6 @@
 
 /* NULL while the SM is disabled or not started. */
 struct fabric *sm_fabric(void);
-struct mad_engine *sm_mad_engine(void);
 bool sm_subnet_up(void);
 /* Only the master SM writes to the fabric: while another SM is master (we
  * are STANDBY) or before the first discovery has decided, modules send no
