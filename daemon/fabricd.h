@@ -24,6 +24,9 @@ struct fabricd;
 struct mad_engine;
 struct mad_engine_config;
 
+/* A module's verdict on a new configuration (see reload_check). */
+enum reload_result { RELOAD_APPLIED, RELOAD_RESTART_NEEDED };
+
 enum module_id { MOD_SM, MOD_PARTITIONS, MOD_ROCE_QOS, MOD_HEALTH, MOD_VALIDATION, MOD_COUNT };
 
 struct fabricd_module {
@@ -37,6 +40,12 @@ struct fabricd_module {
 	 * engine's settings (the first module that says so sets them). */
 	bool			(*mad_config)(const void *cfg, struct mad_engine_config *mc);
 	int			(*start)(struct fabricd *fd, const void *cfg);
+	/* Can cfg replace the running configuration in place?  When not,
+	 * why names the setting ("sm.port_guid changes only at restart").
+	 * Every module is asked before any reloads, so that one refusal
+	 * changes nothing anywhere.  NULL: always in place. */
+	enum reload_result	(*reload_check)(struct fabricd *fd, const void *cfg, char *why,
+				    size_t len);
 	int			(*reload)(struct fabricd *fd, const void *cfg);
 	void			(*stop)(struct fabricd *fd);
 	json_t			*(*status)(struct fabricd *fd);	/* {"state": ...} */

@@ -550,7 +550,6 @@ struct mad_engine *
 mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 {
 	struct mad_engine *me = xcalloc(1, sizeof(*me));
-	struct timeval tv;
 	int pfd[2], port;
 	char issm[64];
 
@@ -572,10 +571,7 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 		log_warn("mad: %s (continuing without IsSM)", issm);
 
 	mad_engine_set_window(me, cfg->window);
-	me->retries = cfg->retries;
-	tv.tv_sec = cfg->timeout_ms / 1000;
-	tv.tv_usec = (cfg->timeout_ms % 1000) * 1000;
-	me->timeout = event_base_init_common_timeout(base, &tv);
+	mad_engine_set_timing(me, cfg->timeout_ms, cfg->retries);
 	me->rec_size = umad_size() + MAD_SIZE;
 	me->rx_buf = xcalloc(RX_BATCH, me->rec_size);
 	me->tx_buf = xcalloc(1, me->rec_size);
@@ -672,6 +668,17 @@ mad_engine_set_window(struct mad_engine *me, unsigned window)
 		window = MAD_WINDOW_MAX;
 	me->window = window;
 	mad_pump(me);
+}
+
+void
+mad_engine_set_timing(struct mad_engine *me, unsigned timeout_ms, unsigned retries)
+{
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
+
+	/* libevent's common timeouts: one queue per duration, so the many
+	 * MAD timers cost O(1) each.  MADs in flight keep the one they had. */
+	me->timeout = event_base_init_common_timeout(me->base, &tv);
+	me->retries = retries;
 }
 
 void

@@ -171,20 +171,40 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	return 0;
 }
 
+/* Turning the SM on or off, or moving it to another port, opens or closes
+ * the daemon's MAD engine and the port's IsSM: only a restart does that. */
+static enum reload_result
+sm_reload_check(struct fabricd *fd, const void *cfgp, char *why, size_t len)
+{
+	const struct sm_config *cfg = cfgp, *cur = fabricd_module_config(fd, MOD_SM);
+
+	if (cfg->enabled != cur->enabled) {
+		snprintf(why, len, "sm.enabled changes only at restart");
+		return RELOAD_RESTART_NEEDED;
+	}
+	if (cfg->enabled && cfg->port_guid != cur->port_guid) {
+		snprintf(why, len, "sm.port_guid changes only at restart");
+		return RELOAD_RESTART_NEEDED;
+	}
+	return RELOAD_APPLIED;
+}
+
 static int
 sm_reload(struct fabricd *fd, const void *cfgp)
 {
 	const struct sm_config *cfg = cfgp;
 	struct sm *sm = the_sm;
 
-	if (sm == NULL || !cfg->enabled || cfg->port_guid != sm->cfg.port_guid)
-		return -1;	/* needs a restart of the module */
+	if (sm == NULL)
+		return 0;	/* disabled, and staying so (sm_reload_check) */
 	sm->cfg.priority = cfg->priority;
 	sm->cfg.routing = cfg->routing;
 	memcpy(sm->cfg.updn_roots, cfg->updn_roots, sizeof(sm->cfg.updn_roots));
 	sm->cfg.nupdn_roots = cfg->nupdn_roots;
 	sm->roots_warned = false;
 	sm->cfg.retries = cfg->retries;
+	sm->cfg.timeout_ms = cfg->timeout_ms;
+	mad_engine_set_timing(sm->me, (unsigned)cfg->timeout_ms, (unsigned)cfg->retries);
 	sm->cfg.standby_misses = cfg->standby_misses;
 	sm->cfg.sm_key = cfg->sm_key;
 	sm->cfg.subnet_prefix = cfg->subnet_prefix;	/* ports get it at the sweep below */
@@ -248,6 +268,7 @@ const struct fabricd_module sm_module = {
 	.config_fields = sm_fields,
 	.mad_config = sm_mad_config,
 	.start = sm_start,
+	.reload_check = sm_reload_check,
 	.reload = sm_reload,
 	.stop = sm_stop,
 	.status = sm_status,
