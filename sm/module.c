@@ -34,6 +34,39 @@ static struct sm *the_sm;
 
 struct sm *sm_current(void) { return the_sm; }
 
+/* sm_test_use_io(): a fake fabric in place of the engine. */
+static struct {
+	bool		 on;
+	struct mad_io	 io;
+	uint64_t	 port_guid;
+	uint8_t		 port_num;
+} test_io;
+
+void
+sm_test_use_io(const struct mad_io *io, uint64_t port_guid, uint8_t port_num)
+{
+	test_io.on = io != NULL;
+	if (io)
+		test_io.io = *io;
+	test_io.port_guid = port_guid;
+	test_io.port_num = port_num;
+}
+
+/* What the SM sends through, and as which port. */
+static void
+sm_attach_io(struct sm *sm, struct fabricd *fd)
+{
+	struct mad_io io = test_io.on ? test_io.io : mad_io_engine(fd->me);
+
+	sm->me = test_io.on ? NULL : fd->me;
+	mad_batch_init(&sm->batch, &io, sm);
+	mad_batch_init(&sm->side, &io, sm);
+	sm->own_guid = test_io.on ? test_io.port_guid : mad_engine_port_guid(sm->me);
+	sm->own_port = test_io.on ? test_io.port_num : mad_engine_port_num(sm->me);
+	if (sm->me)
+		mad_engine_set_handler(sm->me, sm_handle_mad, sm);
+}
+
 static const char *const routing_names[] = { "minhop", "updn", NULL };
 
 static bool
@@ -146,24 +179,16 @@ sm_start(struct fabricd *fd, const void *cfgp)
 
 	if (!cfg->enabled)
 		return 0;
-	if (fd->me == NULL)
+	if (fd->me == NULL && !test_io.on)
 		return -1;	/* the daemon could not open the port (logged) */
 	sm = xcalloc(1, sizeof(*sm));
 	sm->fd = fd;
 	sm->cfg = *cfg;
-	sm->me = fd->me;
-	{
-		struct mad_io io = mad_io_engine(sm->me);
-		mad_batch_init(&sm->batch, &io, sm);
-		mad_batch_init(&sm->side, &io, sm);
-	}
+	sm_attach_io(sm, fd);
 	the_sm = sm;
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
-	sm->own_guid = mad_engine_port_guid(sm->me);
-	sm->own_port = mad_engine_port_num(sm->me);
 	if (sm_lids_load(sm) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
-	mad_engine_set_handler(sm->me, sm_handle_mad, sm);
 	event_post(EV_INFO, "sm", NULL, "subnet manager started on port 0x%016llx, priority %llu",
 	    (unsigned long long)sm->own_guid, (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
@@ -204,13 +229,15 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 	sm->roots_warned = false;
 	sm->cfg.retries = cfg->retries;
 	sm->cfg.timeout_ms = cfg->timeout_ms;
-	mad_engine_set_timing(sm->me, (unsigned)cfg->timeout_ms, (unsigned)cfg->retries);
+	if (sm->me)
+		mad_engine_set_timing(sm->me, (unsigned)cfg->timeout_ms, (unsigned)cfg->retries);
 	sm->cfg.standby_misses = cfg->standby_misses;
 	sm->cfg.sm_key = cfg->sm_key;
 	sm->cfg.subnet_prefix = cfg->subnet_prefix;	/* ports get it at the sweep below */
 	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
 		sm->cfg.max_outstanding = cfg->max_outstanding;
-		mad_engine_set_window(sm->me, (unsigned)cfg->max_outstanding);
+		if (sm->me)
+			mad_engine_set_window(sm->me, (unsigned)cfg->max_outstanding);
 	}
 	if (cfg->sweep_interval_ms != sm->cfg.sweep_interval_ms) {
 		sm->cfg.sweep_interval_ms = cfg->sweep_interval_ms;
@@ -235,7 +262,8 @@ sm_stop(struct fabricd *fd)
 	sm->nwaiters = 0;
 	/* The sweep must not go on: its MADs' replies reach nobody. */
 	sm_phase_cancel(sm);
-	mad_engine_set_handler(sm->me, NULL, NULL);	/* the daemon closes it */
+	if (sm->me)
+		mad_engine_set_handler(sm->me, NULL, NULL);	/* the daemon closes it */
 	sm_standby_stop(sm);
 	if (sm->sweep_timer)
 		event_free(sm->sweep_timer);

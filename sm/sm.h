@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "fabric/fabric.h"
+#include "mad/io.h"
 #include "mad/mad.h"
 
 /* NULL while the SM is disabled or not started. */
@@ -49,5 +50,12 @@ void sm_add_hook(enum sm_hook_point point, sm_hook_fn fn, void *arg);
 typedef int (*sm_pkey_table_fn)(const struct fabric_port *p, uint16_t *keys,
     size_t max, void *arg);
 void sm_set_pkey_tables(sm_pkey_table_fn fn, void *arg);
+
+/*
+ * Unit tests: the next sm start sends through io (a fake fabric) instead
+ * of the daemon's engine, as the port port_guid, number port_num.  io NULL
+ * goes back to the engine.
+ */
+void sm_test_use_io(const struct mad_io *io, uint64_t port_guid, uint8_t port_num);
 
 #endif
