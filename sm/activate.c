@@ -97,7 +97,7 @@ port_wrong(const struct sm *sm, const struct fabric_port *p, uint16_t lid)
 }
 
 void
-sm_activate_arm(struct sm *sm, void (*next)(struct sm *))
+sm_activate_arm(struct sm *sm)
 {
 	struct fabric *f = sm->next;
 	struct fabric_node *n;
@@ -123,11 +123,10 @@ sm_activate_arm(struct sm *sm, void (*next)(struct sm *))
 				port_set(sm, p, lid, sm->own_lid, IB_LINK_NO_CHANGE);
 		}
 	}
-	sm_phase_wait(sm, next);
 }
 
 void
-sm_activate_active(struct sm *sm, void (*next)(struct sm *))
+sm_activate_active(struct sm *sm)
 {
 	struct fabric_node *n;
 	size_t i;
@@ -142,7 +141,6 @@ sm_activate_active(struct sm *sm, void (*next)(struct sm *))
 				    sm->own_lid, IB_LINK_ACTIVE);
 		}
 	}
-	sm_phase_wait(sm, next);
 }
 
 /* Widths ranked by lanes (the mask bits are not in lane order: 2x is 16). */

@@ -290,7 +290,7 @@ probe_port(struct sm *sm, struct fabric_port *from)
 }
 
 void
-sm_discover(struct sm *sm, void (*next)(struct sm *))
+sm_discover(struct sm *sm)
 {
 	struct mad_addr a = { .directed = true, .hops = 0 };
 
@@ -299,7 +299,6 @@ sm_discover(struct sm *sm, void (*next)(struct sm *))
 	ndup_reported = 0;
 	sm_standby_discovery_start(sm);
 	sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, NULL);
-	sm_phase_wait(sm, next);
 }
 
 void
@@ -334,7 +333,7 @@ on_light_switchinfo(const struct mad_result *res, void *owner, void *arg)
 }
 
 void
-sm_light_probe(struct sm *sm, void (*next)(struct sm *))
+sm_light_probe(struct sm *sm)
 {
 	struct fabric_node *n;
 	struct mad_addr a;
@@ -349,5 +348,4 @@ sm_light_probe(struct sm *sm, void (*next)(struct sm *))
 		    on_light_switchinfo, n);
 	}
 	sm_standby_light_probe(sm);	/* nothing to ask on a subnet with one SM */
-	sm_phase_wait(sm, next);
 }

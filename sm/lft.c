@@ -56,7 +56,7 @@ carry_over(struct sm *sm, struct fabric_node *n)
 }
 
 void
-sm_lft_readback(struct sm *sm, void (*next)(struct sm *))
+sm_lft_readback(struct sm *sm)
 {
 	struct fabric_node *n;
 	struct mad_addr a;
@@ -75,7 +75,6 @@ sm_lft_readback(struct sm *sm, void (*next)(struct sm *))
 		for (b = 0; b <= n->lft_top / BLOCK; b++)
 			sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_LFT, b, NULL, on_lft_get, n);
 	}
-	sm_phase_wait(sm, next);
 }
 
 static void

@@ -75,6 +75,8 @@ struct sm_remote {
 };
 #define SM_MAX_WAITERS 16
 
+struct sweep_step;
+
 struct sm_hook {
 	sm_hook_fn	 fn;
 	void		*arg;
@@ -102,6 +104,8 @@ struct sm {
 	struct mad_batch	 side;			/* standby polls, handover: no phase */
 	struct event		*sweep_timer;		/* periodic light sweep */
 	struct event		*kick;			/* run a sweep soon */
+	const struct sweep_step	*steps;			/* the running sweep's list (sweep.c) */
+	size_t			 step;			/* the one running */
 	struct sweep_record	 cur, last;
 	uint64_t		 sweeps;
 	struct mad_counters	 mad_at_start;
@@ -149,6 +153,8 @@ const char *sm_node_label(const struct fabric_node *n, char *buf, size_t len);
 
 /* sweep.c */
 void sm_sweep_request(struct sm *sm, bool heavy);
+/* The running sweep's next step (a step that went on by itself). */
+void sm_sweep_next(struct sm *sm);
 void sm_sweep_start_timer(struct sm *sm);
 
 /* hooks.c: run the hooks of one point in order, then then(sm). */
@@ -157,10 +163,13 @@ void sm_run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *
 /* inbound.c: every MAD addressed to us (the engine's handler). */
 void sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg);
 
-/* discover.c: build sm->next from the fabric, then continue. */
-void sm_discover(struct sm *sm, void (*next)(struct sm *));
-/* light sweep: SwitchInfo of every known switch; sets light_found_change. */
-void sm_light_probe(struct sm *sm, void (*next)(struct sm *));
+/* The phases' MADs (discover.c, lft.c, activate.c): each sends its MADs
+ * into the current phase; sweep.c waits for them. */
+
+/* discover.c: build sm->next from the fabric. */
+void sm_discover(struct sm *sm);
+/* Light sweep: SwitchInfo of every known switch; sets light_found_change. */
+void sm_light_probe(struct sm *sm);
 /* Clear SwitchInfo PortStateChange where discovery saw it set but, not yet
  * master, left it (MADs of the current phase). */
 void sm_clear_state_changes(struct sm *sm);
@@ -186,12 +195,12 @@ void sm_lids_save(struct sm *sm);	/* inside a transaction */
 void sm_lids_free(void);
 
 /* activate.c: LIDs, SM LID, ARMED then ACTIVE on every link. */
-void sm_activate_arm(struct sm *sm, void (*next)(struct sm *));
-void sm_activate_active(struct sm *sm, void (*next)(struct sm *));
+void sm_activate_arm(struct sm *sm);
+void sm_activate_active(struct sm *sm);
 void sm_mark_degraded(struct fabric *f);
 
 /* lft.c */
-void sm_lft_readback(struct sm *sm, void (*next)(struct sm *));
+void sm_lft_readback(struct sm *sm);
 /* Compute routes and queue the blocks that differ; they are MADs of the
  * current phase, so the caller's next sm_phase_wait() waits for them. */
 void sm_lft_program(struct sm *sm);

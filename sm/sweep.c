@@ -1,11 +1,12 @@
 /*
  * Sweeps: the SM's one activity.  A light sweep reads every switch's
  * SwitchInfo and looks at PortStateChange; anything changed (or a trap 128,
- * or an operator's `sweep --heavy`) makes it a heavy sweep:
+ * or an operator's `sweep --heavy`) makes it a heavy sweep.  Both are lists
+ * of steps (light_sweep[], heavy_sweep[] below), run top to bottom:
  *
- *   discover -> read back unknown LFTs -> assign LIDs -> program LFTs
- *   while the before_activate hooks run -> ARMED -> ACTIVE -> publish the
- *   model, events, store -> after_sweep hooks -> done
+ *   discover -> decide -> read back unknown LFTs -> assign LIDs, program
+ *   LFTs while the before_activate hooks run -> ARMED -> ACTIVE -> publish
+ *   the model and events; then store -> after_sweep hooks -> done
  *
  * Only one sweep runs at a time; requests during a sweep are folded into
  * one more sweep after it.
@@ -20,10 +21,143 @@
 #include "sm/sm_internal.h"
 
 
-static void sweep_finish(struct sm *sm);
-static void after_discover(struct sm *sm);
+/*
+ * A sweep is a list of steps run top to bottom (as OpenSM's state manager
+ * reads).  A step starts its work and says how the sweep goes on.
+ */
+enum step_end {
+	STEP_WAIT,	/* next step once this phase's MADs have all answered */
+	STEP_GO,	/* next step now: its MADs fly beside the next one's */
+	STEP_ASYNC,	/* the step goes on by itself (hooks, another list) */
+	STEP_END,	/* the sweep is over */
+};
 
-/* ---- the heavy sweep's phases ---- */
+struct sweep_step {
+	const char	*name;
+	enum step_end	(*run)(struct sm *sm);
+};
+
+static const struct sweep_step light_sweep[], heavy_sweep[];
+
+static void sweep_finish(struct sm *sm);
+static void sweep_end(struct sm *sm);
+static void sweep_run(struct sm *sm, const struct sweep_step *steps);
+
+/* ---- the light sweep ---- */
+
+/* Has any switch seen a port change, or another SM moved? */
+static enum step_end
+step_light_probe(struct sm *sm)
+{
+	sm_light_probe(sm);
+	return STEP_WAIT;
+}
+
+static enum step_end
+step_light_verdict(struct sm *sm)
+{
+	if (!sm->light_found_change) {
+		sm->cur.ok = true;
+		return STEP_END;
+	}
+	sm->cur.kind = SWEEP_HEAVY;
+	sweep_run(sm, heavy_sweep);
+	return STEP_ASYNC;
+}
+
+/* ---- the heavy sweep ---- */
+
+static enum step_end
+step_discover(struct sm *sm)
+{
+	sm_discover(sm);
+	return STEP_WAIT;
+}
+
+/* Only a master goes on to program the fabric. */
+static enum step_end
+step_decide(struct sm *sm)
+{
+	bool was_master;
+
+	if (fabric_node_count(sm->next) == 0) {
+		log_warnx("sm: own port not answering; sweep abandoned");
+		sm->cur.ok = false;
+		fabric_free(sm->next);
+		sm->next = NULL;
+		return STEP_END;
+	}
+	was_master = sm->state == SM_STATE_MASTER;
+	if (!sm_standby_decide(sm)) {
+		/* Another SM is master (or about to be): it programs the
+		 * fabric, we only watch it. */
+		sm->cur.ok = sm->cur.unreachable == 0;
+		fabric_free(sm->next);
+		sm->next = NULL;
+		return STEP_END;
+	}
+	fabric_sort(sm->next);
+	sm_mark_degraded(sm->next);
+	if (!was_master)
+		sm_clear_state_changes(sm);
+	return STEP_GO;
+}
+
+static enum step_end
+step_lft_readback(struct sm *sm)
+{
+	sm_lft_readback(sm);
+	return STEP_WAIT;
+}
+
+static enum step_end
+step_lids_and_lfts(struct sm *sm)
+{
+	struct fabric_node *own = NULL, *n;
+	size_t i;
+
+	sm_lids_assign(sm, sm->next);
+	FABRIC_FOREACH_NODE(sm->next, i, n)
+		if (n->hops == 0)
+			own = n;
+	if (own) {
+		sm->own_port = own->path_port;
+		sm->own_lid = own->ports[own->path_port].lid;
+	}
+	sm_lft_program(sm);
+	return STEP_GO;
+}
+
+static void
+step_next_when_answered(struct sm *sm)
+{
+	sm_phase_wait(sm, sm_sweep_next);
+}
+
+/* The forwarding tables do not depend on what the hooks do (P_Key
+ * tables), so their MADs go out while the hooks plan theirs: the
+ * simulator (or the fabric) is not left idle in between.  Ports are
+ * armed only once both are done. */
+static enum step_end
+step_before_activate(struct sm *sm)
+{
+	sm_run_hooks(sm, SM_HOOK_BEFORE_ACTIVATE, step_next_when_answered);
+	return STEP_ASYNC;
+}
+
+static enum step_end
+step_arm(struct sm *sm)
+{
+	sm_activate_arm(sm);
+	return STEP_WAIT;
+}
+
+static enum step_end
+step_activate(struct sm *sm)
+{
+	sm_activate_active(sm);
+	return STEP_WAIT;
+}
 
 static bool
 all_links_active(const struct fabric *f, unsigned *active)
@@ -48,8 +182,9 @@ all_links_active(const struct fabric *f, unsigned *active)
 	return ok;
 }
 
-static void
-publish(struct sm *sm)
+/* The new model replaces the old one; what changed becomes events. */
+static enum step_end
+step_publish(struct sm *sm)
 {
 	struct fabric *old = sm->fabric;
 	unsigned active = 0;
@@ -67,95 +202,63 @@ publish(struct sm *sm)
 		    fabric_node_count(sm->fabric), active,
 		    (long long)(event_now_ms() - sm->cur.start_ms));
 	}
-	sweep_finish(sm);
+	return STEP_END;
 }
 
-static void
-after_active(struct sm *sm)
-{
-	publish(sm);
-}
+/* ---- the lists ---- */
+
+static const struct sweep_step light_sweep[] = {
+	{ "light probe",	step_light_probe },	/* SwitchInfo of every switch */
+	{ "light verdict",	step_light_verdict },	/* a change: the heavy list */
+};
+
+static const struct sweep_step heavy_sweep[] = {
+	{ "discover",		step_discover },	/* directed-route NodeInfo outwards */
+	{ "decide",		step_decide },		/* master, standby, or no fabric */
+	{ "lft readback",	step_lft_readback },	/* tables we do not know yet */
+	{ "lids and lfts",	step_lids_and_lfts },	/* LIDs, then the blocks that differ */
+	{ "before activate",	step_before_activate },	/* hooks (P_Key tables) */
+	{ "arm",		step_arm },		/* LIDs, SM LID, INIT -> ARMED */
+	{ "activate",		step_activate },	/* ARMED -> ACTIVE */
+	{ "publish",		step_publish },		/* the model, events */
+};
+
+/* ---- running a list ---- */
 
 static void
-after_arm(struct sm *sm)
+step_run(struct sm *sm)
 {
-	sm_activate_active(sm, after_active);
-}
+	const struct sweep_step *s = &sm->steps[sm->step];
 
-static void
-after_lft(struct sm *sm)
-{
-	sm_activate_arm(sm, after_arm);
-}
-
-static void
-after_before_hooks(struct sm *sm)
-{
-	sm_phase_wait(sm, after_lft);
-}
-
-static void
-after_readback(struct sm *sm)
-{
-	struct fabric_node *own = NULL, *n;
-	size_t i;
-
-	sm_lids_assign(sm, sm->next);
-	FABRIC_FOREACH_NODE(sm->next, i, n)
-		if (n->hops == 0)
-			own = n;
-	if (own) {
-		sm->own_port = own->path_port;
-		sm->own_lid = own->ports[own->path_port].lid;
-	}
-	/* The forwarding tables do not depend on what the hooks do (P_Key
-	 * tables), so their MADs go out while the hooks plan theirs: the
-	 * simulator (or the fabric) is not left idle in between.  Ports are
-	 * armed only once both are done. */
-	sm_lft_program(sm);
-	sm_run_hooks(sm, SM_HOOK_BEFORE_ACTIVATE, after_before_hooks);
-}
-
-static void
-after_discover(struct sm *sm)
-{
-	bool was_master;
-
-	if (fabric_node_count(sm->next) == 0) {
-		log_warnx("sm: own port not answering; sweep abandoned");
-		sm->cur.ok = false;
-		fabric_free(sm->next);
-		sm->next = NULL;
+	log_debug("sm: sweep step %s", s->name);
+	switch (s->run(sm)) {
+	case STEP_WAIT:
+		sm_phase_wait(sm, sm_sweep_next);
+		break;
+	case STEP_GO:
+		sm_sweep_next(sm);
+		break;
+	case STEP_ASYNC:
+		break;
+	case STEP_END:
 		sweep_finish(sm);
-		return;
+		break;
 	}
-	was_master = sm->state == SM_STATE_MASTER;
-	if (!sm_standby_decide(sm)) {
-		/* Another SM is master (or about to be): it programs the
-		 * fabric, we only watch it. */
-		sm->cur.ok = sm->cur.unreachable == 0;
-		fabric_free(sm->next);
-		sm->next = NULL;
-		sweep_finish(sm);
-		return;
-	}
-	fabric_sort(sm->next);
-	sm_mark_degraded(sm->next);
-	if (!was_master)
-		sm_clear_state_changes(sm);
-	sm_lft_readback(sm, after_readback);
+}
+
+void
+sm_sweep_next(struct sm *sm)
+{
+	sm->step++;
+	step_run(sm);
 }
 
 static void
-after_light(struct sm *sm)
+sweep_run(struct sm *sm, const struct sweep_step *steps)
 {
-	if (sm->light_found_change) {
-		sm->cur.kind = SWEEP_HEAVY;
-		sm_discover(sm, after_discover);
-		return;
-	}
-	sm->cur.ok = true;
-	sweep_finish(sm);
+	sm->steps = steps;
+	sm->step = 0;
+	step_run(sm);
 }
 
 /* ---- start and finish ---- */
@@ -169,23 +272,11 @@ sweep_begin(struct sm *sm, bool heavy)
 	sm->mad_at_start = *mad_engine_counters(sm->me);
 	if (heavy || sm->fabric == NULL || !sm->subnet_up) {
 		sm->cur.kind = SWEEP_HEAVY;
-		sm_discover(sm, after_discover);
+		sweep_run(sm, heavy_sweep);
 	} else {
 		sm->cur.kind = SWEEP_LIGHT;
-		sm_light_probe(sm, after_light);
+		sweep_run(sm, light_sweep);
 	}
-}
-
-static void
-sweep_end(struct sm *sm)
-{
-	bool again = sm->again, heavy = sm->again_heavy;
-
-	sm->sweeping = false;
-	sm->again = sm->again_heavy = false;
-	sm_ctl_sweep_finished(sm);
-	if (again)
-		sm_sweep_request(sm, heavy);
 }
 
 static void
@@ -213,6 +304,18 @@ sweep_finish(struct sm *sm)
 		sm_run_hooks(sm, SM_HOOK_AFTER_SWEEP, sweep_end);
 	else
 		sweep_end(sm);
+}
+
+static void
+sweep_end(struct sm *sm)
+{
+	bool again = sm->again, heavy = sm->again_heavy;
+
+	sm->sweeping = false;
+	sm->again = sm->again_heavy = false;
+	sm_ctl_sweep_finished(sm);
+	if (again)
+		sm_sweep_request(sm, heavy);
 }
 
 static void
