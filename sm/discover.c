@@ -133,22 +133,18 @@ on_portinfo(const struct mad_result *res, void *owner, void *arg)
 
 /* ---- NodeInfo: where the model grows ---- */
 
-/* Each duplicate is reported once per sweep, however many links lead to it. */
-#define DUP_REPORTED_MAX 32
-static uint64_t dup_reported[DUP_REPORTED_MAX];
-static size_t ndup_reported;
-
 static void
 duplicate_guid(struct sm *sm, uint64_t guid, const struct fabric_port *from)
 {
 	char obj[64], name[FABRIC_NODE_DESC_LEN + 24];
 	size_t i;
 
-	for (i = 0; i < ndup_reported; i++)
-		if (dup_reported[i] == guid)
+	/* Once per sweep, however many links lead to it. */
+	for (i = 0; i < sm->ndup_reported; i++)
+		if (sm->dup_reported[i] == guid)
 			return;
-	if (ndup_reported < DUP_REPORTED_MAX)
-		dup_reported[ndup_reported++] = guid;
+	if (sm->ndup_reported < SM_DUP_REPORTED_MAX)
+		sm->dup_reported[sm->ndup_reported++] = guid;
 	snprintf(obj, sizeof(obj), "0x%016llx", (unsigned long long)guid);
 	if (from)
 		sm_node_label(from->node, name, sizeof(name));
@@ -296,7 +292,7 @@ sm_discover(struct sm *sm)
 
 	fabric_free(sm->next);
 	sm->next = fabric_new();
-	ndup_reported = 0;
+	sm->ndup_reported = 0;
 	sm_standby_discovery_start(sm);
 	sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, NULL);
 }

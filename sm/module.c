@@ -274,7 +274,7 @@ sm_stop(struct fabricd *fd)
 	fabric_free(sm->next);
 	mad_batch_free(&sm->batch);
 	mad_batch_free(&sm->side);
-	sm_lids_free();
+	sm_lids_free(sm);
 	the_sm = NULL;
 	free(sm);
 }

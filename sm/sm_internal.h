@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <event2/event.h>
 
+#include "common/guid.h"
 #include "daemon/fabricd.h"
 #include "fabric/fabric.h"
 #include "sm/election.h"
@@ -65,6 +66,7 @@ struct sweep_record {
 };
 
 #define SM_MAX_HOOKS 8
+#define SM_DUP_REPORTED_MAX 32	/* duplicate GUIDs reported per discovery */
 #define SM_MAX_REMOTES 16
 
 /* Another SM met during discovery (or the one we follow). */
@@ -76,6 +78,19 @@ struct sm_remote {
 #define SM_MAX_WAITERS 16
 
 struct sweep_step;
+
+#define SM_LID_EVENTS_MAX 16	/* more assigned in a sweep: one summary event */
+
+/* LIDs (lids.c): what the database holds, and this sweep's new ones. */
+struct sm_lids {
+	uint64_t		*owner;		/* [FABRIC_MAX_LID + 1] GUID, 0 free */
+	struct guid_map		 by_guid;	/* GUID -> LID */
+	uint64_t		*unsaved_guid;	/* new, for the sweep's transaction */
+	uint16_t		*unsaved_lid;
+	size_t			 nunsaved, unsaved_cap;
+	struct fabric_port	*assigned[SM_LID_EVENTS_MAX];	/* for events */
+	size_t			 nassigned;
+};
 
 struct sm_hook {
 	sm_hook_fn	 fn;
@@ -95,6 +110,7 @@ struct sm {
 	uint8_t			 own_port;
 	bool			 subnet_up;
 	bool			 topology_changed;
+	struct sm_lids		 lids;
 
 	/* sweep control */
 	bool			 sweeping;
@@ -110,6 +126,8 @@ struct sm {
 	uint64_t		 sweeps;
 	struct mad_counters	 mad_at_start;
 	bool			 light_found_change;
+	uint64_t		 dup_reported[SM_DUP_REPORTED_MAX];	/* this discovery's */
+	size_t			 ndup_reported;
 	bool			 roots_warned;	/* told of missing updn roots or a fallback */
 
 	/* election (standby.c) */
@@ -123,6 +141,7 @@ struct sm {
 	bool			 polling, poll_outstanding;
 	unsigned		 poll_misses;
 	struct event		*poll_timer;
+	uint64_t		 key_told_guid, key_told_key;	/* foreign SM_Key, told once */
 
 	/* hooks (the registry itself is in hooks.c) */
 	size_t			 hook_next;
@@ -192,7 +211,7 @@ void sm_standby_stop(struct sm *sm);
 int sm_lids_load(struct sm *sm);
 void sm_lids_assign(struct sm *sm, struct fabric *f);
 void sm_lids_save(struct sm *sm);	/* inside a transaction */
-void sm_lids_free(void);
+void sm_lids_free(struct sm *sm);
 
 /* activate.c: LIDs, SM LID, ARMED then ACTIVE on every link. */
 void sm_activate_arm(struct sm *sm);

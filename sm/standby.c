@@ -82,15 +82,14 @@ peer_from_sminfo(struct sm_peer *p, const ib_sm_info_t *si)
 static bool
 key_ok(struct sm *sm, const ib_sm_info_t *si)
 {
-	static uint64_t told_guid, told_key;
 	uint64_t key = be64toh(si->sm_key), guid = be64toh(si->guid);
 	char g[24];
 
 	if (sm_elect_key_ok(sm->cfg.sm_key, key))
 		return true;
-	if (told_guid != guid || told_key != key) {
-		told_guid = guid;
-		told_key = key;
+	if (sm->key_told_guid != guid || sm->key_told_key != key) {
+		sm->key_told_guid = guid;
+		sm->key_told_key = key;
 		event_post(EV_WARNING, "sm", NULL, "SM %s has SM_Key 0x%016llx, not ours: ignored",
 		    guid_text(guid, g, sizeof(g)), (unsigned long long)key);
 	}

@@ -235,7 +235,7 @@ test_lids(void **state)
 
 	/* restart: the database wins over LIDs the ports hold, and a port
 	 * holding another port's LID does not get it */
-	sm_lids_free();
+	sm_lids_free(&sm);
 	assert_int_equal(sm_lids_load(&sm), 0);
 	tiny_build(&t);
 	fabric_sort(t.f);
@@ -254,7 +254,7 @@ test_lids(void **state)
 	assert_int_equal(t.h2->ports[1].lid, 6);
 	fabric_free(t.f);
 
-	sm_lids_free();
+	sm_lids_free(&sm);
 	store_close(fake.store);
 	fabricd = NULL;
 	{
