@@ -61,7 +61,7 @@ struct reply {
 	mad_cb		 cb;
 	void		*arg;
 	int		 status;
-	uint8_t		 mad[256];
+	uint8_t		 mad[MAD_SIZE] MAD_ALIGNED;	/* ib_types.h structs inside */
 };
 
 struct fake {
