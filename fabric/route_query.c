@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/guid.h"
 #include "fabric/route_query.h"
 #include "fabric/routing.h"
 
@@ -14,7 +15,7 @@ guid_json(uint64_t g)
 {
 	char buf[24];
 
-	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)g);
+	guid_format(g, buf, sizeof(buf));
 	return json_string(buf);
 }
 

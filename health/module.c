@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/guid.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
@@ -155,7 +156,7 @@ hport_get(uint64_t node_guid, uint8_t port, const char *desc)
 		snprintf(p->desc, sizeof(p->desc), "%.64s", desc);
 		snprintf(p->object, sizeof(p->object), "%.64s:%u", p->desc, port);
 	} else if (p->object[0] == '\0') {
-		snprintf(p->object, sizeof(p->object), "0x%016" PRIx64 ":%u", node_guid, port);
+		snprintf(p->object, sizeof(p->object), GUID_FMT ":%u", node_guid, port);
 	}
 	return p;
 }
@@ -179,7 +180,7 @@ hport_lookup(const char *spec)
 		char guid[24];
 		if (p->port != port)
 			continue;
-		snprintf(guid, sizeof(guid), "0x%016" PRIx64, p->node_guid);
+		guid_format(p->node_guid, guid, sizeof(guid));
 		if (!strcmp(p->desc, node) || !strcasecmp(guid, node) ||
 		    (strtoull(node, &end, 0) == p->node_guid && *end == '\0' && p->node_guid))
 			return p;

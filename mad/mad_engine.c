@@ -29,6 +29,7 @@
 #include <iba/ib_types.h>
 #include <umad.h>
 
+#include "common/guid.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "mad/mad.h"
@@ -503,7 +504,7 @@ find_port(uint64_t want, char *ca_out, int *port_out, uint64_t *guid_out)
 			return 0;
 		}
 	}
-	log_warnx("mad: no port with GUID 0x%016llx", (unsigned long long)want);
+	log_warnx("mad: no port with GUID " GUID_FMT, want);
 	return -1;
 }
 
@@ -595,8 +596,8 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 		me->pipe_ev = NULL;
 		goto fail;
 	}
-	log_info("mad: %s port %u GUID 0x%016llx, window %u", me->ca, me->port_num,
-	    (unsigned long long)me->port_guid, me->window);
+	log_info("mad: %s port %u GUID " GUID_FMT ", window %u", me->ca, me->port_num,
+	    me->port_guid, me->window);
 	return me;
 fail:
 	if (me->issm_fd >= 0)

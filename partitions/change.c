@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/guid.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
@@ -109,7 +110,7 @@ pt_plan_diff_json(const struct pt_plan *p)
 			json_decref(blocks);
 			continue;
 		}
-		snprintf(guid, sizeof(guid), "0x%016" PRIx64, pp->port_guid);
+		guid_format(pp->port_guid, guid, sizeof(guid));
 		json_array_append_new(ports, json_pack("{s:s, s:s, s:i, s:b, s:o}", "port", pp->label,
 		    "guid", guid, "port_num", pp->port, "switch_port", pp->switch_ext,
 		    "blocks", blocks));

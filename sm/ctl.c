@@ -23,7 +23,7 @@ guid_json(uint64_t g)
 {
 	char buf[24];
 
-	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)g);
+	guid_format(g, buf, sizeof(buf));
 	return json_string(buf);
 }
 

@@ -145,12 +145,12 @@ duplicate_guid(struct sm *sm, uint64_t guid, const struct fabric_port *from)
 			return;
 	if (sm->ndup_reported < SM_DUP_REPORTED_MAX)
 		sm->dup_reported[sm->ndup_reported++] = guid;
-	snprintf(obj, sizeof(obj), "0x%016llx", (unsigned long long)guid);
+	guid_format(guid, obj, sizeof(obj));
 	if (from)
 		sm_node_label(from->node, name, sizeof(name));
 	event_post(EV_ERROR, "sm", obj,
-	    "duplicate GUID 0x%016llx: a second node answers behind %s[%u]; not merged",
-	    (unsigned long long)guid, from ? name : "the SM's port", from ? from->num : 0);
+	    "duplicate GUID " GUID_FMT ": a second node answers behind %s[%u]; not merged",
+	    guid, from ? name : "the SM's port", from ? from->num : 0);
 	sm->cur.changes++;
 }
 
@@ -235,8 +235,8 @@ on_nodeinfo(const struct mad_result *res, void *owner, void *arg)
 	q = ib_node_info_get_local_port_num(ni);
 	if (guid == 0 || q > ni->num_ports || ni->num_ports == 0 ||
 	    (ni->node_type == IB_NODE_TYPE_SWITCH && q == 0 && from != NULL)) {
-		log_warnx("sm: bad NodeInfo behind 0x%016llx[%u]",
-		    from ? (unsigned long long)from->node->guid : 0ULL, from ? from->num : 0);
+		log_warnx("sm: bad NodeInfo behind " GUID_FMT "[%u]",
+		    from ? from->node->guid : 0, from ? from->num : 0);
 		return;
 	}
 	if ((n = fabric_node_by_guid(sm->next, guid)) != NULL) {

@@ -152,8 +152,8 @@ check_roots(struct sm *sm)
 			continue;
 		nmissing++;
 		if (len + 20 < sizeof(missing))
-			len += snprintf(missing + len, sizeof(missing) - len, "%s0x%016llx",
-			    len ? ", " : "", (unsigned long long)sm->cfg.updn_roots[r]);
+			len += snprintf(missing + len, sizeof(missing) - len, "%s" GUID_FMT,
+			    len ? ", " : "", sm->cfg.updn_roots[r]);
 	}
 	if (nmissing && !sm->roots_warned) {
 		event_post(EV_WARNING, "sm", NULL, "updn: %zu configured root%s not a switch "

@@ -73,13 +73,10 @@ static bool
 parse_guid(struct cfg_ctx *ctx, yaml_node_t *node, uint64_t *guid)
 {
 	const char *s = cfg_scalar(ctx, node, "a switch node GUID");
-	char *end;
 
 	if (s == NULL)
 		return false;
-	errno = 0;
-	*guid = strtoull(s, &end, 0);
-	if (errno || end == s || *end != '\0' || s[0] == '-' || *guid == 0) {
+	if (guid_parse(s, guid) != 0) {
 		cfg_error(ctx, node, "expected a switch node GUID such as 0x0002c90300000a01, "
 		    "found \"%s\"", s);
 		return false;
@@ -108,8 +105,8 @@ parse_roots(struct cfg_ctx *ctx, yaml_node_t *seq, void *field)
 		for (i = 0; i < c->nupdn_roots && c->updn_roots[i] != guid; i++)
 			;
 		if (i < c->nupdn_roots) {
-			cfg_error(ctx, node, "root 0x%016llx is listed twice",
-			    (unsigned long long)guid);
+			cfg_error(ctx, node, "root " GUID_FMT " is listed twice",
+			    guid);
 			continue;
 		}
 		if (c->nupdn_roots == SM_MAX_ROOTS) {
@@ -189,8 +186,8 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
 	if (sm_lids_load(sm) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
-	event_post(EV_INFO, "sm", NULL, "subnet manager started on port 0x%016llx, priority %llu",
-	    (unsigned long long)sm->own_guid, (unsigned long long)cfg->priority);
+	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
+	    sm->own_guid, (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
 	sm_sweep_request(sm, true);
 	return 0;

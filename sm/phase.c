@@ -66,7 +66,7 @@ sm_node_label(const struct fabric_node *n, char *buf, size_t len)
 	if (n->desc[0])
 		snprintf(buf, len, "%s", n->desc);
 	else
-		snprintf(buf, len, "0x%016llx", (unsigned long long)n->guid);
+		guid_format(n->guid, buf, len);
 	return buf;
 }
 

@@ -13,7 +13,7 @@
 static void
 hex(char *buf, size_t len, uint64_t guid)
 {
-	snprintf(buf, len, "0x%016llx", (unsigned long long)guid);
+	guid_format(guid, buf, len);
 }
 
 /* sql must be a literal: store_prepare caches by its address. */

@@ -24,13 +24,6 @@
 static void poll_start(struct sm *sm, const struct sm_remote *r);
 static void poll_stop(struct sm *sm);
 
-static const char *
-guid_text(uint64_t guid, char *buf, size_t len)
-{
-	snprintf(buf, len, "0x%016llx", (unsigned long long)guid);
-	return buf;
-}
-
 /* Every change of state is an event: operators must know who is master. */
 static void
 set_state(struct sm *sm, uint8_t state, const char *why)
@@ -91,7 +84,7 @@ key_ok(struct sm *sm, const ib_sm_info_t *si)
 		sm->key_told_guid = guid;
 		sm->key_told_key = key;
 		event_post(EV_WARNING, "sm", NULL, "SM %s has SM_Key 0x%016llx, not ours: ignored",
-		    guid_text(guid, g, sizeof(g)), (unsigned long long)key);
+		    guid_format(guid, g, sizeof(g)), (unsigned long long)key);
 	}
 	return false;
 }
@@ -114,7 +107,7 @@ on_remote_sminfo(const struct mad_result *res, void *owner, void *arg)
 		r->answered = r->info.guid == asked && key_ok(sm, (const ib_sm_info_t *)smp->data);
 	}
 	if (!r->answered)
-		log_debug("sm: no SMInfo from the SM port 0x%016llx", (unsigned long long)asked);
+		log_debug("sm: no SMInfo from the SM port " GUID_FMT, asked);
 }
 
 void
@@ -131,8 +124,8 @@ sm_standby_query(struct sm *sm, const struct fabric_port *p)
 	if (p->guid == 0 || p->guid == sm->own_guid)
 		return;
 	if (sm->nremotes >= SM_MAX_REMOTES) {
-		log_warnx("sm: more than %d other SMs; 0x%016llx ignored", SM_MAX_REMOTES,
-		    (unsigned long long)p->guid);
+		log_warnx("sm: more than %d other SMs; " GUID_FMT " ignored", SM_MAX_REMOTES,
+		    p->guid);
 		return;
 	}
 	r = &sm->remotes[sm->nremotes];
@@ -171,8 +164,8 @@ on_light_sminfo(const struct mad_result *res, void *owner, void *arg)
 	 * subnet), so the sweep turns heavy and decides again. */
 	if (now.guid != r->info.guid || now.state != r->info.state ||
 	    now.priority != r->info.priority) {
-		log_info("sm: SM 0x%016llx changed (%s, priority %u -> %s, priority %u)",
-		    (unsigned long long)r->info.guid, sm_state_name(r->info.state), r->info.priority,
+		log_info("sm: SM " GUID_FMT " changed (%s, priority %u -> %s, priority %u)",
+		    r->info.guid, sm_state_name(r->info.state), r->info.priority,
 		    now.guid ? sm_state_name(now.state) : "no answer", now.priority);
 		sm->light_found_change = true;
 	}
@@ -204,7 +197,7 @@ on_handover_sent(const struct mad_result *res, void *owner, void *arg)
 		return;
 	/* Nobody took the subnet: it stays ours. */
 	event_post(EV_WARNING, "sm", NULL, "handover to SM %s %s; staying master",
-	    guid_text(sm->polled.info.guid, g, sizeof(g)),
+	    guid_format(sm->polled.info.guid, g, sizeof(g)),
 	    res->status ? "not answered" : "refused");
 	poll_stop(sm);
 	set_state(sm, SM_STATE_MASTER, "handover failed");
@@ -226,7 +219,7 @@ hand_over(struct sm *sm, const struct sm_remote *r)
 	    SM_MOD_HANDOVER, data, on_handover_sent, NULL) != 0)
 		return;
 	snprintf(why, sizeof(why), "handed over to SM %s, priority %u",
-	    guid_text(r->info.guid, g, sizeof(g)), r->info.priority);
+	    guid_format(r->info.guid, g, sizeof(g)), r->info.priority);
 	set_state(sm, SM_STATE_STANDBY, why);
 }
 
@@ -276,7 +269,7 @@ sm_standby_decide(struct sm *sm)
 		return false;
 	case SM_VERDICT_STANDBY:
 		snprintf(why, sizeof(why), "SM %s is %s with priority %u",
-		    guid_text(r->info.guid, g, sizeof(g)), sm_state_name(r->info.state),
+		    guid_format(r->info.guid, g, sizeof(g)), sm_state_name(r->info.state),
 		    r->info.priority);
 		poll_start(sm, r);
 		set_state(sm, SM_STATE_STANDBY, why);
@@ -287,7 +280,7 @@ sm_standby_decide(struct sm *sm)
 		if (!sm->polling || sm->polled.info.guid != r->info.guid) {
 			event_post(EV_WARNING, "sm", NULL, "another master SM %s (priority %u) on "
 			    "the subnet; waiting for its handover",
-			    guid_text(r->info.guid, g, sizeof(g)), r->info.priority);
+			    guid_format(r->info.guid, g, sizeof(g)), r->info.priority);
 			poll_start(sm, r);
 		}
 		return false;
@@ -337,13 +330,13 @@ on_poll(const struct mad_result *res, void *owner, void *arg)
 		return;
 	}
 	sm->poll_misses++;
-	log_info("sm: SM 0x%016llx missed poll %u of %llu",
-	    (unsigned long long)sm->polled.info.guid, sm->poll_misses,
+	log_info("sm: SM " GUID_FMT " missed poll %u of %llu",
+	    sm->polled.info.guid, sm->poll_misses,
 	    (unsigned long long)sm->cfg.standby_misses);
 	if (sm->poll_misses < sm->cfg.standby_misses)
 		return;
 	snprintf(why, sizeof(why), "SM %s did not answer as master %u times",
-	    guid_text(sm->polled.info.guid, g, sizeof(g)), sm->poll_misses);
+	    guid_format(sm->polled.info.guid, g, sizeof(g)), sm->poll_misses);
 	take_over(sm, why);
 }
 
@@ -465,14 +458,14 @@ on_set(struct sm *sm, const struct mad_in *in)
 	if (!key_ok(sm, (const ib_sm_info_t *)smp->data)) {
 		respond(sm, in, 0x001C);
 		log_warnx("sm: SubnSet(SMInfo) %u from SM %s with another SM_Key: refused", mod,
-		    guid_text(sender.guid, g, sizeof(g)));
+		    guid_format(sender.guid, g, sizeof(g)));
 		return;
 	}
 	a = sm_elect_on_set(sm->state, mod, sender.state);
 	/* The answer carries our state before the Set acts (as OpenSM's). */
 	respond(sm, in, a == SM_SET_REJECT ? 0x001C : 0);
 	snprintf(why, sizeof(why), "SubnSet(SMInfo) %u from SM %s", mod,
-	    guid_text(sender.guid, g, sizeof(g)));
+	    guid_format(sender.guid, g, sizeof(g)));
 	switch (a) {
 	case SM_SET_REJECT:
 		log_warnx("sm: %s refused in state %s", why, sm_state_name(sm->state));
@@ -481,7 +474,7 @@ on_set(struct sm *sm, const struct mad_in *in)
 		break;
 	case SM_SET_TAKE_OVER:
 		poll_stop(sm);
-		snprintf(why, sizeof(why), "SM %s handed over", guid_text(sender.guid, g, sizeof(g)));
+		snprintf(why, sizeof(why), "SM %s handed over", guid_format(sender.guid, g, sizeof(g)));
 		set_state(sm, SM_STATE_MASTER, why);
 		sm_sweep_request(sm, true);
 		break;
