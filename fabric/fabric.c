@@ -159,6 +159,28 @@ fabric_node_type_name(enum fabric_node_type t)
 	return "unknown";
 }
 
+static const struct {
+	const char	*name, *key;
+} port_states[] = {
+	[FABRIC_PORT_NOP] = { "NOP", "?" },
+	[FABRIC_PORT_DOWN] = { "DOWN", "down" },
+	[FABRIC_PORT_INIT] = { "INIT", "init" },
+	[FABRIC_PORT_ARMED] = { "ARMED", "armed" },
+	[FABRIC_PORT_ACTIVE] = { "ACTIVE", "active" },
+};
+
+const char *
+fabric_port_state_name(uint8_t state)
+{
+	return state <= FABRIC_PORT_ACTIVE ? port_states[state].name : "?";
+}
+
+const char *
+fabric_port_state_key(uint8_t state)
+{
+	return state <= FABRIC_PORT_ACTIVE ? port_states[state].key : "?";
+}
+
 const char *
 fabric_width_name(uint8_t width)
 {

@@ -150,7 +150,7 @@ port_polled(const struct fabric_node *n, const struct fabric_port *p)
 {
 	if (n->type == FABRIC_SWITCH)
 		return p->num > 0 && p->peer != NULL && n->lid != 0;
-	return p->lid != 0 && p->state == 4;
+	return p->lid != 0 && p->state == FABRIC_PORT_ACTIVE;
 }
 
 static void
@@ -451,10 +451,10 @@ caps_of(const struct fabric_port *p)
 static void
 link_went_down(struct hport *p, int64_t now, const char *why)
 {
-	if (p->linked || p->state == 4)
+	if (p->linked || p->state == FABRIC_PORT_ACTIVE)
 		flap_record(&p->flaps, now);
 	p->linked = false;
-	p->state = 1;
+	p->state = FABRIC_PORT_DOWN;
 	alarm_update(health->alarms, p->object, p->node_guid, p->port, HCHK_LINK_DOWN,
 	    true, EV_ERROR, now, why);
 }
@@ -484,7 +484,7 @@ sweep_port(struct fabric_node *n, struct fabric_port *p, int64_t now)
 	h->present = true;
 	h->lid = h->is_switch ? n->lid : p->lid;
 	if (p->peer == NULL) {
-		if (h->was_active && (h->linked || h->state == 4))
+		if (h->was_active && (h->linked || h->state == FABRIC_PORT_ACTIVE))
 			link_went_down(h, now, "link lost its peer (down or unplugged)");
 		h->state = p->state;
 		check_flapping(h, now);
@@ -492,9 +492,9 @@ sweep_port(struct fabric_node *n, struct fabric_port *p, int64_t now)
 	}
 	h->linked = true;
 	h->state = p->state;
-	alarm_update(health->alarms, h->object, n->guid, p->num, HCHK_NOT_ACTIVE, p->state != 4,
+	alarm_update(health->alarms, h->object, n->guid, p->num, HCHK_NOT_ACTIVE, p->state != FABRIC_PORT_ACTIVE,
 	    EV_ERROR, now, "cabled and LinkUp but not ACTIVE after the sweep");
-	if (p->state == 4) {
+	if (p->state == FABRIC_PORT_ACTIVE) {
 		struct link_caps a = caps_of(p), b = caps_of(p->peer);
 		bool slow = link_degraded(&a, &b, why, sizeof(why));
 		h->was_active = true;
@@ -529,7 +529,7 @@ after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token),
 	HPORT_FOREACH(health, i, h) {
 		if (h->present || !h->was_active)
 			continue;
-		if (h->linked || h->state == 4)
+		if (h->linked || h->state == FABRIC_PORT_ACTIVE)
 			link_went_down(h, now, "node no longer reachable from the SM");
 		check_flapping(h, now);
 	}

@@ -10,14 +10,6 @@
 #include "sm/sa.h"
 #include "sm/sm_internal.h"
 
-static const char *const state_names[] = { "?", "down", "init", "armed", "active" };
-
-static const char *
-state_name(uint8_t s)
-{
-	return s < 5 ? state_names[s] : "?";
-}
-
 static json_t *
 guid_json(uint64_t g)
 {
@@ -62,7 +54,7 @@ port_json(const struct fabric_port *p)
 	json_t *o = json_pack("{s:s, s:i, s:o, s:i, s:s, s:b, s:s, s:s, s:b}",
 	    "node", n->desc, "port", p->num, "guid", guid_json(p->guid),
 	    "lid", n->type == FABRIC_SWITCH ? n->lid : p->lid,
-	    "state", state_name(p->state), "linkup", p->linkup,
+	    "state", fabric_port_state_key(p->state), "linkup", p->linkup,
 	    "width", fabric_width_name(p->width_active), "speed", fabric_speed_name(p),
 	    "degraded", p->degraded);
 	char peer[96];
@@ -122,7 +114,7 @@ ctl_sm_links(struct ctl_req *req, json_t *args)
 				continue;
 			json_array_append_new(rows, json_pack("{s:s, s:i, s:s, s:i, s:s, s:s, s:s, s:b}",
 			    "from", n->desc, "from_port", j, "to", q->node->desc, "to_port", q->num,
-			    "state", state_name(p->state), "width", fabric_width_name(p->width_active),
+			    "state", fabric_port_state_key(p->state), "width", fabric_width_name(p->width_active),
 			    "speed", fabric_speed_name(p), "degraded", p->degraded || q->degraded));
 		}
 	}
@@ -204,7 +196,7 @@ sm_status_json(struct sm *sm)
 				if (n->type != FABRIC_SWITCH && p->guid == 0)
 					continue;
 				ports++;
-				if (p->peer && p->state == 4)
+				if (p->peer && p->state == FABRIC_PORT_ACTIVE)
 					active++;
 				if (p->peer && p->degraded)
 					degraded++;

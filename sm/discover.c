@@ -19,6 +19,12 @@
 
 #define PHYS_LINKUP 5
 
+/* The model keeps PortState as the spec's number; readers outside sm/ use
+ * fabric.h's names for it. */
+_Static_assert(FABRIC_PORT_DOWN == IB_LINK_DOWN && FABRIC_PORT_INIT == IB_LINK_INIT &&
+    FABRIC_PORT_ARMED == IB_LINK_ARMED && FABRIC_PORT_ACTIVE == IB_LINK_ACTIVE,
+    "fabric.h port states are PortInfo's");
+
 static void probe_port(struct sm *sm, struct fabric_port *from);
 
 static const ib_smp_t *

@@ -79,14 +79,6 @@ view_host_ports(struct fabric *f, const char *host, struct view_port *out, size_
 	return w;
 }
 
-const char *
-view_port_state_name(uint8_t state)
-{
-	static const char *const names[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE" };
-
-	return state < 5 ? names[state] : "?";
-}
-
 void
 view_port_name(const struct fabric_port *p, char *buf, size_t len)
 {
@@ -214,7 +206,7 @@ view_route_json(struct fabric *f, const char *a, const char *b,
 			continue;
 		p = &n->ports[hops[i].out_port];
 		hop = json_pack("{s:s, s:i, s:s, s:b}", "node", n->desc, "port", p->num, "state",
-		    view_port_state_name(p->state), "degraded", p->degraded);
+		    fabric_port_state_name(p->state), "degraded", p->degraded);
 		if (port_health != NULL)
 			json_object_set_new(hop, "health", json_string(port_health(p)));
 		json_array_append_new(route, hop);

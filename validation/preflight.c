@@ -98,7 +98,7 @@ host_lost(struct check *c, struct fabric *f, const char *host)
 		fault(c, host, lost[k].hca, lost[k].peer, "IBPortDown",
 		    "%s port %u is gone from the fabric (was cabled to %s port %u, now %s)", host,
 		    lost[k].port, lost[k].peer_desc, lost[k].peer_port,
-		    lost[k].peer ? view_port_state_name(lost[k].peer->state) : "unreachable");
+		    lost[k].peer ? fabric_port_state_name(lost[k].peer->state) : "unreachable");
 	/* the host's own port, for callers that look for it by number */
 	json_object_set_new(json_array_get(c->faults, json_array_size(c->faults) - 1),
 	    "host_port", json_integer(lost[nl - 1].port));
@@ -126,10 +126,10 @@ check_ports(struct check *c, struct host_view *hv, size_t n)
 		for (j = 0; j < hv[i].nports; j++) {
 			const struct fabric_port *p = hv[i].ports[j].port;
 			checked++;
-			if (p->state != 4 || p->peer == NULL)
+			if (p->state != FABRIC_PORT_ACTIVE || p->peer == NULL)
 				fault(c, hv[i].host, hv[i].ports[j].hca, p, "IBPortDown",
 				    "%s port %u is %s (expected ACTIVE)", hv[i].host, p->num,
-				    p->peer ? view_port_state_name(p->state) : "not connected");
+				    p->peer ? fabric_port_state_name(p->state) : "not connected");
 			else if (p->degraded)
 				fault(c, hv[i].host, hv[i].ports[j].hca, p, "IBPortDegraded",
 				    "%s port %u runs below the speed/width both ends support",
@@ -189,9 +189,9 @@ check_one_route(struct check *c, struct check *health, const struct host_view *a
 		if (n->type != FABRIC_SWITCH || hops[i].out_port == 0 || hops[i].out_port > n->nports)
 			continue;
 		p = &n->ports[hops[i].out_port];
-		if (p->state != 4 || p->peer == NULL)
+		if (p->state != FABRIC_PORT_ACTIVE || p->peer == NULL)
 			fault(c, NULL, NULL, p, "RouteLinkDown", "route %s -> %s leaves %s port %u, %s",
-			    a->host, b->host, n->desc, p->num, view_port_state_name(p->state));
+			    a->host, b->host, n->desc, p->num, fabric_port_state_name(p->state));
 		else if (p->degraded)
 			fault(c, NULL, NULL, p, "RouteLinkDegraded", "route %s -> %s crosses degraded "
 			    "%s port %u", a->host, b->host, n->desc, p->num);
@@ -490,7 +490,7 @@ env_hca(struct fabric *f, char *const *hosts, size_t n, json_t *env, json_t *not
 			    "code", "HostNotFound"));
 		for (j = 0; j < np; j++) {
 			char item[64];
-			if (vp[j].port->state != 4)
+			if (vp[j].port->state != FABRIC_PORT_ACTIVE)
 				continue;	/* NCCL would skip it silently */
 			if (vp[j].hca[0] == '\0') {
 				unnamed++;
