@@ -77,7 +77,9 @@ void cfg_parse_fields(struct cfg_ctx *ctx, yaml_node_t *map, const struct cfg_fi
 /* Free the CFG_STR members a table describes. */
 void cfg_fields_free(const struct cfg_field *fields, void *obj);
 
-#define FABRICD_MODULE_MAX 8
+/* The modules, in start order (daemon/modules.c has the table); also the
+ * index of each one's section in fabricd_config. */
+enum module_id { MOD_SM, MOD_PARTITIONS, MOD_ROCE_QOS, MOD_HEALTH, MOD_VALIDATION, MOD_COUNT };
 
 struct fabricd_config {
 	char		*file;
@@ -86,7 +88,7 @@ struct fabricd_config {
 	enum log_level	 log_level;
 	char		*admin_group;	/* NULL: only root may change things */
 	char		*read_group;	/* NULL: only admins may read */
-	void		*module[FABRICD_MODULE_MAX];	/* indexed by enum module_id */
+	void		*module[MOD_COUNT];	/* indexed by enum module_id */
 };
 
 /*

@@ -27,8 +27,6 @@ struct mad_engine_config;
 /* A module's verdict on a new configuration (see reload_check). */
 enum reload_result { RELOAD_APPLIED, RELOAD_RESTART_NEEDED };
 
-enum module_id { MOD_SM, MOD_PARTITIONS, MOD_ROCE_QOS, MOD_HEALTH, MOD_VALIDATION, MOD_COUNT };
-
 struct fabricd_module {
 	const char		*name;		/* also its config section */
 	size_t			 config_size;
