@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "daemon/events.h"
-#include "sm/sm_internal.h"
+#include "sm/model.h"
 
 #define DIFF_EVENTS_MAX 64
 

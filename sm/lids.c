@@ -19,7 +19,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
-#include "sm/sm_internal.h"
+#include "sm/model.h"
 
 /* The map holds each LID as a pointer-sized integer (LID 0: none). */
 static uint16_t
@@ -59,17 +59,16 @@ remember(struct sm_lids *l, uint64_t guid, uint16_t lid)
 
 /* Inside the caller's transaction. */
 void
-sm_lids_save(struct sm *sm)
+sm_lids_save(struct sm_lids *l, struct store *store)
 {
-	struct sm_lids *l = &sm->lids;
 	sqlite3_stmt *st;
 	char hex[GUID_STR_LEN];
 	size_t i;
 
-	if (sm->fd == NULL || sm->fd->store == NULL)
+	if (store == NULL)
 		return;
 	for (i = 0; i < l->nunsaved; i++) {
-		st = store_prepare(sm->fd->store,
+		st = store_prepare(store,
 		    "INSERT OR REPLACE INTO sm_lids (guid, lid, time_ms) VALUES (?, ?, ?)");
 		if (st == NULL)
 			return;
@@ -77,22 +76,21 @@ sm_lids_save(struct sm *sm)
 		    SQLITE_TRANSIENT);
 		sqlite3_bind_int(st, 2, l->unsaved_lid[i]);
 		sqlite3_bind_int64(st, 3, event_now_ms());
-		store_step_done(sm->fd->store, st);
+		store_step_done(store, st);
 	}
 	l->nunsaved = 0;
 }
 
 int
-sm_lids_load(struct sm *sm)
+sm_lids_load(struct sm_lids *l, struct store *store)
 {
-	struct sm_lids *l = &sm->lids;
 	sqlite3_stmt *st;
 
-	sm_lids_free(sm);
+	sm_lids_free(l);
 	l->owner = xcalloc(FABRIC_MAX_LID + 1, sizeof(*l->owner));
-	if (sm->fd == NULL || sm->fd->store == NULL)
+	if (store == NULL)
 		return 0;
-	if ((st = store_prepare(sm->fd->store, "SELECT guid, lid FROM sm_lids")) == NULL)
+	if ((st = store_prepare(store, "SELECT guid, lid FROM sm_lids")) == NULL)
 		return -1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *text = (const char *)sqlite3_column_text(st, 0);
@@ -111,10 +109,8 @@ sm_lids_load(struct sm *sm)
 }
 
 void
-sm_lids_free(struct sm *sm)
+sm_lids_free(struct sm_lids *l)
 {
-	struct sm_lids *l = &sm->lids;
-
 	free(l->owner);
 	guid_map_free(&l->by_guid);
 	free(l->unsaved_guid);
@@ -150,17 +146,16 @@ give(struct sm_lids *l, struct fabric *f, struct fabric_port *p, uint16_t lid, u
 	}
 }
 
-static void
-post_assignments(struct sm *sm)
+/* Events for this sweep's new LIDs; returns how many. */
+static unsigned
+post_assignments(struct sm_lids *l)
 {
-	struct sm_lids *l = &sm->lids;
 	char obj[96];
 	size_t i;
 
 	if (l->nassigned > SM_LID_EVENTS_MAX) {
 		event_post(EV_INFO, "sm", NULL, "%zu LIDs assigned", l->nassigned);
-		sm->cur.changes++;
-		return;
+		return 1;
 	}
 	for (i = 0; i < l->nassigned; i++) {
 		struct fabric_port *p = l->assigned[i];
@@ -168,16 +163,16 @@ post_assignments(struct sm *sm)
 		snprintf(obj, sizeof(obj), "%s[%u]", p->node->desc, p->num);
 		event_post(EV_INFO, "sm", obj, "LID %u assigned to port " GUID_FMT, p->lid,
 		    p->guid);
-		sm->cur.changes++;
 	}
+	return (unsigned)l->nassigned;
 }
 
-void
-sm_lids_assign(struct sm *sm, struct fabric *f)
+unsigned
+sm_lids_assign(struct sm_lids *l, struct fabric *f)
 {
 	uint8_t *taken = xcalloc(FABRIC_MAX_LID + 1, 1);
-	struct sm_lids *l = &sm->lids;
 	struct fabric_node *n;
+	unsigned events;
 	uint16_t next_free = 1, lid;
 	size_t i;
 	unsigned j, pass;
@@ -215,6 +210,7 @@ sm_lids_assign(struct sm *sm, struct fabric *f)
 		}
 	}
 out:
-	post_assignments(sm);
+	events = post_assignments(l);
 	free(taken);
+	return events;
 }

@@ -184,7 +184,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm_attach_io(sm, fd);
 	the_sm = sm;
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
-	if (sm_lids_load(sm) < 0)
+	if (sm_lids_load(&sm->lids, fd->store) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
 	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
 	    sm->own_guid, (unsigned long long)cfg->priority);
@@ -271,7 +271,7 @@ sm_stop(struct fabricd *fd)
 	fabric_free(sm->next);
 	mad_batch_free(&sm->batch);
 	mad_batch_free(&sm->side);
-	sm_lids_free(sm);
+	sm_lids_free(&sm->lids);
 	the_sm = NULL;
 	free(sm);
 }

@@ -107,12 +107,6 @@ uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
 bool sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len,
     uint8_t *resp, size_t *resp_len);
 
-/* The SM's MAD dispatch hands every class-0x03 MAD here; the answer goes
- * back through the SM's engine. */
-struct sm;
-struct mad_in;
-void sa_handle_mad(struct sm *sm, const struct mad_in *in);
-
 /* What the SA saw, for `status` and the logs. */
 struct sa_counters {
 	uint64_t requests;	/* SA requests answered */

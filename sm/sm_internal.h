@@ -1,5 +1,7 @@
 /*
- * The SM's insides, shared by the files of sm/ and by nobody else.
+ * The SM's insides, shared by the files of sm/ and by nobody else: the
+ * SM's only private header.  The pure layers a unit test reaches alone
+ * have their own (election.h, model.h, sa.h): they hold no SM state.
  *
  * A sweep is a chain of phases (sweep.c lists them).  Each phase sends its
  * MADs with sm_send() into sm->batch, which passes the SM to every
@@ -18,6 +20,7 @@
 #include "daemon/fabricd.h"
 #include "fabric/fabric.h"
 #include "sm/election.h"
+#include "sm/model.h"
 #include "mad/batch.h"
 #include "mad/mad.h"
 #include "fabric/routing.h"
@@ -79,18 +82,6 @@ struct sm_remote {
 
 struct sweep_step;
 
-#define SM_LID_EVENTS_MAX 16	/* more assigned in a sweep: one summary event */
-
-/* LIDs (lids.c): what the database holds, and this sweep's new ones. */
-struct sm_lids {
-	uint64_t		*owner;		/* [FABRIC_MAX_LID + 1] GUID, 0 free */
-	struct guid_map		 by_guid;	/* GUID -> LID */
-	uint64_t		*unsaved_guid;	/* new, for the sweep's transaction */
-	uint16_t		*unsaved_lid;
-	size_t			 nunsaved, unsaved_cap;
-	struct fabric_port	*assigned[SM_LID_EVENTS_MAX];	/* for events */
-	size_t			 nassigned;
-};
 
 struct sm_hook {
 	sm_hook_fn	 fn;
@@ -179,6 +170,9 @@ void sm_sweep_start_timer(struct sm *sm);
 /* hooks.c: run the hooks of one point in order, then then(sm). */
 void sm_run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *));
 
+/* sa.c: every class-0x03 MAD; the answer goes back through the engine. */
+void sa_handle_mad(struct sm *sm, const struct mad_in *in);
+
 /* inbound.c: every MAD addressed to us (the engine's handler). */
 void sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg);
 
@@ -207,16 +201,9 @@ void sm_sminfo_request(struct sm *sm, const struct mad_in *in);
 void sm_standby_reload(struct sm *sm);
 void sm_standby_stop(struct sm *sm);
 
-/* lids.c */
-int sm_lids_load(struct sm *sm);
-void sm_lids_assign(struct sm *sm, struct fabric *f);
-void sm_lids_save(struct sm *sm);	/* inside a transaction */
-void sm_lids_free(struct sm *sm);
-
 /* activate.c: LIDs, SM LID, ARMED then ACTIVE on every link. */
 void sm_activate_arm(struct sm *sm);
 void sm_activate_active(struct sm *sm);
-void sm_mark_degraded(struct fabric *f);
 
 /* lft.c */
 void sm_lft_readback(struct sm *sm);
@@ -226,9 +213,6 @@ void sm_lft_program(struct sm *sm);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);
-
-/* diff.c: events for what changed between two models; returns how many. */
-unsigned sm_diff_events(const struct fabric *old, const struct fabric *cur);
 
 /* ctl.c */
 struct ctl_req;

@@ -143,7 +143,7 @@ sm_store_sweep(struct sm *sm, bool write_model)
 		log_warnx("sm: sweep not stored");
 		return;
 	}
-	sm_lids_save(sm);
+	sm_lids_save(&sm->lids, sm->fd->store);
 	/* Light sweeps every few seconds: keep a bounded history. */
 	exec_sql(st, "DELETE FROM sm_sweeps WHERE id <= (SELECT max(id) FROM sm_sweeps) - 10000");
 	if (store_commit(st) < 0)

@@ -116,7 +116,7 @@ step_lids_and_lfts(struct sm *sm)
 	struct fabric_node *own = NULL, *n;
 	size_t i;
 
-	sm_lids_assign(sm, sm->next);
+	sm->cur.changes += sm_lids_assign(&sm->lids, sm->next);
 	FABRIC_FOREACH_NODE(sm->next, i, n)
 		if (n->hops == 0)
 			own = n;
