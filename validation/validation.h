@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <jansson.h>
 
+#include "daemon/config.h"
 #include "validation/verdict.h"
 
 struct fabricd;
@@ -46,6 +47,12 @@ struct validation_config {
 	size_t		 nprofiles;
 };
 
+/* vconfig.c: the section's parser (for the module table in module.c)
+ * and the accessors. */
+extern const struct cfg_field validation_fields[];
+void validation_config_init(void *p);
+void validation_config_parse(struct cfg_ctx *ctx, yaml_node_t *section, void *p);
+void validation_config_free(void *p);
 const struct validation_config *validation_config(void);
 const struct validation_profile *validation_profile(const char *name);
 /* Job files live under <state_dir>/validation/jobs/<id>/. */
