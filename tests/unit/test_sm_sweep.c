@@ -4,7 +4,8 @@
  * ARMED, ACTIVE, publish, after_sweep hooks.  The fake holds the truth
  * (port states, LIDs, forwarding tables) and is what the checks read;
  * then the same bring-up with one reply that never comes (the engine's
- * timeout) and one malformed reply, where the sweep must still end.
+ * timeout) and one malformed reply, where the sweep must still end; and
+ * light sweeps, quiet and then finding a change.
  *
  *   smhost[1] -- sw[1]   sw[2] -- h2[1]   sw[3] -- h3[1]   sw[4] down
  */
@@ -69,7 +70,8 @@ struct fake {
 	struct reply	*q;
 	size_t		 head, tail, cap;
 	enum fault	 h3_nodeinfo;	/* what h3's NodeInfo Get gets */
-	unsigned	 lft_gets;
+	bool		 psc;		/* the switch's SwitchInfo PortStateChange */
+	unsigned	 lft_gets, switchinfo_gets, portinfo_sets;
 };
 
 struct world {
@@ -219,16 +221,25 @@ answer(struct fake *f, int node, uint8_t entry, uint8_t method, uint16_t attr, u
 		snprintf((char *)smp->data, IB_SMP_DATA_SIZE, "%s", n->desc);
 		break;
 	case ATTR_SWITCH_INFO:
-		if (set)
-			n->lin_top = be16toh(((const ib_switch_info_t *)data)->lin_top);
+		if (set) {
+			const ib_switch_info_t *req = (const ib_switch_info_t *)data;
+
+			n->lin_top = be16toh(req->lin_top);
+			if (req->life_state & IB_SWITCH_PSC)
+				f->psc = false;		/* write 1 to clear */
+		} else
+			f->switchinfo_gets++;
 		((ib_switch_info_t *)smp->data)->lin_cap = htobe16(sizeof(n->lft));
 		((ib_switch_info_t *)smp->data)->lin_top = htobe16(n->lin_top);
+		((ib_switch_info_t *)smp->data)->life_state = f->psc ? IB_SWITCH_PSC : 0;
 		break;
 	case ATTR_PORT_INFO:
 		if (mod > n->nports)
 			break;
-		if (set)
+		if (set) {
 			port_set(n, (uint8_t)mod, (const ib_port_info_t *)data);
+			f->portinfo_sets++;
+		}
 		port_info(n, (uint8_t)mod, (ib_port_info_t *)smp->data);
 		break;
 	case ATTR_LFT:
@@ -326,8 +337,9 @@ setup(void **state)
 	assert_non_null(mkdtemp(w->dir));
 	snprintf(path, sizeof(path), "%s/fabricd.yaml", w->dir);
 	assert_non_null(fp = fopen(path, "w"));
+	/* the prestate, when given, is the sweep interval */
 	fprintf(fp, "socket: %s/sock\nstate_dir: %s\nsm:\n  enabled: true\n"
-	    "  sweep_interval: 1h\n", w->dir, w->dir);
+	    "  sweep_interval: %s\n", w->dir, w->dir, *state ? (const char *)*state : "1h");
 	fclose(fp);
 	assert_int_equal(config_load(path, &w->cfg, &errs, &nerr), 0);
 	w->fd.config = w->cfg;
@@ -445,40 +457,91 @@ test_bring_up(void **state)
 	assert_int_equal(f->n[1].lft[lids[1]], 0);
 }
 
-/* h3's NodeInfo never comes back: the engine's timeout ends that probe,
- * the sweep ends incomplete, and everything else is up. */
-static void
-test_reply_never_comes(void **state)
+/* A bring-up where h3's NodeInfo goes wrong: the sweep must end, with
+ * the rest of the fabric up and h3 left out.  Returns last_sweep_ok. */
+static bool
+bring_up_without_h3(struct world *w, enum fault fault)
 {
-	struct world *w = *state;
 	json_t *st;
+	bool ok;
 
-	w->fk.h3_nodeinfo = F_TIMEOUT;
+	w->fk.h3_nodeinfo = fault;
 	st = bring_up(w);
 	assert_int_equal(subnet_int(st, "sweeps"), 1);
-	assert_false(subnet_bool(st, "last_sweep_ok"));
+	ok = subnet_bool(st, "last_sweep_ok");
 	json_decref(st);
 	assert_int_equal(fabric_node_count(sm_fabric()), NNODES - 1);
 	assert_null(fabric_node_by_guid(sm_fabric(), w->fk.n[H3].guid));
-	assert_int_equal(w->after_hooks, 1);
-	assert_active_except(&w->fk, H3);
-}
-
-/* h3 answers a NodeInfo with GUID 0: refused, the sweep still ends. */
-static void
-test_malformed_reply(void **state)
-{
-	struct world *w = *state;
-	json_t *st;
-
-	w->fk.h3_nodeinfo = F_MALFORMED;
-	st = bring_up(w);
-	assert_int_equal(subnet_int(st, "sweeps"), 1);
-	json_decref(st);
-	assert_int_equal(fabric_node_count(sm_fabric()), NNODES - 1);
 	assert_null(fabric_node_by_guid(sm_fabric(), 0));
 	assert_int_equal(w->after_hooks, 1);
 	assert_active_except(&w->fk, H3);
+	return ok;
+}
+
+/* h3's NodeInfo never comes back: the engine's timeout ends that probe
+ * and the sweep ends incomplete. */
+static void
+test_reply_never_comes(void **state)
+{
+	assert_false(bring_up_without_h3(*state, F_TIMEOUT));
+}
+
+/* h3 answers a NodeInfo with GUID 0: refused as malformed (nothing was
+ * unreachable, so the rest counts as a good sweep). */
+static void
+test_malformed_reply(void **state)
+{
+	assert_true(bring_up_without_h3(*state, F_MALFORMED));
+}
+
+/* Run the loop (its timers included) until the SM has swept n times. */
+static json_t *
+sweep_until(struct world *w, json_int_t n)
+{
+	json_t *st = NULL;
+
+	for (int i = 0; i < 100; i++) {
+		event_base_loop(w->fd.base, EVLOOP_ONCE);
+		fake_drain(&w->fk);
+		json_decref(st);
+		st = sm_module.status(&w->fd);
+		if (subnet_int(st, "sweeps") >= n)
+			return st;
+	}
+	fail_msg("no sweep %lld", (long long)n);
+	return st;
+}
+
+/* The light sweep: SwitchInfo only while nothing changed; a port change
+ * (PortStateChange) turns it into a heavy sweep that drops h3. */
+static void
+test_light_sweeps(void **state)
+{
+	struct world *w = *state;
+	struct fake *f = &w->fk;
+	unsigned sets, gets;
+	json_t *st = bring_up(w);
+	json_int_t n = subnet_int(st, "sweeps");	/* 1, or more on a slow machine */
+
+	json_decref(st);
+	sets = f->portinfo_sets;
+	gets = f->switchinfo_gets;
+	st = sweep_until(w, n + 1);
+	assert_true(subnet_bool(st, "last_sweep_ok"));
+	json_decref(st);
+	assert_int_equal(f->switchinfo_gets, gets + 1);
+	assert_int_equal(f->portinfo_sets, sets);
+	assert_int_equal(w->after_hooks, 1);		/* light: no hooks */
+
+	f->n[1].port[3].phys = f->n[H3].port[1].phys = PHYS_POLLING;
+	f->n[1].port[3].state = f->n[H3].port[1].state = IB_LINK_DOWN;
+	f->psc = true;
+	st = sweep_until(w, n + 2);
+	json_decref(st);
+	assert_int_equal(fabric_node_count(sm_fabric()), NNODES - 1);
+	assert_null(fabric_node_by_guid(sm_fabric(), f->n[H3].guid));
+	assert_int_equal(w->after_hooks, 2);
+	assert_false(f->psc);				/* cleared by the heavy sweep */
 }
 
 int
@@ -488,6 +551,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bring_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_never_comes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_reply, setup, teardown),
+		cmocka_unit_test_prestate_setup_teardown(test_light_sweeps, setup, teardown,
+		    (void *)"100ms"),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
