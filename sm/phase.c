@@ -4,6 +4,9 @@
  * callback and counts the replies; sm_phase_wait() names the step that
  * follows once they have all come back.  A callback never counts itself
  * down, so no path through it can leave a sweep waiting forever.
+ *
+ * Also here: the sweep signal, so that the files which ask for a sweep
+ * (standby.c, inbound.c, ctl.c) need nothing of sweep.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +45,26 @@ sm_phase_cancel(struct sm *sm)
 	mad_batch_cancel(&sm->batch);
 	mad_batch_cancel(&sm->side);
 	sm->next_phase = NULL;
+}
+
+void
+sm_sweep_request(struct sm *sm, bool heavy)
+{
+	/* A standby SM leaves the fabric to the master; it polls instead. */
+	if (sm->state == SM_STATE_STANDBY || sm->state == SM_STATE_NOTACTIVE)
+		return;
+	if (sm->sweeping) {
+		sm->again = true;
+		sm->again_heavy |= heavy;
+		return;
+	}
+	/* From the loop, not from inside whatever asked (a MAD callback,
+	 * a control handler): sweep.c's kick timer starts it. */
+	sm->again_heavy |= heavy;
+	if (!evtimer_pending(sm->kick, NULL)) {
+		struct timeval now = { 0, 0 };
+		evtimer_add(sm->kick, &now);
+	}
 }
 
 void

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fabric/fabric.h"
 #include "sm/sm.h"
@@ -79,7 +80,16 @@ struct sa_sink {
 };
 
 /* Add one record; false once the builder should stop. */
-bool sa_sink_put(struct sa_sink *s, const void *rec);
+/* Inline: both record builders (sa_records.c, sa_path.c) fill sinks, and
+ * neither should need the other for it. */
+static inline bool
+sa_sink_put(struct sa_sink *s, const void *rec)
+{
+	if (s->n < s->max)
+		memcpy(s->buf + s->n++ * s->rec_size, rec, s->rec_size);
+	s->total++;
+	return s->stop == 0 || s->total < s->stop;
+}
 
 /* Record sizes (bytes, multiples of 8); 0 for an attribute not served. */
 size_t sa_record_size(uint16_t attr_id);

@@ -161,8 +161,10 @@ void sm_path_of(const struct fabric_node *n, struct mad_addr *a);
 /* "desc (0xGUID)" or the GUID alone while the description is unknown. */
 const char *sm_node_label(const struct fabric_node *n, char *buf, size_t len);
 
-/* sweep.c */
+/* phase.c: a sweep soon (once the running one has ended: one more). */
 void sm_sweep_request(struct sm *sm, bool heavy);
+
+/* sweep.c: the periodic and kick timers (before any sm_sweep_request). */
 /* The running sweep's next step (a step that went on by itself). */
 void sm_sweep_next(struct sm *sm);
 void sm_sweep_start_timer(struct sm *sm);
@@ -218,6 +220,10 @@ void sm_store_sweep(struct sm *sm, bool write_model);
 struct ctl_req;
 /* The published model, or NULL after answering "unavailable". */
 struct fabric *sm_ctl_fabric(struct ctl_req *req);
+
+/* status.c */
+json_t *sm_guid_json(uint64_t guid);
+/* Answer the `sweep` commands that waited for this sweep. */
 void sm_ctl_sweep_finished(struct sm *sm);
 json_t *sm_sweep_json(const struct sweep_record *r);
 json_t *sm_status_json(struct sm *sm);

@@ -318,6 +318,7 @@ sweep_end(struct sm *sm)
 		sm_sweep_request(sm, heavy);
 }
 
+/* sm_sweep_request() (phase.c) fires this from the loop. */
 static void
 kick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -326,28 +327,6 @@ kick_cb(evutil_socket_t fd, short what, void *arg)
 
 	sm->again = sm->again_heavy = false;
 	sweep_begin(sm, heavy);
-}
-
-void
-sm_sweep_request(struct sm *sm, bool heavy)
-{
-	/* A standby SM leaves the fabric to the master; it polls instead. */
-	if (sm->state == SM_STATE_STANDBY || sm->state == SM_STATE_NOTACTIVE)
-		return;
-	if (sm->sweeping) {
-		sm->again = true;
-		sm->again_heavy |= heavy;
-		return;
-	}
-	/* From the loop, not from inside whatever asked (a MAD callback,
-	 * a control handler). */
-	sm->again_heavy |= heavy;
-	if (sm->kick == NULL)
-		sm->kick = evtimer_new(sm->fd->base, kick_cb, sm);
-	if (!evtimer_pending(sm->kick, NULL)) {
-		struct timeval now = { 0, 0 };
-		evtimer_add(sm->kick, &now);
-	}
 }
 
 static void
@@ -367,6 +346,8 @@ sm_sweep_start_timer(struct sm *sm)
 		.tv_usec = (sm->cfg.sweep_interval_ms % 1000) * 1000,
 	};
 
+	if (sm->kick == NULL)
+		sm->kick = evtimer_new(sm->fd->base, kick_cb, sm);
 	if (sm->sweep_timer)
 		event_free(sm->sweep_timer);
 	sm->sweep_timer = event_new(sm->fd->base, -1, EV_PERSIST, periodic_cb, sm);
