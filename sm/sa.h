@@ -41,6 +41,14 @@
 #define SA_TABLE_BYTES	168	/* records per GetTableResp: see above */
 
 /* What the SA needs to know besides the model. */
+/* What the SA saw, for `status` and the logs. */
+struct sa_counters {
+	uint64_t requests;	/* SA requests answered */
+	uint64_t records;	/* records sent */
+	uint64_t errors;	/* answered with an error status */
+	uint64_t malformed;	/* short, bad version, bad RMPP, bad template */
+	uint64_t truncated;	/* GetTable answers cut to one MAD */
+};
 struct sa_ctx {
 	const struct fabric	*f;		/* NULL: no model yet (answer busy) */
 	uint64_t		 sm_guid;	/* our port GUID */
@@ -50,6 +58,7 @@ struct sa_ctx {
 	uint32_t		 sm_act_count;
 	sm_pkey_table_fn	 pkey_table;	/* NULL: 0xFFFF alone everywhere */
 	void			*pkey_arg;
+	struct sa_counters	*counters;	/* what sa_answer() saw; NULL: not counted */
 };
 
 /*
@@ -117,14 +126,5 @@ uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
 bool sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len,
     uint8_t *resp, size_t *resp_len);
 
-/* What the SA saw, for `status` and the logs. */
-struct sa_counters {
-	uint64_t requests;	/* SA requests answered */
-	uint64_t records;	/* records sent */
-	uint64_t errors;	/* answered with an error status */
-	uint64_t malformed;	/* short, bad version, bad RMPP, bad template */
-	uint64_t truncated;	/* GetTable answers cut to one MAD */
-};
-const struct sa_counters *sa_counters(void);
 
 #endif

@@ -24,6 +24,7 @@
 #include "mad/batch.h"
 #include "mad/mad.h"
 #include "fabric/routing.h"
+#include "sm/sa.h"
 #include "sm/sm.h"
 
 /* Attribute IDs in host order (iba/ib_types.h has them in network order). */
@@ -102,6 +103,7 @@ struct sm {
 	bool			 subnet_up;
 	bool			 topology_changed;
 	struct sm_lids		 lids;
+	struct sa_counters	 sa_counters;	/* for status */
 
 	/* sweep control */
 	bool			 sweeping;

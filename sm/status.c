@@ -91,7 +91,7 @@ sm_status_json(struct sm *sm)
 	    "errors", (json_int_t)c->errors, "unsolicited", (json_int_t)c->unsolicited,
 	    "outstanding", (int)mad_engine_outstanding(sm->me), "queued", (int)mad_engine_queued(sm->me));
 	if (o) {
-		const struct sa_counters *sa = sa_counters();
+		const struct sa_counters *sa = &sm->sa_counters;
 		json_object_set_new(o, "sa", json_pack("{s:I, s:I, s:I, s:I, s:I}",
 		    "requests", (json_int_t)sa->requests, "records", (json_int_t)sa->records,
 		    "errors", (json_int_t)sa->errors, "malformed", (json_int_t)sa->malformed,
