@@ -57,6 +57,8 @@ const struct validation_config *validation_config(void);
 const struct validation_profile *validation_profile(const char *name);
 /* Job files live under <state_dir>/validation/jobs/<id>/. */
 const char *validation_state_dir(void);
+/* Another module is running (its checks are not "skipped"). */
+bool validation_module_up(enum module_id m);
 
 /* ---- one job: a launcher process and its records ---- */
 
@@ -149,7 +151,7 @@ char **validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n);
 
 /* ---- NCCL environment and pre-flight ---- */
 
-/* {"env": {...}, "faults": [...], "notes": [...]} for hosts/tenant;
+/* nccl_env.c: {"env": {...}, "faults": [...], "notes": [...]} for hosts/tenant;
  * ifname (may be NULL) names the RoCE interface for the GID index. */
 json_t *nccl_env_compute(char *const *hosts, size_t nhosts, const char *tenant,
     const char *ifname);

@@ -196,3 +196,8 @@ validation_state_dir(void)
 	return fabricd->config->state_dir;
 }
 
+bool
+validation_module_up(enum module_id m)
+{
+	return fabricd != NULL && fabricd->module_running[m] > 0;
+}
