@@ -27,6 +27,8 @@ void cli_print_table(FILE *out, json_t *rows, const char *const *columns);
 void cli_print_generic(FILE *out, json_t *value, int indent);
 /* Render one scalar as text into buf. */
 const char *cli_scalar_text(json_t *v, char *buf, size_t len);
+/* o's string member key, or dflt when it is absent or not a string. */
+const char *cli_str(json_t *o, const char *key, const char *dflt);
 /* Milliseconds since the epoch as local "YYYY-MM-DD HH:MM:SS". */
 const char *cli_time_text(long long ms, char *buf, size_t len);
 

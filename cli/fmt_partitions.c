@@ -4,14 +4,6 @@
 
 #include "cli/fabricctl.h"
 
-static const char *
-str(json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
-
 /* A change's answer: the per-port diff of a --dry-run, or what happened. */
 static void
 change_result(json_t *r)
@@ -21,28 +13,28 @@ change_result(json_t *r)
 
 	if (!json_is_true(json_object_get(r, "dry_run"))) {
 		if (json_object_get(r, "message"))
-			printf("%s\n", str(r, "message"));
+			printf("%s\n", cli_str(r, "message", ""));
 		else
 			printf("%s: %lld port(s) written with %lld PartitionTable Set(s), read back\n",
-			    str(r, "result"), json_integer_value(json_object_get(r, "ports_written")),
+			    cli_str(r, "result", ""), json_integer_value(json_object_get(r, "ports_written")),
 			    json_integer_value(json_object_get(r, "sets")));
 		return;
 	}
 	if (json_object_get(r, "note")) {
-		printf("dry run: %s\n", str(r, "note"));
+		printf("dry run: %s\n", cli_str(r, "note", ""));
 		return;
 	}
 	printf("dry run: %lld block(s) would be written\n",
 	    json_integer_value(json_object_get(r, "blocks")));
 	json_array_foreach(json_object_get(r, "ports"), i, port) {
-		printf("%s%s (%s)\n", str(port, "port"),
+		printf("%s%s (%s)\n", cli_str(port, "port", ""),
 		    json_is_true(json_object_get(port, "switch_port")) ? " [switch]" : "",
-		    str(port, "guid"));
+		    cli_str(port, "guid", ""));
 		json_array_foreach(json_object_get(port, "blocks"), j, block)
 			json_array_foreach(json_object_get(block, "changes"), k, ch)
 				printf("  index %3lld: %s -> %s\n",
 				    json_integer_value(json_object_get(ch, "index")),
-				    str(ch, "from"), str(ch, "to"));
+				    cli_str(ch, "from", ""), cli_str(ch, "to", ""));
 	}
 }
 
@@ -55,8 +47,8 @@ show_result(json_t *r)
 
 	json_t *idx = json_object_get(r, "index");
 
-	printf("partition %s (tenant %s): P_Key %s", str(r, "name"), str(r, "tenant"),
-	    str(r, "pkey"));
+	printf("partition %s (tenant %s): P_Key %s", cli_str(r, "name", ""), cli_str(r, "tenant", ""),
+	    cli_str(r, "pkey", ""));
 	if (json_is_integer(idx))
 		printf(" at index %lld\n", json_integer_value(idx));
 	else
@@ -79,23 +71,23 @@ history_result(json_t *rows)
 
 		printf("%s  %-8s %-14s %-8s %s\n",
 		    cli_time_text(json_integer_value(json_object_get(row, "time_ms")), t, sizeof(t)),
-		    json_is_null(uid) ? "fabricd" : "", str(row, "action"), str(row, "result"),
-		    str(row, "message"));
+		    json_is_null(uid) ? "fabricd" : "", cli_str(row, "action", ""), cli_str(row, "result", ""),
+		    cli_str(row, "message", ""));
 		if (!json_is_null(uid))
-			printf("%21suid %lld %s\n", "", json_integer_value(uid), str(row, "detail"));
+			printf("%21suid %lld %s\n", "", json_integer_value(uid), cli_str(row, "detail", ""));
 	}
 }
 
 static void
 nccl_result(json_t *r)
 {
-	printf("%s\n", str(r, "env"));
+	printf("%s\n", cli_str(r, "env", ""));
 }
 
 static void
 export_result(json_t *r)
 {
-	fputs(str(r, "yaml"), stdout);
+	fputs(cli_str(r, "yaml", ""), stdout);
 }
 
 const struct cli_formatter fmt_partitions[] = {

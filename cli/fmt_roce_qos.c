@@ -3,13 +3,6 @@
 
 #include "cli/fabricctl.h"
 
-static const char *
-str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "-";
-}
-
 /* plan and apply: one line per difference, per interface. */
 static void
 diffs_result(json_t *res)
@@ -17,22 +10,22 @@ diffs_result(json_t *res)
 	json_t *ifs = json_object_get(res, "interfaces"), *it, *d;
 	size_t i, j;
 
-	printf("profile %s\n", str(res, "profile"));
+	printf("profile %s\n", cli_str(res, "profile", "-"));
 	json_array_foreach(ifs, i, it) {
 		json_t *w = json_object_get(it, "writes");
 		json_t *diffs = json_object_get(it, "differences");
 
 		if (w == NULL)
 			w = json_object_get(it, "writes_needed");
-		printf("%s: %zu difference%s, %lld write%s%s\n", str(it, "interface"),
+		printf("%s: %zu difference%s, %lld write%s%s\n", cli_str(it, "interface", "-"),
 		    json_array_size(diffs), json_array_size(diffs) == 1 ? "" : "s",
 		    json_integer_value(w), json_integer_value(w) == 1 ? "" : "s",
 		    json_object_get(res, "writes") ? "" : " needed");
 		json_array_foreach(diffs, j, d)
-			printf("  %-28s expected %-20s found %s\n", str(d, "setting"),
-			    str(d, "expected"), str(d, "found"));
+			printf("  %-28s expected %-20s found %s\n", cli_str(d, "setting", "-"),
+			    cli_str(d, "expected", "-"), cli_str(d, "found", "-"));
 		if (json_object_get(it, "error"))
-			printf("  error: %s\n", str(it, "error"));
+			printf("  error: %s\n", cli_str(it, "error", "-"));
 	}
 }
 
@@ -59,7 +52,7 @@ show_result(json_t *res)
 	size_t i;
 
 	json_array_foreach(json_object_get(res, "interfaces"), i, it) {
-		printf("%s (%s port %lld)\n", str(it, "interface"), str(it, "rdma_device"),
+		printf("%s (%s port %lld)\n", cli_str(it, "interface", "-"), cli_str(it, "rdma_device", "-"),
 		    json_integer_value(json_object_get(it, "port")));
 		json_object_del(it, "interface");
 		json_object_del(it, "rdma_device");

@@ -7,13 +7,6 @@
 
 #include "cli/fabricctl.h"
 
-static const char *
-str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "?";
-}
-
 static long long
 num(json_t *o, const char *key)
 {
@@ -23,8 +16,8 @@ num(json_t *o, const char *key)
 static void
 endpoint_line(const char *word, json_t *e)
 {
-	printf("%s %s \"%s\" {%s} port %lld lid %lld\n", word, str(e, "type"), str(e, "name"),
-	    str(e, "port_guid"), num(e, "port"), num(e, "lid"));
+	printf("%s %s \"%s\" {%s} port %lld lid %lld\n", word, cli_str(e, "type", "?"),
+	    cli_str(e, "name", "?"), cli_str(e, "port_guid", "?"), num(e, "port"), num(e, "lid"));
 }
 
 /* "[out] -> switch "name" lid N [in]": the port a hop leaves by, then the
@@ -39,7 +32,7 @@ route_result(json_t *res)
 	json_array_foreach(hops, i, h) {
 		if (prev)
 			printf("[%lld] -> %s \"%s\" lid %lld [%lld]\n", num(prev, "out_port"),
-			    str(h, "type"), str(h, "node"), num(h, "lid"), num(h, "in_port"));
+			    cli_str(h, "type", "?"), cli_str(h, "node", "?"), num(h, "lid"), num(h, "in_port"));
 		prev = h;
 	}
 	if (num(res, "exit_code") == 0) {
@@ -47,11 +40,11 @@ route_result(json_t *res)
 		return;
 	}
 	if (prev == NULL) {
-		printf("route failed: %s\n", str(res, "message"));
+		printf("route failed: %s\n", cli_str(res, "message", "?"));
 		return;
 	}
-	printf("route stops at %s \"%s\" lid %lld: %s", str(prev, "type"), str(prev, "node"),
-	    num(prev, "lid"), str(res, "message"));
+	printf("route stops at %s \"%s\" lid %lld: %s", cli_str(prev, "type", "?"),
+	    cli_str(prev, "node", "?"), num(prev, "lid"), cli_str(res, "message", "?"));
 	if (json_is_integer(json_object_get(prev, "out_port")))
 		printf(" (port %lld)", num(prev, "out_port"));
 	printf(" towards lid %lld\n", num(json_object_get(res, "dst"), "lid"));
@@ -60,7 +53,7 @@ route_result(json_t *res)
 static void
 topology_result(json_t *res)
 {
-	fputs(str(res, "text"), stdout);
+	fputs(cli_str(res, "text", "?"), stdout);
 }
 
 const struct cli_formatter fmt_sm[] = {

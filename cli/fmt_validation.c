@@ -5,13 +5,6 @@
 
 #include "cli/fabricctl.h"
 
-static const char *
-str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "-";
-}
-
 /* A job record (validate --follow, job show). */
 static void
 job_result(json_t *r)
@@ -27,16 +20,18 @@ job_result(json_t *r)
 
 	if (json_object_get(r, "id") == NULL) {	/* "started" reply without --follow */
 		printf("job %s %s (%s)\n", cli_scalar_text(json_object_get(r, "job"), buf, sizeof(buf)),
-		    str(r, "state"), str(r, "kind"));
+		    cli_str(r, "state", "-"), cli_str(r, "kind", "-"));
 		return;
 	}
 	printf("job %s: %s %s via %s, %s\n", cli_scalar_text(json_object_get(r, "id"), buf, sizeof(buf)),
-	    str(r, "kind"), str(r, "test"), str(r, "launcher"), str(r, "state"));
-	printf("verdict: %s (%s) %s\n", str(r, "verdict"), str(r, "code"), str(r, "reason"));
+	    cli_str(r, "kind", "-"), cli_str(r, "test", "-"), cli_str(r, "launcher", "-"),
+	    cli_str(r, "state", "-"));
+	printf("verdict: %s (%s) %s\n", cli_str(r, "verdict", "-"), cli_str(r, "code", "-"),
+	    cli_str(r, "reason", "-"));
 	if (json_is_string(json_object_get(r, "culprit_host")))
-		printf("culprit: %s%s%s\n", str(r, "culprit_host"),
+		printf("culprit: %s%s%s\n", cli_str(r, "culprit_host", "-"),
 		    json_is_string(json_object_get(r, "culprit_hca")) ? " " : "",
-		    json_is_string(json_object_get(r, "culprit_hca")) ? str(r, "culprit_hca") : "");
+		    json_is_string(json_object_get(r, "culprit_hca")) ? cli_str(r, "culprit_hca", "-") : "");
 	if (json_is_integer(json_object_get(r, "exit_status")))
 		printf("exit status: %lld\n", json_integer_value(json_object_get(r, "exit_status")));
 	if (json_is_integer(json_object_get(r, "term_signal")))
@@ -45,7 +40,7 @@ job_result(json_t *r)
 	    json_integer_value(json_object_get(r, "timed_out")) == 1)
 		printf("timed out\n");
 	if (json_is_string(json_object_get(r, "stdout_path")))
-		printf("log: %s\n", str(r, "stdout_path"));
+		printf("log: %s\n", cli_str(r, "stdout_path", "-"));
 	summary = json_object_get(r, "summary");
 	culprits = json_object_get(summary, "culprits");
 	if (json_array_size(culprits) > 0) {
@@ -92,7 +87,7 @@ log_result(json_t *r)
 	const char *text = json_string_value(json_object_get(r, "text"));
 
 	if (json_is_true(json_object_get(r, "truncated")))
-		fprintf(stderr, "(last part of %s)\n", str(r, "path"));
+		fprintf(stderr, "(last part of %s)\n", cli_str(r, "path", "-"));
 	fputs(text ? text : "", stdout);
 }
 
@@ -121,11 +116,12 @@ preflight_result(json_t *r)
 	json_t *checks = json_object_get(r, "checks"), *c, *f;
 	size_t i, j;
 
-	printf("preflight: %s\n", str(r, "verdict"));
+	printf("preflight: %s\n", cli_str(r, "verdict", "-"));
 	json_array_foreach(checks, i, c) {
-		printf("  %-8s %-12s %s\n", str(c, "name"), str(c, "status"), str(c, "detail"));
+		printf("  %-8s %-12s %s\n", cli_str(c, "name", "-"), cli_str(c, "status", "-"),
+		    cli_str(c, "detail", "-"));
 		json_array_foreach(json_object_get(c, "faults"), j, f)
-			printf("           %s: %s\n", str(f, "code"), str(f, "message"));
+			printf("           %s: %s\n", cli_str(f, "code", "-"), cli_str(f, "message", "-"));
 	}
 }
 

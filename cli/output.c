@@ -7,6 +7,14 @@
 #include "cli/fabricctl.h"
 
 const char *
+cli_str(json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : dflt;
+}
+
+const char *
 cli_scalar_text(json_t *v, char *buf, size_t len)
 {
 	switch (json_typeof(v)) {

@@ -94,7 +94,9 @@ void cfg_parse_fields(struct cfg_ctx *ctx, yaml_node_t *map, const struct cfg_fi
 /* Free the CFG_STR members a table describes. */
 void cfg_fields_free(const struct cfg_field *fields, void *obj);
 
-#define FABRICD_MODULE_MAX 8
+/* The modules, in start order (daemon/modules.c has the table); also the
+ * index of each one's section in fabricd_config. */
+enum module_id { MOD_SM, MOD_PARTITIONS, MOD_ROCE_QOS, MOD_HEALTH, MOD_VALIDATION, MOD_COUNT };
 
 struct fabricd_config {
 	char		*file;
@@ -106,7 +108,7 @@ struct fabricd_config {
 	uint64_t	 max_connections;		/* control socket, in all */
 	uint64_t	 max_connections_per_user;	/* for a uid not root or admin */
 	uint64_t	 idle_timeout_ms;		/* close a silent connection */
-	void		*module[FABRICD_MODULE_MAX];	/* indexed by enum module_id */
+	void		*module[MOD_COUNT];	/* indexed by enum module_id */
 };
 
 /*

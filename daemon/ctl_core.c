@@ -50,10 +50,19 @@ ctl_reload(struct ctl_req *req, json_t *args)
 	json_t *errors = json_array();
 
 	(void)args;
-	if (daemon_reload(errors) == 0) {
+	switch (daemon_reload(errors)) {
+	case DAEMON_RELOADED:
 		json_decref(errors);
 		ctl_reply_ok(req, json_pack("{s:s}", "config", fabricd->config->file));
 		return;
+	case DAEMON_RELOAD_RESTART_NEEDED:
+		/* Valid, but it cannot run without a restart: nothing changed. */
+		ctl_reply_error(req, PERR_CONFLICT, "restart needed: %s; the running "
+		    "configuration is kept", json_string_value(json_array_get(errors, 0)));
+		json_decref(errors);
+		return;
+	case DAEMON_RELOAD_REJECTED:
+		break;
 	}
 	/* The old configuration stays; the client sees why. */
 	size_t n = json_array_size(errors);

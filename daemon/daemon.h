@@ -4,9 +4,17 @@
 
 #include <jansson.h>
 
-/* Re-read the configuration file.  On errors the running configuration is
- * kept, each error is logged and appended (as a string) to errors. */
-int daemon_reload(json_t *errors);
+enum daemon_reload_outcome {
+	DAEMON_RELOADED,		/* the new configuration runs */
+	DAEMON_RELOAD_REJECTED,		/* it has errors */
+	DAEMON_RELOAD_RESTART_NEEDED,	/* valid, but a module cannot take it in place */
+};
+
+/* Re-read the configuration file.  Unless it is applied, the running
+ * configuration is kept whole: each error, or the reason a restart is
+ * needed, is logged, posted as an event and appended (as a string) to
+ * errors. */
+enum daemon_reload_outcome daemon_reload(json_t *errors);
 
 /* Start modules in table order (a failure is recorded, not fatal); stop
  * them in reverse. */

@@ -4,6 +4,11 @@
  * list in daemon/modules.c fixes their order (start in order, stop in
  * reverse).  Modules reach each other only through their public headers
  * (sm/sm.h, partitions/partitions.h, ...).
+ *
+ * The MAD engine (mad/mad.h) belongs to the daemon, not to a module: it is
+ * opened before the first module starts and closed after the last one
+ * stops, so every module sends through the same engine whichever of them
+ * runs, and a module's MAD callbacks never outlive the engine's owner.
  */
 #ifndef FABRICD_FABRICD_H
 #define FABRICD_FABRICD_H
@@ -16,8 +21,11 @@
 #include "daemon/store.h"
 
 struct fabricd;
+struct mad_engine;
+struct mad_engine_config;
 
-enum module_id { MOD_SM, MOD_PARTITIONS, MOD_ROCE_QOS, MOD_HEALTH, MOD_VALIDATION, MOD_COUNT };
+/* A module's verdict on a new configuration (see reload_check). */
+enum reload_result { RELOAD_APPLIED, RELOAD_RESTART_NEEDED };
 
 struct fabricd_module {
 	const char		*name;		/* also its config section */
@@ -26,7 +34,16 @@ struct fabricd_module {
 	const struct cfg_field	*config_fields;			/* simple sections */
 	void			(*config_parse)(struct cfg_ctx *ctx, yaml_node_t *section, void *cfg);
 	void			(*config_free)(void *cfg);
+	/* True when this configuration talks to the fabric; fills in the
+	 * engine's settings (the first module that says so sets them). */
+	bool			(*mad_config)(const void *cfg, struct mad_engine_config *mc);
 	int			(*start)(struct fabricd *fd, const void *cfg);
+	/* Can cfg replace the running configuration in place?  When not,
+	 * why names the setting ("sm.port_guid changes only at restart").
+	 * Every module is asked before any reloads, so that one refusal
+	 * changes nothing anywhere.  NULL: always in place. */
+	enum reload_result	(*reload_check)(struct fabricd *fd, const void *cfg, char *why,
+				    size_t len);
 	int			(*reload)(struct fabricd *fd, const void *cfg);
 	void			(*stop)(struct fabricd *fd);
 	json_t			*(*status)(struct fabricd *fd);	/* {"state": ...} */
@@ -42,10 +59,18 @@ struct fabricd {
 	struct store		*store;
 	time_t			 started;
 	int			 module_running[MOD_COUNT];
+	struct mad_engine	*me;		/* NULL: no module wants one, or no port */
 };
 
 /* The one daemon instance (NULL in unit tests unless they set one up). */
 extern struct fabricd *fabricd;
+
+/* The daemon's MAD engine; NULL without one (and in unit tests). */
+static inline struct mad_engine *
+fabricd_mad(void)
+{
+	return fabricd ? fabricd->me : NULL;
+}
 
 static inline const void *
 fabricd_module_config(const struct fabricd *fd, enum module_id id)

@@ -11,14 +11,31 @@
 #include "daemon/daemon.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "mad/mad.h"
 
 struct fabricd *fabricd;
 
-int
+/* The first module that cannot take newcfg in place, with its reason.
+ * Failed modules are asked too: their configuration is what a restart
+ * would retry. */
+static bool
+restart_needed(const struct fabricd_config *newcfg, char *why, size_t len)
+{
+	for (int m = 0; m < MOD_COUNT; m++) {
+		const struct fabricd_module *mod = fabricd_modules[m];
+
+		if (mod->reload_check && fabricd->module_running[m] != 0 &&
+		    mod->reload_check(fabricd, newcfg->module[m], why, len) == RELOAD_RESTART_NEEDED)
+			return true;
+	}
+	return false;
+}
+
+enum daemon_reload_outcome
 daemon_reload(json_t *errors)
 {
 	struct fabricd_config *newcfg, *old = fabricd->config;
-	char **errs;
+	char **errs, why[160];
 	size_t n;
 
 	log_info("reloading %s", old->file);
@@ -31,9 +48,18 @@ daemon_reload(json_t *errors)
 		event_post(EV_WARNING, "daemon", old->file, "configuration reload rejected "
 		    "(%zu error%s); the running configuration is kept", n, n == 1 ? "" : "s");
 		cfg_errors_free(errs, n);
-		return -1;
+		return DAEMON_RELOAD_REJECTED;
 	}
 	cfg_errors_free(errs, n);
+	if (restart_needed(newcfg, why, sizeof(why))) {
+		log_warnx("reload: %s; nothing was changed", why);
+		if (errors)
+			json_array_append_new(errors, json_string(why));
+		event_post(EV_WARNING, "daemon", old->file, "configuration reload needs a restart "
+		    "(%s); the running configuration is kept", why);
+		config_free(newcfg);
+		return DAEMON_RELOAD_RESTART_NEEDED;
+	}
 	if (strcmp(newcfg->socket, old->socket) || strcmp(newcfg->state_dir, old->state_dir))
 		log_notice("reload: socket and state_dir changes take effect at restart");
 	free(newcfg->socket);
@@ -52,16 +78,37 @@ daemon_reload(json_t *errors)
 	log_set_level(newcfg->log_level);
 	control_configure(newcfg);
 	for (int m = 0; m < MOD_COUNT; m++)
-		if (fabricd_modules[m]->reload && fabricd->module_running[m] > 0)
-			fabricd_modules[m]->reload(fabricd, newcfg->module[m]);
+		if (fabricd_modules[m]->reload && fabricd->module_running[m] > 0 &&
+		    fabricd_modules[m]->reload(fabricd, newcfg->module[m]) != 0)
+			log_warnx("reload: module %s did not take its new settings",
+			    fabricd_modules[m]->name);
 	config_free(old);
 	event_post(EV_INFO, "daemon", newcfg->file, "configuration reloaded");
-	return 0;
+	return DAEMON_RELOADED;
+}
+
+/* The engine, if some module's configuration talks to the fabric.  A port
+ * that cannot be opened is logged by the engine; the modules that need it
+ * then fail to start, as before. */
+static void
+open_mad_engine(void)
+{
+	struct mad_engine_config mc;
+
+	for (int m = 0; m < MOD_COUNT; m++) {
+		const struct fabricd_module *mod = fabricd_modules[m];
+
+		if (mod->mad_config && mod->mad_config(fabricd->config->module[m], &mc)) {
+			fabricd->me = mad_engine_open(fabricd->base, &mc);
+			return;
+		}
+	}
 }
 
 void
 daemon_start_modules(void)
 {
+	open_mad_engine();
 	for (int m = 0; m < MOD_COUNT; m++) {
 		const struct fabricd_module *mod = fabricd_modules[m];
 		if (mod->start == NULL)
@@ -86,5 +133,9 @@ daemon_stop_modules(void)
 			fabricd_modules[m]->stop(fabricd);
 		fabricd->module_running[m] = 0;
 	}
+	/* Last: the modules have cancelled their MADs, so the engine's
+	 * -ECANCELED callbacks reach nobody. */
+	mad_engine_close(fabricd->me);
+	fabricd->me = NULL;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/guid.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/events.h"
@@ -99,7 +100,7 @@ worst_ports(void)
 		    "events", (json_int_t)alarm_count_port(health->alarms, v[i].p->node_guid, v[i].p->port)));
 	for (i = 0; i < json_array_size(out); i++) {
 		char guid[24];
-		snprintf(guid, sizeof(guid), "0x%016" PRIx64, v[i].p->node_guid);
+		guid_format(v[i].p->node_guid, guid, sizeof(guid));
 		json_object_set_new(json_array_get(out, i), "node_guid", json_string(guid));
 	}
 	free(v);
@@ -163,7 +164,7 @@ ctl_health_port(struct ctl_req *req, json_t *args)
 	}
 	if (p->hist_open)
 		hist = history_query(health->fd->store, p->hist.id, since_ms);
-	snprintf(guid, sizeof(guid), "0x%016" PRIx64, p->node_guid);
+	guid_format(p->node_guid, guid, sizeof(guid));
 	ctl_reply_ok(req, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:I, s:i, s:i, s:i, "
 	    "s:o, s:o, s:o}",
 	    "object", p->object, "node", p->desc, "node_guid", guid, "port", p->port,

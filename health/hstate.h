@@ -93,7 +93,9 @@ struct hport *hport_lookup(const char *spec);
 #define HPORT_FOREACH(h, i, p) \
 	for ((i) = 0; (i) < HPORT_BUCKETS; (i)++) for ((p) = (h)->buckets[i]; (p); (p) = (p)->next)
 
-/* Evaluate a port's counter checks after a round (module.c). */
+void hports_free(struct health *h);
+
+/* Evaluate a port's counter checks after a round (ports.c). */
 void health_eval_counters(struct hport *p, int64_t now_ms, uint64_t dt_ms);
 /* metrics.c */
 char *health_metrics_text(size_t *len);

@@ -1,5 +1,5 @@
 /*
- * InfiniBand side of health: PerfMgt polling through the SM's MAD engine,
+ * InfiniBand side of health: PerfMgt polling through the daemon's MAD engine,
  * and link checks from the SM's after-sweep hook.
  *
  * A polling round visits every monitored port once, spread over the
@@ -25,6 +25,7 @@
 #include "daemon/fabricd.h"
 #include "health/hstate.h"
 #include "health/pma.h"
+#include "mad/batch.h"
 #include "sm/sm.h"
 
 #define TICK_MS		100
@@ -52,10 +53,13 @@ struct swsum {
 
 struct hpoll {
 	struct event	*tick;
-	uint32_t	 gen;		/* callbacks of an older poller are ignored */
+	struct mad_batch batch;		/* PerfMgt MADs in flight; owner: this poller */
+	struct item	*fly;		/* what each MAD in flight is for, by slot */
+	size_t		*fly_free;	/* free slots of fly[] */
+	size_t		 nfly, nfly_free;
+	bool		 dispatching;	/* a reply inside dispatch() waits for it */
 	struct item	*q;		/* queue: q[head..tail) */
 	size_t		 head, tail, cap;
-	unsigned	 outstanding;
 	int64_t		 round_start_ms, first_send_ms, prev_round_ms;
 	size_t		 round_total;	/* items planned at round start */
 	size_t		 round_sent;	/* of those, sent */
@@ -65,13 +69,34 @@ struct hpoll {
 	bool		 in_round;
 };
 
-struct pending {
-	uint32_t	gen;
-	struct item	it;
-};
-
-static uint32_t poll_gen;
 static bool hook_added;
+
+/* ---- items in flight: a slot each, its index the MAD's callback argument ---- */
+
+static void *
+fly_put(struct hpoll *hp, const struct item *it)
+{
+	size_t slot;
+
+	if (hp->nfly_free > 0)
+		slot = hp->fly_free[--hp->nfly_free];
+	else {
+		slot = hp->nfly++;
+		hp->fly = xreallocarray(hp->fly, hp->nfly, sizeof(*hp->fly));
+		hp->fly_free = xreallocarray(hp->fly_free, hp->nfly, sizeof(*hp->fly_free));
+	}
+	hp->fly[slot] = *it;
+	return (void *)(uintptr_t)slot;
+}
+
+static struct item
+fly_take(struct hpoll *hp, void *arg)
+{
+	size_t slot = (size_t)(uintptr_t)arg;
+
+	hp->fly_free[hp->nfly_free++] = slot;
+	return hp->fly[slot];
+}
 
 /* ---- queue ---- */
 
@@ -125,7 +150,7 @@ port_polled(const struct fabric_node *n, const struct fabric_port *p)
 {
 	if (n->type == FABRIC_SWITCH)
 		return p->num > 0 && p->peer != NULL && n->lid != 0;
-	return p->lid != 0 && p->state == 4;
+	return p->lid != 0 && p->state == FABRIC_PORT_ACTIVE;
 }
 
 static void
@@ -256,56 +281,49 @@ got_clear(struct hport *p, uint32_t mask)
 static void dispatch(struct hpoll *hp);
 
 static void
-perf_reply(const struct mad_result *res, void *arg)
+perf_reply(const struct mad_result *res, void *owner, void *arg)
 {
-	struct pending *pd = arg;
-	struct hpoll *hp = health ? health->poll : NULL;
+	struct hpoll *hp = owner;
+	struct item it = fly_take(hp, arg);
 	struct hport *p;
 	const uint8_t *data;
 
-	if (hp == NULL || pd->gen != hp->gen) {
-		free(pd);
-		return;
-	}
-	hp->outstanding--;
 	if (res->status != 0 || res->mad_status != 0 || res->mad == NULL) {
 		health->mad_failures++;
-		if (pd->it.kind == IT_SWITCH_SUM && res->status == 0) {
+		if (it.kind == IT_SWITCH_SUM && res->status == 0) {
 			/* No AllPortSelect: read this switch port by port. */
-			swsum_get(hp, pd->it.guid)->no_allport = true;
-		} else if (pd->it.kind == IT_PCX && res->status == 0 &&
-		    (p = hport_find(pd->it.guid, pd->it.port)) != NULL) {
+			swsum_get(hp, it.guid)->no_allport = true;
+		} else if (it.kind == IT_PCX && res->status == 0 &&
+		    (p = hport_find(it.guid, it.port)) != NULL) {
 			p->no_ext = true;
-			q_push(hp, &(struct item){ IT_PC, pd->it.guid, pd->it.port, pd->it.lid, 0, false }, true);
+			q_push(hp, &(struct item){ IT_PC, it.guid, it.port, it.lid, 0, false }, true);
 		}
 		log_debug("health: PerfMgt %d to lid %u port %u failed: status %d, MAD status 0x%x",
-		    pd->it.kind, pd->it.lid, pd->it.port, res->status, res->mad_status);
+		    it.kind, it.lid, it.port, res->status, res->mad_status);
 		goto next;
 	}
 	data = res->mad + PMA_DATA_OFFSET;
-	if (pd->it.kind == IT_SWITCH_SUM) {
-		got_switch_sum(hp, &pd->it, data);
+	if (it.kind == IT_SWITCH_SUM) {
+		got_switch_sum(hp, &it, data);
 		goto next;
 	}
-	if ((p = hport_find(pd->it.guid, pd->it.port)) == NULL)
+	if ((p = hport_find(it.guid, it.port)) == NULL)
 		goto next;
-	if (pd->it.kind == IT_PC)
-		got_pc(hp, p, &pd->it, data);
-	else if (pd->it.kind == IT_PCX)
+	if (it.kind == IT_PC)
+		got_pc(hp, p, &it, data);
+	else if (it.kind == IT_PCX)
 		got_pcx(p, data);
 	else
-		got_clear(p, pd->it.clear);
+		got_clear(p, it.clear);
 next:
-	free(pd);
 	dispatch(hp);
 }
 
 static int
 send_item(struct hpoll *hp, const struct item *it)
 {
-	struct mad_engine *me = sm_mad_engine();
+	struct mad_engine *me = fabricd_mad();
 	uint8_t data[PMA_DATA_LEN];
-	struct pending *pd;
 	uint16_t attr = it->kind == IT_PCX ? PMA_PORT_COUNTERS_EXT : PMA_PORT_COUNTERS;
 	uint8_t method = it->kind == IT_CLEAR ? PERF_SET : PERF_GET;
 
@@ -315,15 +333,14 @@ send_item(struct hpoll *hp, const struct item *it)
 		pma_encode_clear(data, it->port, it->clear);
 	else
 		pma_encode_select(data, it->port);
-	pd = xmalloc(sizeof(*pd));
-	pd->gen = hp->gen;
-	pd->it = *it;
-	if (mad_perf(me, it->lid, method, attr, 0, data, sizeof(data), perf_reply, pd) != 0) {
-		free(pd);
-		health->mad_failures++;
-		return -1;
+	if (hp->batch.io.ctx != me) {		/* the engine the daemon has now */
+		struct mad_io io = mad_io_engine(me);
+		mad_batch_set_io(&hp->batch, &io);
 	}
-	hp->outstanding++;
+	/* Not queued: perf_reply() has counted the failure. */
+	if (mad_batch_perf(&hp->batch, it->lid, method, attr, 0, data, sizeof(data), perf_reply,
+	    fly_put(hp, it)) != 0)
+		return -1;
 	hp->round_mads++;
 	health->mads_total++;
 	if (hp->first_send_ms == 0)
@@ -381,9 +398,10 @@ dispatch(struct hpoll *hp)
 	size_t due = span ? (size_t)((double)hp->round_total * (double)elapsed / (double)span) + 1 :
 	    hp->round_total;
 
-	if (!hp->in_round)
+	if (!hp->in_round || hp->dispatching)
 		return;
-	while (hp->head < hp->tail && hp->outstanding < health->cfg.max_outstanding) {
+	hp->dispatching = true;
+	while (hp->head < hp->tail && hp->batch.pending < health->cfg.max_outstanding) {
 		struct item it = hp->q[hp->head];
 
 		if (!it.urgent && hp->round_sent >= due)
@@ -393,7 +411,8 @@ dispatch(struct hpoll *hp)
 			hp->round_sent++;
 		send_item(hp, &it);
 	}
-	if (hp->head >= hp->tail && hp->outstanding == 0)
+	hp->dispatching = false;
+	if (hp->head >= hp->tail && hp->batch.pending == 0)
 		finish_round(hp);
 }
 
@@ -432,10 +451,10 @@ caps_of(const struct fabric_port *p)
 static void
 link_went_down(struct hport *p, int64_t now, const char *why)
 {
-	if (p->linked || p->state == 4)
+	if (p->linked || p->state == FABRIC_PORT_ACTIVE)
 		flap_record(&p->flaps, now);
 	p->linked = false;
-	p->state = 1;
+	p->state = FABRIC_PORT_DOWN;
 	alarm_update(health->alarms, p->object, p->node_guid, p->port, HCHK_LINK_DOWN,
 	    true, EV_ERROR, now, why);
 }
@@ -465,7 +484,7 @@ sweep_port(struct fabric_node *n, struct fabric_port *p, int64_t now)
 	h->present = true;
 	h->lid = h->is_switch ? n->lid : p->lid;
 	if (p->peer == NULL) {
-		if (h->was_active && (h->linked || h->state == 4))
+		if (h->was_active && (h->linked || h->state == FABRIC_PORT_ACTIVE))
 			link_went_down(h, now, "link lost its peer (down or unplugged)");
 		h->state = p->state;
 		check_flapping(h, now);
@@ -473,9 +492,9 @@ sweep_port(struct fabric_node *n, struct fabric_port *p, int64_t now)
 	}
 	h->linked = true;
 	h->state = p->state;
-	alarm_update(health->alarms, h->object, n->guid, p->num, HCHK_NOT_ACTIVE, p->state != 4,
+	alarm_update(health->alarms, h->object, n->guid, p->num, HCHK_NOT_ACTIVE, p->state != FABRIC_PORT_ACTIVE,
 	    EV_ERROR, now, "cabled and LinkUp but not ACTIVE after the sweep");
-	if (p->state == 4) {
+	if (p->state == FABRIC_PORT_ACTIVE) {
 		struct link_caps a = caps_of(p), b = caps_of(p->peer);
 		bool slow = link_degraded(&a, &b, why, sizeof(why));
 		h->was_active = true;
@@ -510,7 +529,7 @@ after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token),
 	HPORT_FOREACH(health, i, h) {
 		if (h->present || !h->was_active)
 			continue;
-		if (h->linked || h->state == 4)
+		if (h->linked || h->state == FABRIC_PORT_ACTIVE)
 			link_went_down(h, now, "node no longer reachable from the SM");
 		check_flapping(h, now);
 	}
@@ -526,7 +545,7 @@ health_ib_start(struct health *h)
 		sm_add_hook(SM_HOOK_AFTER_SWEEP, after_sweep, NULL);
 		hook_added = true;
 	}
-	hp->gen = ++poll_gen;
+	mad_batch_init(&hp->batch, NULL, hp);
 	hp->tick = evtimer_new(h->fd->base, tick, hp);
 	h->poll = hp;
 	tick(-1, 0, hp);
@@ -541,6 +560,10 @@ health_ib_stop(struct health *h)
 	if (hp == NULL)
 		return;
 	event_free(hp->tick);
+	/* Replies still on their way reach nobody. */
+	mad_batch_free(&hp->batch);
+	free(hp->fly);
+	free(hp->fly_free);
 	free(hp->q);
 	free(hp->sw);
 	free(hp);

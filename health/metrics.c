@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/guid.h"
 #include "health/health.h"
 #include "health/hstate.h"
 #include "health/prom.h"
@@ -19,7 +20,7 @@ struct plabels {
 static size_t
 port_labels(const struct hport *p, struct plabels *pl)
 {
-	snprintf(pl->guid, sizeof(pl->guid), "0x%016" PRIx64, p->node_guid);
+	guid_format(p->node_guid, pl->guid, sizeof(pl->guid));
 	snprintf(pl->port, sizeof(pl->port), "%u", p->port);
 	pl->l[0] = (struct prom_label){ "node_guid", pl->guid };
 	pl->l[1] = (struct prom_label){ "node", p->desc };

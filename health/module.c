@@ -1,7 +1,8 @@
 /*
- * The health module: configuration, life cycle, the port table and the
- * glue from check verdicts to events.  IB polling lives in ib.c, the
- * control commands in ctl.c, the Prometheus export in metrics.c.
+ * The health module: configuration, life cycle, and the glue from check
+ * verdicts to events.  The port table and the health.h queries live in
+ * ports.c, IB polling in ib.c, the control commands in ctl.c, the
+ * Prometheus export in metrics.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -13,8 +14,6 @@
 #include "daemon/fabricd.h"
 #include "health/health.h"
 #include "health/hstate.h"
-
-struct health *health;
 
 #define DAY_MS (24ULL * 3600 * 1000)
 
@@ -115,198 +114,6 @@ alarm_notify(const struct alarm *a, bool raised, void *arg)
 		    event_now_ms() - a->first_seen_ms, a->failures);
 	}
 }
-
-/* ---- the port table ---- */
-
-static size_t
-hport_hash(uint64_t guid, uint8_t port)
-{
-	uint64_t x = guid * 0x9E3779B97F4A7C15ULL ^ port;
-	return (size_t)(x >> 40) % HPORT_BUCKETS;
-}
-
-struct hport *
-hport_find(uint64_t node_guid, uint8_t port)
-{
-	if (health == NULL)
-		return NULL;
-	for (struct hport *p = health->buckets[hport_hash(node_guid, port)]; p; p = p->next)
-		if (p->node_guid == node_guid && p->port == port)
-			return p;
-	return NULL;
-}
-
-struct hport *
-hport_get(uint64_t node_guid, uint8_t port, const char *desc)
-{
-	struct hport *p = hport_find(node_guid, port);
-	size_t b;
-
-	if (p == NULL) {
-		p = xcalloc(1, sizeof(*p));
-		p->node_guid = node_guid;
-		p->port = port;
-		b = hport_hash(node_guid, port);
-		p->next = health->buckets[b];
-		health->buckets[b] = p;
-		health->nports++;
-	}
-	if (desc && desc[0] && strcmp(desc, p->desc)) {
-		snprintf(p->desc, sizeof(p->desc), "%.64s", desc);
-		snprintf(p->object, sizeof(p->object), "%.64s:%u", p->desc, port);
-	} else if (p->object[0] == '\0') {
-		snprintf(p->object, sizeof(p->object), "0x%016" PRIx64 ":%u", node_guid, port);
-	}
-	return p;
-}
-
-struct hport *
-hport_lookup(const char *spec)
-{
-	const char *colon = strrchr(spec, ':');
-	char node[80], *end;
-	unsigned long port;
-	struct hport *p;
-	size_t i;
-
-	if (health == NULL || colon == NULL || (size_t)(colon - spec) >= sizeof(node))
-		return NULL;
-	snprintf(node, sizeof(node), "%.*s", (int)(colon - spec), spec);
-	port = strtoul(colon + 1, &end, 10);
-	if (*end || end == colon + 1 || port > 254)
-		return NULL;
-	HPORT_FOREACH(health, i, p) {
-		char guid[24];
-		if (p->port != port)
-			continue;
-		snprintf(guid, sizeof(guid), "0x%016" PRIx64, p->node_guid);
-		if (!strcmp(p->desc, node) || !strcasecmp(guid, node) ||
-		    (strtoull(node, &end, 0) == p->node_guid && *end == '\0' && p->node_guid))
-			return p;
-		if (p->lid && strtoul(node, &end, 10) == p->lid && *end == '\0')
-			return p;
-	}
-	return NULL;
-}
-
-static void
-hports_free(struct health *h)
-{
-	for (size_t i = 0; i < HPORT_BUCKETS; i++)
-		while (h->buckets[i]) {
-			struct hport *p = h->buckets[i];
-			h->buckets[i] = p->next;
-			free(p);
-		}
-	h->nports = 0;
-}
-
-/* ---- checks ---- */
-
-void
-health_eval_counters(struct hport *p, int64_t now_ms, uint64_t dt_ms)
-{
-	struct check_verdict v[HCHK_COUNT];
-	static const enum hchk counter_checks[] = {
-		HCHK_SYMBOL_ERRORS, HCHK_LINK_RECOVERIES, HCHK_RCV_ERRORS,
-		HCHK_XMIT_DISCARDS, HCHK_CONGESTION,
-	};
-
-	memset(v, 0, sizeof(v));
-	checks_counters(&health->th, p->delta, p->valid, dt_ms, v);
-	for (size_t i = 0; i < sizeof(counter_checks) / sizeof(counter_checks[0]); i++) {
-		enum hchk c = counter_checks[i];
-		alarm_update(health->alarms, p->object, p->node_guid, p->port, c,
-		    v[c].failing, v[c].severity, now_ms, v[c].failing ? v[c].detail : NULL);
-	}
-	for (int i = 0; i < HC_COUNT; i++)
-		p->rate[i] = p->valid[i] ? hc_rate(p->delta[i], dt_ms) : 0;
-	/* LinkDownedCounter: each increment is a link that went down. */
-	if (p->valid[HC_LINK_DOWNED])
-		for (uint64_t n = 0; n < p->delta[HC_LINK_DOWNED] && n < FLAP_HISTORY; n++)
-			flap_record(&p->flaps, now_ms);
-	p->last_eval_ms = now_ms;
-}
-
-/* ---- the public door ---- */
-
-bool
-health_running(void)
-{
-	return health != NULL;
-}
-
-const char *
-health_port_status_name(enum health_port_status s)
-{
-	static const char *const names[] = { "unknown", "ok", "warning", "degraded", "down" };
-	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
-}
-
-enum health_port_status
-health_port_status(uint64_t node_guid, uint8_t port)
-{
-	enum health_port_status worst = HEALTH_PORT_OK;
-
-	if (health == NULL || hport_find(node_guid, port) == NULL)
-		return HEALTH_PORT_UNKNOWN;
-	for (size_t i = 0; i < alarm_count(health->alarms); i++) {
-		const struct alarm *a = alarm_at(health->alarms, i);
-		enum health_port_status s;
-		if (a->node_guid != node_guid || a->port != port)
-			continue;
-		switch (a->check) {
-		case HCHK_LINK_DOWN:
-		case HCHK_NOT_ACTIVE:
-		case HCHK_FLAPPING:
-			s = HEALTH_PORT_DOWN;
-			break;
-		case HCHK_DEGRADED:
-			s = HEALTH_PORT_DEGRADED;
-			break;
-		default:
-			s = HEALTH_PORT_WARNING;
-		}
-		if (s > worst)
-			worst = s;
-	}
-	return worst;
-}
-
-json_t *
-health_port_events(uint64_t node_guid, uint8_t port)
-{
-	json_t *out = json_array();
-
-	if (health == NULL)
-		return out;
-	for (size_t i = 0; i < alarm_count(health->alarms); i++) {
-		const struct alarm *a = alarm_at(health->alarms, i);
-		if (a->node_guid != node_guid || a->port != port)
-			continue;
-		json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:I, s:i, s:s}",
-		    "check", hchk_name(a->check), "severity", event_severity_name(a->severity),
-		    "first_seen_ms", (json_int_t)a->first_seen_ms,
-		    "last_seen_ms", (json_int_t)a->last_seen_ms, "failures", (int)a->failures,
-		    "detail", a->detail));
-	}
-	return out;
-}
-
-size_t
-health_active_count(enum event_severity min)
-{
-	size_t n = 0;
-
-	if (health == NULL)
-		return 0;
-	for (size_t i = 0; i < alarm_count(health->alarms); i++)
-		if (alarm_at(health->alarms, i)->severity >= min)
-			n++;
-	return n;
-}
-
-/* ---- RoCE ---- */
 
 static void
 roce_tick(evutil_socket_t fd, short what, void *arg)

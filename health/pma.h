@@ -1,7 +1,7 @@
 /*
  * PerfMgt attribute payloads (PortCounters 0x12, PortCountersExtended
  * 0x1D), encoded and decoded with libibmad's field tables.  Kept apart
- * from sm/mad.h: libibmad's <infiniband/mad.h> declares names the SM's
+ * from mad/mad.h: libibmad's <infiniband/mad.h> declares names the SM's
  * engine also uses.
  */
 #ifndef FABRICD_HEALTH_PMA_H

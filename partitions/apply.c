@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <iba/ib_types.h>
 
 #include "common/xmalloc.h"
+#include "mad/batch.h"
 #include "partitions/apply.h"
 
 struct pt_mad_counts pt_mad_counts;
@@ -33,24 +35,30 @@ struct port_run {
 
 struct run {
 	struct pt_plan		*plan;
-	struct pt_io		 io;
+	struct mad_batch	 batch;		/* this phase's MADs */
 	pt_apply_done		 done;
 	void			*arg;
 	enum phase		 phase;
 	struct port_run		*pr;
-	size_t			 outstanding;
-	bool			 issuing;	/* suppress phase ends while queueing */
 	bool			 any_failed;
 	struct pt_apply_report	 rep;
 };
 
-struct op {
-	struct run	*run;
-	size_t		 port;
-	uint16_t	 block;
-};
+/*
+ * What a MAD was for travels in its callback argument: the port's index in
+ * the plan and the block (for enforcement: 0 the PortInfo Get, 1 the Set).
+ * The run itself is the batch's owner.
+ */
+static void *
+op_of(size_t port, uint16_t block)
+{
+	return (void *)(uintptr_t)((uint64_t)port << 16 | block);
+}
 
-static void phase_next(struct run *r);
+static size_t op_port(void *op) { return (size_t)((uintptr_t)op >> 16); }
+static uint16_t op_block(void *op) { return (uint16_t)(uintptr_t)op; }
+
+static void phase_next(void *owner);
 
 static void
 port_fail(struct run *r, size_t i, const char *fmt, ...)
@@ -102,111 +110,94 @@ reply_problem(const struct mad_result *res, char *buf, size_t len)
 	return NULL;
 }
 
-static void
-op_finished(struct run *r)
-{
-	r->outstanding--;
-	if (r->outstanding == 0 && !r->issuing)
-		phase_next(r);
-}
+/* One reply, already judged: why is NULL when it arrived and said yes. */
+typedef void (*reply_fn)(struct run *r, size_t port, uint16_t block,
+    const struct mad_result *res, const char *why);
 
 static void
-on_read(const struct mad_result *res, void *arg)
+on_read(struct run *r, size_t port, uint16_t block, const struct mad_result *res,
+    const char *why)
 {
-	struct op *op = arg;
-	struct run *r = op->run;
-	struct pt_port_plan *pp = &r->plan->ports[op->port];
-	char buf[32];
-	const char *why = reply_problem(res, buf, sizeof(buf));
-
 	if (why != NULL) {
-		pt_mad_counts.failures++;
-		r->pr[op->port].read_failed = true;
-		port_fail(r, op->port, "reading block %u: %s", op->block, why);
+		r->pr[port].read_failed = true;
+		port_fail(r, port, "reading block %u: %s", block, why);
 	} else
-		decode_block(res, pp->have + (size_t)op->block * PT_BLOCK);
-	free(op);
-	op_finished(r);
+		decode_block(res, r->plan->ports[port].have + (size_t)block * PT_BLOCK);
 }
 
 static void
-on_write(const struct mad_result *res, void *arg)
+on_write(struct run *r, size_t port, uint16_t block, const struct mad_result *res,
+    const char *why)
 {
-	struct op *op = arg;
-	struct run *r = op->run;
-	char buf[32];
-	const char *why = reply_problem(res, buf, sizeof(buf));
-
-	if (why != NULL) {
-		pt_mad_counts.failures++;
-		port_fail(r, op->port, "writing block %u: %s", op->block, why);
-	}
-	free(op);
-	op_finished(r);
+	if (why != NULL)
+		port_fail(r, port, "writing block %u: %s", block, why);
 }
 
 static void
-on_verify(const struct mad_result *res, void *arg)
+on_verify(struct run *r, size_t port, uint16_t block, const struct mad_result *res,
+    const char *why)
 {
-	struct op *op = arg;
-	struct run *r = op->run;
-	struct pt_port_plan *pp = &r->plan->ports[op->port];
-	const uint16_t *want = pp->want + (size_t)op->block * PT_BLOCK;
-	char buf[32];
-	const char *why = reply_problem(res, buf, sizeof(buf));
+	struct pt_port_plan *pp = &r->plan->ports[port];
+	const uint16_t *want = pp->want + (size_t)block * PT_BLOCK;
 	uint16_t got[PT_BLOCK];
 
 	if (why != NULL) {
-		pt_mad_counts.failures++;
-		port_fail(r, op->port, "reading back block %u: %s", op->block, why);
-	} else {
-		decode_block(res, got);
-		for (size_t i = 0; i < PT_BLOCK && (size_t)op->block * PT_BLOCK + i < pp->cap; i++)
-			if (got[i] != want[i]) {
-				port_fail(r, op->port, "block %u index %zu reads back 0x%04x, "
-				    "wrote 0x%04x", op->block, (size_t)op->block * PT_BLOCK + i,
-				    got[i], want[i]);
-				break;
-			}
+		port_fail(r, port, "reading back block %u: %s", block, why);
+		return;
 	}
-	free(op);
-	op_finished(r);
+	decode_block(res, got);
+	for (size_t i = 0; i < PT_BLOCK && (size_t)block * PT_BLOCK + i < pp->cap; i++)
+		if (got[i] != want[i]) {
+			port_fail(r, port, "block %u index %zu reads back 0x%04x, wrote 0x%04x",
+			    block, (size_t)block * PT_BLOCK + i, got[i], want[i]);
+			break;
+		}
 }
 
 static void
-on_restore(const struct mad_result *res, void *arg)
+on_restore(struct run *r, size_t port, uint16_t block, const struct mad_result *res,
+    const char *why)
 {
-	struct op *op = arg;
-	struct run *r = op->run;
-	char buf[32], *s;
+	char *s;
+
+	if (why == NULL)
+		return;
+	r->pr[port].unrestored = true;
+	if (asprintf(&s, "%s: restoring block %u: %s", r->plan->ports[port].label, block,
+	    why) >= 0) {
+		r->rep.unrestored = xreallocarray(r->rep.unrestored, r->rep.nunrestored + 1,
+		    sizeof(char *));
+		r->rep.unrestored[r->rep.nunrestored++] = s;
+	}
+}
+
+static void on_enforce(struct run *r, size_t port, uint16_t block,
+    const struct mad_result *res, const char *why);
+
+static const reply_fn phase_reply[PH_DONE] = {
+	[PH_READ] = on_read, [PH_WRITE] = on_write, [PH_VERIFY] = on_verify,
+	[PH_ENFORCE] = on_enforce, [PH_ROLLBACK] = on_restore,
+};
+
+/* Every reply of every phase: judged once, counted once, then handed on. */
+static void
+on_reply(const struct mad_result *res, void *owner, void *op)
+{
+	struct run *r = owner;
+	char buf[32];
 	const char *why = reply_problem(res, buf, sizeof(buf));
 
-	if (why != NULL) {
+	if (why != NULL)
 		pt_mad_counts.failures++;
-		r->pr[op->port].unrestored = true;
-		if (asprintf(&s, "%s: restoring block %u: %s",
-		    r->plan->ports[op->port].label, op->block, why) >= 0) {
-			r->rep.unrestored = xreallocarray(r->rep.unrestored,
-			    r->rep.nunrestored + 1, sizeof(char *));
-			r->rep.unrestored[r->rep.nunrestored++] = s;
-		}
-	}
-	free(op);
-	op_finished(r);
+	phase_reply[r->phase](r, op_port(op), op_block(op), res, why);
 }
 
 static void
-send(struct run *r, size_t port, uint16_t block, uint8_t method, const uint16_t *table,
-    mad_cb cb)
+send(struct run *r, size_t port, uint16_t block, uint8_t method, const uint16_t *table)
 {
 	struct pt_port_plan *pp = &r->plan->ports[port];
-	struct op *op = xcalloc(1, sizeof(*op));
-	struct mad_result fail = { .status = -EIO };
 	uint8_t data[64];
 
-	op->run = r;
-	op->port = port;
-	op->block = block;
 	if (table != NULL)
 		encode_block(table + (size_t)block * PT_BLOCK, data);
 	if (method == 0x02) {		/* Set */
@@ -216,10 +207,8 @@ send(struct run *r, size_t port, uint16_t block, uint8_t method, const uint16_t 
 		r->rep.gets++;
 		pt_mad_counts.gets++;
 	}
-	r->outstanding++;
-	if (r->io.smp(r->io.ctx, &pp->addr, method, PT_ATTR_PKEY_TABLE,
-	    pp->attr_mod_port | block, table ? data : NULL, cb, op) != 0)
-		cb(&fail, op);
+	mad_batch_smp(&r->batch, &pp->addr, method, PT_ATTR_PKEY_TABLE, pp->attr_mod_port | block,
+	    table ? data : NULL, on_reply, op_of(port, block));
 }
 
 static void
@@ -232,7 +221,7 @@ start_read(struct run *r)
 			continue;
 		pp->have = xcalloc((size_t)pp->nblocks * PT_BLOCK, sizeof(uint16_t));
 		for (uint16_t b = 0; b < pp->nblocks; b++)
-			send(r, i, b, 0x01, NULL, on_read);
+			send(r, i, b, 0x01, NULL);
 	}
 }
 
@@ -249,7 +238,7 @@ start_write(struct run *r)
 				r->rep.ports_written++;
 			r->pr[i].written = true;
 			r->pr[i].sent[b] = 1;
-			send(r, i, b, 0x02, pp->want, on_write);
+			send(r, i, b, 0x02, pp->want);
 		}
 	}
 }
@@ -260,7 +249,7 @@ start_verify(struct run *r)
 	for (size_t i = 0; i < r->plan->nports; i++)
 		for (uint16_t b = 0; b < r->plan->ports[i].nblocks; b++)
 			if (r->pr[i].sent[b])
-				send(r, i, b, 0x01, NULL, on_verify);
+				send(r, i, b, 0x01, NULL);
 }
 
 static void
@@ -270,7 +259,7 @@ start_rollback(struct run *r)
 	for (size_t i = 0; i < r->plan->nports; i++)
 		for (uint16_t b = 0; b < r->plan->ports[i].nblocks; b++)
 			if (r->pr[i].sent[b])
-				send(r, i, b, 0x02, r->plan->ports[i].have, on_restore);
+				send(r, i, b, 0x02, r->plan->ports[i].have);
 }
 
 /*
@@ -282,45 +271,25 @@ start_rollback(struct run *r)
  * is reported but does not undo the change (its hosts' own tables still
  * hold only their keys).  Ports whose tables did not change get no MAD.
  */
-static void
-on_enforce_set(const struct mad_result *res, void *arg)
-{
-	struct op *op = arg;
-	struct run *r = op->run;
-	char buf[32];
-	const char *why = reply_problem(res, buf, sizeof(buf));
-
-	if (why != NULL) {
-		pt_mad_counts.failures++;
-		r->rep.enforce_failed++;
-	}
-	free(op);
-	op_finished(r);
-}
+#define ENFORCE_GET	0
+#define ENFORCE_SET	1
 
 static void
-on_enforce_get(const struct mad_result *res, void *arg)
+on_enforce(struct run *r, size_t port, uint16_t step, const struct mad_result *res,
+    const char *why)
 {
-	struct op *op = arg;
-	struct run *r = op->run;
-	struct pt_port_plan *pp = &r->plan->ports[op->port];
-	char buf[32];
-	const char *why = reply_problem(res, buf, sizeof(buf));
+	struct pt_port_plan *pp = &r->plan->ports[port];
 	ib_port_info_t pi;
 
 	if (why != NULL) {
-		pt_mad_counts.failures++;
 		r->rep.enforce_failed++;
-		free(op);
-		op_finished(r);
 		return;
 	}
+	if (step == ENFORCE_SET)
+		return;
 	memcpy(&pi, res->mad + PT_SMP_DATA_OFFSET, sizeof(pi));
-	if ((pi.vl_enforce & PT_ENFORCE_BITS) == PT_ENFORCE_BITS) {
-		free(op);
-		op_finished(r);
+	if ((pi.vl_enforce & PT_ENFORCE_BITS) == PT_ENFORCE_BITS)
 		return;
-	}
 	pi.vl_enforce |= PT_ENFORCE_BITS;
 	ib_port_info_set_port_state(&pi, IB_LINK_NO_CHANGE);
 	ib_port_info_set_port_phys_state(0, &pi);
@@ -329,13 +298,9 @@ on_enforce_get(const struct mad_result *res, void *arg)
 	ib_port_info_set_link_speed_ext_enabled(&pi, 0);
 	r->rep.enforce_sets++;
 	pt_mad_counts.enforce_sets++;
-	/* the op travels on to the Set: still one outstanding */
-	if (r->io.smp(r->io.ctx, &pp->addr, 0x02, PT_ATTR_PORT_INFO, pp->port, &pi,
-	    on_enforce_set, op) != 0) {
-		struct mad_result fail = { .status = -EIO };
-
-		on_enforce_set(&fail, op);
-	}
+	/* sent before this reply is counted: the phase stays open for it */
+	mad_batch_smp(&r->batch, &pp->addr, 0x02, PT_ATTR_PORT_INFO, pp->port, &pi, on_reply,
+	    op_of(port, ENFORCE_SET));
 }
 
 static void
@@ -343,21 +308,12 @@ start_enforce(struct run *r)
 {
 	for (size_t i = 0; i < r->plan->nports; i++) {
 		struct pt_port_plan *pp = &r->plan->ports[i];
-		struct op *op;
 
 		if (!pp->switch_ext || !r->pr[i].written)
 			continue;
-		op = xcalloc(1, sizeof(*op));
-		op->run = r;
-		op->port = i;
-		r->outstanding++;
 		pt_mad_counts.enforce_gets++;
-		if (r->io.smp(r->io.ctx, &pp->addr, 0x01, PT_ATTR_PORT_INFO, pp->port, NULL,
-		    on_enforce_get, op) != 0) {
-			struct mad_result fail = { .status = -EIO };
-
-			on_enforce_get(&fail, op);
-		}
+		mad_batch_smp(&r->batch, &pp->addr, 0x01, PT_ATTR_PORT_INFO, pp->port, NULL,
+		    on_reply, op_of(i, ENFORCE_GET));
 	}
 }
 
@@ -400,59 +356,51 @@ finish(struct run *r)
 		free(r->pr[i].reason);
 	}
 	free(r->pr);
+	mad_batch_free(&r->batch);
 	free(r);
 }
 
-/* Enter a phase and issue its MADs; while issuing, a MAD that fails at once
- * must not advance the phases under our feet. */
+/* Enter a phase: issue its MADs, and go on once they have all answered. */
 static void
 phase_enter(struct run *r, enum phase ph, void (*start)(struct run *))
 {
 	r->phase = ph;
-	r->issuing = true;
 	start(r);
-	r->issuing = false;
+	mad_batch_wait(&r->batch, phase_next);
 }
 
-/* Run phases until one has MADs in flight or the run is over. */
+/* A phase is over: the next one, or the end. */
 static void
-phase_next(struct run *r)
+phase_next(void *owner)
 {
-	while (r->outstanding == 0) {
-		switch (r->phase) {
-		case PH_READ:
-			if (r->any_failed)
-				r->phase = PH_DONE;
-			else
-				phase_enter(r, PH_WRITE, start_write);
-			break;
-		case PH_WRITE:
-			if (r->any_failed)
-				phase_enter(r, PH_ROLLBACK, start_rollback);
-			else
-				phase_enter(r, PH_VERIFY, start_verify);
-			break;
-		case PH_VERIFY:
-			if (r->any_failed)
-				phase_enter(r, PH_ROLLBACK, start_rollback);
-			else
-				phase_enter(r, PH_ENFORCE, start_enforce);
-			break;
-		case PH_ENFORCE:
-			r->phase = PH_DONE;
-			break;
-		case PH_ROLLBACK:
-			r->phase = PH_DONE;
-			break;
-		case PH_DONE:
+	struct run *r = owner;
+
+	switch (r->phase) {
+	case PH_READ:
+		if (r->any_failed)
 			finish(r);
-			return;
-		}
+		else
+			phase_enter(r, PH_WRITE, start_write);
+		break;
+	case PH_WRITE:
+	case PH_VERIFY:
+		if (r->any_failed)
+			phase_enter(r, PH_ROLLBACK, start_rollback);
+		else if (r->phase == PH_WRITE)
+			phase_enter(r, PH_VERIFY, start_verify);
+		else
+			phase_enter(r, PH_ENFORCE, start_enforce);
+		break;
+	case PH_ENFORCE:
+	case PH_ROLLBACK:
+	case PH_DONE:
+		finish(r);
+		break;
 	}
 }
 
 int
-pt_apply_start(struct pt_plan *plan, const struct pt_io *io, pt_apply_done done, void *arg)
+pt_apply_start(struct pt_plan *plan, const struct mad_io *io, pt_apply_done done, void *arg)
 {
 	struct run *r;
 
@@ -460,16 +408,12 @@ pt_apply_start(struct pt_plan *plan, const struct pt_io *io, pt_apply_done done,
 		return -1;
 	r = xcalloc(1, sizeof(*r));
 	r->plan = plan;
-	r->io = *io;
+	mad_batch_init(&r->batch, io, r);
 	r->done = done;
 	r->arg = arg;
-	r->phase = PH_READ;
 	r->pr = xcalloc(plan->nports ? plan->nports : 1, sizeof(*r->pr));
 	for (size_t i = 0; i < plan->nports; i++)
 		r->pr[i].sent = xcalloc(plan->ports[i].nblocks ? plan->ports[i].nblocks : 1, 1);
-	r->issuing = true;
-	start_read(r);
-	r->issuing = false;
-	phase_next(r);
+	phase_enter(r, PH_READ, start_read);
 	return 0;
 }

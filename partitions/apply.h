@@ -3,11 +3,11 @@
  * blocks that differ, read every written block back, and on any failure
  * put back the previous table on every port already written.
  *
- * MADs go through a pt_io, which is mad_smp() on the SM's engine in the
- * daemon and an in-memory fake in the unit tests; both answer through the
- * mad.h callback types.  Phases run one after the other (read, write,
- * verify, and rollback when needed); inside a phase every MAD is queued at
- * once and the engine's window paces them.
+ * MADs go through a mad_io (mad/io.h), which is the MAD engine in the
+ * daemon and an in-memory fake in the unit tests.  Phases run one after the
+ * other (read, write, verify, and rollback when needed); inside a phase
+ * every MAD is queued at once as one mad/batch.h batch, and the engine's
+ * window paces them.
  */
 #ifndef FABRICD_PARTITIONS_APPLY_H
 #define FABRICD_PARTITIONS_APPLY_H
@@ -17,20 +17,12 @@
 #include <stdint.h>
 
 #include "partitions/plan.h"
-#include "sm/mad.h"
+#include "mad/io.h"
 
 #define PT_ATTR_PKEY_TABLE	0x0016
 #define PT_ATTR_PORT_INFO	0x0015
 #define PT_ENFORCE_BITS		0x0c	/* PortInfo: PartitionEnforcementInbound | Outbound */
 #define PT_SMP_DATA_OFFSET	64	/* SMP payload in the 256-byte MAD, LID or DR */
-
-typedef int (*pt_smp_fn)(void *ctx, const struct mad_addr *addr, uint8_t method,
-    uint16_t attr_id, uint32_t attr_mod, const void *data, mad_cb cb, void *arg);
-
-struct pt_io {
-	pt_smp_fn	 smp;
-	void		*ctx;
-};
 
 /* Counters of P_KeyTable MADs since start, for status and tests. */
 struct pt_mad_counts {
@@ -60,6 +52,6 @@ typedef void (*pt_apply_done)(struct pt_plan *plan, const struct pt_apply_report
 
 /* Starts the run; done may be called before this returns if nothing needs
  * a MAD.  Returns 0, or -1 if the run could not start (done not called). */
-int pt_apply_start(struct pt_plan *plan, const struct pt_io *io, pt_apply_done done, void *arg);
+int pt_apply_start(struct pt_plan *plan, const struct mad_io *io, pt_apply_done done, void *arg);
 
 #endif

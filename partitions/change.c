@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/guid.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
@@ -28,14 +29,7 @@
 struct fabric *
 pt_fabric_now(void)
 {
-	return sm_mad_engine() != NULL && sm_is_master() ? sm_fabric() : NULL;
-}
-
-static int
-engine_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_id,
-    uint32_t attr_mod, const void *data, mad_cb cb, void *arg)
-{
-	return mad_smp(ctx, addr, method, attr_id, attr_mod, data, cb, arg);
+	return fabricd_mad() != NULL && sm_is_master() ? sm_fabric() : NULL;
 }
 
 struct fabric_node **
@@ -116,7 +110,7 @@ pt_plan_diff_json(const struct pt_plan *p)
 			json_decref(blocks);
 			continue;
 		}
-		snprintf(guid, sizeof(guid), "0x%016" PRIx64, pp->port_guid);
+		guid_format(pp->port_guid, guid, sizeof(guid));
 		json_array_append_new(ports, json_pack("{s:s, s:s, s:i, s:b, s:o}", "port", pp->label,
 		    "guid", guid, "port_num", pp->port, "switch_port", pp->switch_ext,
 		    "blocks", blocks));
@@ -274,7 +268,7 @@ pt_change_run(struct pt_change *ch)
 	struct run *r = xcalloc(1, sizeof(*r));
 	struct pt_plan_input in;
 	struct fabric *f;
-	struct pt_io io;
+	struct mad_io io;
 	struct pt_err e;
 	size_t n;
 
@@ -307,8 +301,7 @@ pt_change_run(struct pt_change *ch)
 		run_free(r);
 		return;
 	}
-	io.smp = engine_smp;
-	io.ctx = sm_mad_engine();
+	io = mad_io_engine(fabricd_mad());
 	pt_state.busy = true;
 	if (pt_apply_start(&r->plan, &io, on_applied, r) != 0) {
 		pt_state.busy = false;
@@ -396,11 +389,11 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 {
 	struct sweep *s;
 	struct pt_plan_input in;
-	struct pt_io io;
+	struct mad_io io;
 	struct pt_err e;
 	size_t n;
 
-	if (!pt_state.running || sm_mad_engine() == NULL || !sm_is_master() || deferred.pending) {
+	if (!pt_state.running || fabricd_mad() == NULL || !sm_is_master() || deferred.pending) {
 		done(token);
 		return;
 	}
@@ -438,8 +431,7 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 		done(token);
 		return;
 	}
-	io.smp = engine_smp;
-	io.ctx = sm_mad_engine();
+	io = mad_io_engine(fabricd_mad());
 	pt_state.busy = true;
 	if (pt_apply_start(&s->plan, &io, on_swept, s) != 0) {
 		pt_state.busy = false;

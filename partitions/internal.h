@@ -50,7 +50,10 @@ void pt_store_history(struct store *st, uid_t uid, bool has_uid, const char *act
     const char *detail, const char *result, const char *message);
 json_t *pt_store_history_list(struct store *st, long long limit);
 
-/* ---- committed tables (module.c) ---- */
+/* ---- committed state (state.c) ---- */
+void pt_state_free(void);
+/* sm_set_pkey_tables()'s provider: the tables last verified on end ports. */
+int pt_sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, void *arg);
 const struct pt_table *pt_table_find(uint64_t node_guid, uint8_t port);
 /* Take the plan's have[] tables as the committed ones (known ports only). */
 void pt_tables_update(const struct pt_plan *p);

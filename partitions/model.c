@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/guid.h"
 #include "common/xmalloc.h"
 #include "partitions/model.h"
 
@@ -220,7 +221,7 @@ pt_member_text(const struct pt_member *m, char *buf, size_t len)
 {
 	switch (m->kind) {
 	case PT_MEMBER_GUID:
-		snprintf(buf, len, "0x%016" PRIx64, m->guid);
+		guid_format(m->guid, buf, len);
 		break;
 	case PT_MEMBER_NODE:
 		snprintf(buf, len, "%s", m->pattern);

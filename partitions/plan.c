@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/guid.h"
 #include "common/xmalloc.h"
 #include "partitions/plan.h"
 
@@ -332,7 +333,7 @@ capacity_error(struct planner *pl, uint16_t pkey)
 		    "PartitionEnforcementCap %u", sw->label, sw->cap);
 	pt_err_set(pl->e, PERR_CAPACITY,
 	    "P_Key 0x%04x finds no index free on all of its ports: port %s "
-	    "(0x%016" PRIx64 ") would hold %zu P_Keys but has room for %u "
+	    "(" GUID_FMT ") would hold %zu P_Keys but has room for %u "
 	    "(PartitionCap %u%s); enforcement is never turned off to make keys fit",
 	    pkey, pp->label, pp->port_guid, worst->nkeys + 1, worst->cap, pp->cap, swtext);
 }
@@ -433,7 +434,7 @@ check_sm_access(struct planner *pl)
 	}
 	if (pl->in->sm_port_guid != 0 && pl->nends > 0 && !seen_sm) {
 		pt_err_set(pl->e, PERR_CHECK_FAILED,
-		    "the SM's own port 0x%016" PRIx64 " is not in the fabric view; "
+		    "the SM's own port " GUID_FMT " is not in the fabric view; "
 		    "refusing to plan without it", pl->in->sm_port_guid);
 		return -1;
 	}

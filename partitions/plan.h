@@ -23,8 +23,8 @@
 #include <stdint.h>
 
 #include "partitions/model.h"
-#include "sm/fabric.h"
-#include "sm/mad.h"
+#include "fabric/fabric.h"
+#include "mad/mad.h"
 
 #define PT_BLOCK		32	/* P_Keys per P_KeyTable block */
 #define PT_CAP_UNKNOWN_ENTRIES	32	/* what we assume when a node reports 0 */

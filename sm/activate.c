@@ -30,10 +30,10 @@ holds_gid(const struct fabric_port *p)
 }
 
 static void
-on_port_set(const struct mad_result *res, void *arg)
+on_port_set(const struct mad_result *res, void *owner, void *arg)
 {
 	char name[FABRIC_NODE_DESC_LEN + 24];
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct fabric_port *p = arg;
 
 	if (res->status == 0 && res->mad_status == 0)
@@ -42,7 +42,6 @@ on_port_set(const struct mad_result *res, void *arg)
 		sm_unreachable(sm, "PortInfo Set on %s[%u] (%s)",
 		    sm_node_label(p->node, name, sizeof(name)), p->num,
 		    res->status ? "no answer" : "rejected");
-	sm_mad_done(sm);
 }
 
 static void
@@ -64,11 +63,8 @@ port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uin
 	pi.link_width_enabled = 0;
 	ib_port_info_set_link_speed_enabled(&pi, 0);
 	ib_port_info_set_link_speed_ext_enabled(&pi, 0);
-	if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, SM_ATTR_PORT_INFO, p->num, &pi,
-	    on_port_set, p) == 0) {
-		sm->pending++;
-		sm->cur.port_sets++;
-	}
+	sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_PORT_INFO, p->num, &pi, on_port_set, p);
+	sm->cur.port_sets++;
 }
 
 /* A link worth activating: both ends known and physically up. */
@@ -101,7 +97,7 @@ port_wrong(const struct sm *sm, const struct fabric_port *p, uint16_t lid)
 }
 
 void
-sm_activate_arm(struct sm *sm, void (*next)(struct sm *))
+sm_activate_arm(struct sm *sm)
 {
 	struct fabric *f = sm->next;
 	struct fabric_node *n;
@@ -127,11 +123,10 @@ sm_activate_arm(struct sm *sm, void (*next)(struct sm *))
 				port_set(sm, p, lid, sm->own_lid, IB_LINK_NO_CHANGE);
 		}
 	}
-	sm_phase_wait(sm, next);
 }
 
 void
-sm_activate_active(struct sm *sm, void (*next)(struct sm *))
+sm_activate_active(struct sm *sm)
 {
 	struct fabric_node *n;
 	size_t i;
@@ -146,7 +141,6 @@ sm_activate_active(struct sm *sm, void (*next)(struct sm *))
 				    sm->own_lid, IB_LINK_ACTIVE);
 		}
 	}
-	sm_phase_wait(sm, next);
 }
 
 /* Widths ranked by lanes (the mask bits are not in lane order: 2x is 16). */

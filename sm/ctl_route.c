@@ -1,15 +1,15 @@
 /*
  * `route` and `topology` (common/commands.def, sm section): read-only
- * views of the published model.  The work is in sm/route_query.c and
- * sm/topology_export.c, which are pure and unit-tested; here only the
+ * views of the published model.  The work is in fabric/route_query.c and
+ * fabric/topology_export.c, which are pure and unit-tested; here only the
  * arguments and the reply.
  */
 #include <stdlib.h>
 
 #include "daemon/control.h"
-#include "sm/route_query.h"
+#include "fabric/route_query.h"
 #include "sm/sm_internal.h"
-#include "sm/topology_export.h"
+#include "fabric/topology_export.h"
 
 void
 ctl_sm_route(struct ctl_req *req, json_t *args)
@@ -50,7 +50,7 @@ ctl_sm_topology(struct ctl_req *req, json_t *args)
 	}
 	if ((f = sm_ctl_fabric(req)) == NULL)
 		return;
-	if ((text = topology_text(f, fmt, the_sm->own_guid, &c)) == NULL) {
+	if ((text = topology_text(f, fmt, sm_current()->own_guid, &c)) == NULL) {
 		ctl_reply_error(req, PERR_INTERNAL, "cannot render the topology");
 		return;
 	}

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "daemon/events.h"
-#include "sm/sm_internal.h"
+#include "sm/model.h"
 
 #define DIFF_EVENTS_MAX 64
 
@@ -33,7 +33,7 @@ port_name(const struct fabric_port *p, char *buf, size_t len)
 static void
 node_name(const struct fabric_node *n, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s (0x%016llx)", n->desc, (unsigned long long)n->guid);
+	snprintf(buf, len, "%s (" GUID_FMT ")", n->desc, n->guid);
 }
 
 /* Links of `from` absent from `to` (same GUIDs and port numbers). */

@@ -19,26 +19,16 @@
 
 #define PHYS_LINKUP 5
 
+/* The model keeps PortState as the spec's number; readers outside sm/ use
+ * fabric.h's names for it. */
+_Static_assert(FABRIC_PORT_DOWN == IB_LINK_DOWN && FABRIC_PORT_INIT == IB_LINK_INIT &&
+    FABRIC_PORT_ARMED == IB_LINK_ARMED && FABRIC_PORT_ACTIVE == IB_LINK_ACTIVE,
+    "fabric.h port states are PortInfo's");
+
 static void probe_port(struct sm *sm, struct fabric_port *from);
 
-void
-sm_path_of(const struct fabric_node *n, struct mad_addr *a)
-{
-	a->directed = true;
-	a->hops = n->hops;
-	memcpy(a->path, n->path, sizeof(a->path));
-}
-
-static void
-send_smp(struct sm *sm, const struct mad_addr *a, uint8_t method, uint16_t attr,
-    uint32_t mod, const void *data, mad_cb cb, void *arg)
-{
-	if (mad_smp(sm->me, a, method, attr, mod, data, cb, arg) == 0)
-		sm->pending++;
-}
-
 static const ib_smp_t *
-smp_ok(struct sm *sm, const struct mad_result *res)
+smp_ok(const struct mad_result *res)
 {
 	if (res->status != 0 || res->mad_status != 0)
 		return NULL;
@@ -48,10 +38,10 @@ smp_ok(struct sm *sm, const struct mad_result *res)
 /* ---- per-attribute callbacks ---- */
 
 static void
-on_nodedesc(const struct mad_result *res, void *arg)
+on_nodedesc(const struct mad_result *res, void *owner, void *arg)
 {
 	struct fabric_node *n = arg;
-	const ib_smp_t *smp = smp_ok(the_sm, res);
+	const ib_smp_t *smp = smp_ok(res);
 	size_t i;
 
 	if (smp) {
@@ -61,22 +51,20 @@ on_nodedesc(const struct mad_result *res, void *arg)
 			if (!isprint((unsigned char)n->desc[i]))
 				n->desc[i] = '?';
 	}
-	sm_mad_done(the_sm);
 }
 
 static void
-on_switchinfo_clear(const struct mad_result *res, void *arg)
+on_switchinfo_clear(const struct mad_result *res, void *owner, void *arg)
 {
-	sm_mad_done(the_sm);
 }
 
 static void
-on_switchinfo(const struct mad_result *res, void *arg)
+on_switchinfo(const struct mad_result *res, void *owner, void *arg)
 {
 	char name[FABRIC_NODE_DESC_LEN + 24];
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct fabric_node *n = arg;
-	const ib_smp_t *smp = smp_ok(sm, res);
+	const ib_smp_t *smp = smp_ok(res);
 
 	if (smp) {
 		const ib_switch_info_t *si = (const ib_switch_info_t *)smp->data;
@@ -92,12 +80,11 @@ on_switchinfo(const struct mad_result *res, void *arg)
 			 * (Not yet master: sm_clear_state_changes() does it
 			 * once we are; a standby SM writes nothing.) */
 			sm_path_of(n, &a);
-			send_smp(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0,
+			sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0,
 			    n->si, on_switchinfo_clear, n);
 		}
 	} else
 		sm_unreachable(sm, "SwitchInfo of %s", sm_node_label(n, name, sizeof(name)));
-	sm_mad_done(sm);
 }
 
 static void
@@ -129,17 +116,16 @@ sm_port_update(struct fabric_port *p, const uint8_t *data)
 }
 
 static void
-on_portinfo(const struct mad_result *res, void *arg)
+on_portinfo(const struct mad_result *res, void *owner, void *arg)
 {
 	char name[FABRIC_NODE_DESC_LEN + 24];
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct fabric_port *p = arg;
 	struct fabric_node *n = p->node;
-	const ib_smp_t *smp = smp_ok(sm, res);
+	const ib_smp_t *smp = smp_ok(res);
 
 	if (smp == NULL) {
 		sm_unreachable(sm, "PortInfo of %s[%u]", sm_node_label(n, name, sizeof(name)), p->num);
-		sm_mad_done(sm);
 		return;
 	}
 	port_from_portinfo(p, (const ib_port_info_t *)smp->data);
@@ -149,15 +135,9 @@ on_portinfo(const struct mad_result *res, void *arg)
 	if (p->linkup && p->peer == NULL && p->num > 0 &&
 	    (n->type == FABRIC_SWITCH || (n->hops == 0 && p->num == n->path_port)))
 		probe_port(sm, p);
-	sm_mad_done(sm);
 }
 
 /* ---- NodeInfo: where the model grows ---- */
-
-/* Each duplicate is reported once per sweep, however many links lead to it. */
-#define DUP_REPORTED_MAX 32
-static uint64_t dup_reported[DUP_REPORTED_MAX];
-static size_t ndup_reported;
 
 static void
 duplicate_guid(struct sm *sm, uint64_t guid, const struct fabric_port *from)
@@ -165,17 +145,18 @@ duplicate_guid(struct sm *sm, uint64_t guid, const struct fabric_port *from)
 	char obj[64], name[FABRIC_NODE_DESC_LEN + 24];
 	size_t i;
 
-	for (i = 0; i < ndup_reported; i++)
-		if (dup_reported[i] == guid)
+	/* Once per sweep, however many links lead to it. */
+	for (i = 0; i < sm->ndup_reported; i++)
+		if (sm->dup_reported[i] == guid)
 			return;
-	if (ndup_reported < DUP_REPORTED_MAX)
-		dup_reported[ndup_reported++] = guid;
-	snprintf(obj, sizeof(obj), "0x%016llx", (unsigned long long)guid);
+	if (sm->ndup_reported < SM_DUP_REPORTED_MAX)
+		sm->dup_reported[sm->ndup_reported++] = guid;
+	guid_format(guid, obj, sizeof(obj));
 	if (from)
 		sm_node_label(from->node, name, sizeof(name));
 	event_post(EV_ERROR, "sm", obj,
-	    "duplicate GUID 0x%016llx: a second node answers behind %s[%u]; not merged",
-	    (unsigned long long)guid, from ? name : "the SM's port", from ? from->num : 0);
+	    "duplicate GUID " GUID_FMT ": a second node answers behind %s[%u]; not merged",
+	    guid, from ? name : "the SM's port", from ? from->num : 0);
 	sm->cur.changes++;
 }
 
@@ -186,15 +167,15 @@ query_node(struct sm *sm, struct fabric_node *n, uint8_t port)
 	unsigned i;
 
 	sm_path_of(n, &a);
-	send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_DESC, 0, NULL, on_nodedesc, n);
+	sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_DESC, 0, NULL, on_nodedesc, n);
 	if (n->type == FABRIC_SWITCH) {
-		send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, NULL,
+		sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, NULL,
 		    on_switchinfo, n);
 		for (i = 0; i <= n->nports; i++)
-			send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, i, NULL,
+			sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, i, NULL,
 			    on_portinfo, &n->ports[i]);
 	} else
-		send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, port, NULL,
+		sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, port, NULL,
 		    on_portinfo, &n->ports[port]);
 }
 
@@ -206,7 +187,7 @@ query_ca_port(struct sm *sm, struct fabric_port *p)
 
 	if (!fabric_port_path(p, a.path, &a.hops))
 		return;
-	send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, p->num, NULL,
+	sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, p->num, NULL,
 	    on_portinfo, p);
 }
 
@@ -235,12 +216,12 @@ known_node(struct sm *sm, struct fabric_node *n, const ib_node_info_t *ni,
 }
 
 static void
-on_nodeinfo(const struct mad_result *res, void *arg)
+on_nodeinfo(const struct mad_result *res, void *owner, void *arg)
 {
 	char name[FABRIC_NODE_DESC_LEN + 24];
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct fabric_port *from = arg;
-	const ib_smp_t *smp = smp_ok(sm, res);
+	const ib_smp_t *smp = smp_ok(res);
 	const ib_node_info_t *ni;
 	struct fabric_node *n;
 	uint64_t guid;
@@ -253,7 +234,6 @@ on_nodeinfo(const struct mad_result *res, void *arg)
 			    sm_node_label(from->node, name, sizeof(name)), from->num);
 		else
 			sm_unreachable(sm, "own port");
-		sm_mad_done(sm);
 		return;
 	}
 	ni = (const ib_node_info_t *)smp->data;
@@ -261,14 +241,12 @@ on_nodeinfo(const struct mad_result *res, void *arg)
 	q = ib_node_info_get_local_port_num(ni);
 	if (guid == 0 || q > ni->num_ports || ni->num_ports == 0 ||
 	    (ni->node_type == IB_NODE_TYPE_SWITCH && q == 0 && from != NULL)) {
-		log_warnx("sm: bad NodeInfo behind 0x%016llx[%u]",
-		    from ? (unsigned long long)from->node->guid : 0ULL, from ? from->num : 0);
-		sm_mad_done(sm);
+		log_warnx("sm: bad NodeInfo behind " GUID_FMT "[%u]",
+		    from ? from->node->guid : 0, from ? from->num : 0);
 		return;
 	}
 	if ((n = fabric_node_by_guid(sm->next, guid)) != NULL) {
 		known_node(sm, n, ni, q, from);
-		sm_mad_done(sm);
 		return;
 	}
 	n = fabric_add_node(sm->next, guid,
@@ -298,7 +276,6 @@ on_nodeinfo(const struct mad_result *res, void *arg)
 			duplicate_guid(sm, n->port_guid, from);
 	}
 	query_node(sm, n, q);
-	sm_mad_done(sm);
 }
 
 static void
@@ -311,20 +288,19 @@ probe_port(struct sm *sm, struct fabric_port *from)
 	sm_path_of(from->node, &a);
 	a.hops++;
 	a.path[a.hops] = from->num;
-	send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, from);
+	sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, from);
 }
 
 void
-sm_discover(struct sm *sm, void (*next)(struct sm *))
+sm_discover(struct sm *sm)
 {
 	struct mad_addr a = { .directed = true, .hops = 0 };
 
 	fabric_free(sm->next);
 	sm->next = fabric_new();
-	ndup_reported = 0;
+	sm->ndup_reported = 0;
 	sm_standby_discovery_start(sm);
-	send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, NULL);
-	sm_phase_wait(sm, next);
+	sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, NULL);
 }
 
 void
@@ -339,7 +315,7 @@ sm_clear_state_changes(struct sm *sm)
 		    !ib_switch_info_get_state_change((const ib_switch_info_t *)n->si))
 			continue;
 		sm_path_of(n, &a);
-		send_smp(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, n->si,
+		sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, n->si,
 		    on_switchinfo_clear, n);
 	}
 }
@@ -347,20 +323,19 @@ sm_clear_state_changes(struct sm *sm)
 /* ---- light sweep: has any switch seen a port change? ---- */
 
 static void
-on_light_switchinfo(const struct mad_result *res, void *arg)
+on_light_switchinfo(const struct mad_result *res, void *owner, void *arg)
 {
-	struct sm *sm = the_sm;
-	const ib_smp_t *smp = smp_ok(sm, res);
+	struct sm *sm = owner;
+	const ib_smp_t *smp = smp_ok(res);
 
 	/* An unreachable switch is a change too: the fabric lost it. */
 	if (smp == NULL ||
 	    ib_switch_info_get_state_change((const ib_switch_info_t *)smp->data))
 		sm->light_found_change = true;
-	sm_mad_done(sm);
 }
 
 void
-sm_light_probe(struct sm *sm, void (*next)(struct sm *))
+sm_light_probe(struct sm *sm)
 {
 	struct fabric_node *n;
 	struct mad_addr a;
@@ -371,9 +346,8 @@ sm_light_probe(struct sm *sm, void (*next)(struct sm *))
 		if (n->type != FABRIC_SWITCH)
 			continue;
 		sm_path_of(n, &a);
-		send_smp(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, NULL,
+		sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, NULL,
 		    on_light_switchinfo, n);
 	}
 	sm_standby_light_probe(sm);	/* nothing to ask on a subnet with one SM */
-	sm_phase_wait(sm, next);
 }

@@ -1,6 +1,6 @@
 /*
  * Linear forwarding tables: learn what each switch holds, compute what it
- * should hold (sm/routing.h), write only the 64-entry blocks that differ.
+ * should hold (fabric/routing.h), write only the 64-entry blocks that differ.
  *
  * What a switch holds is known because we wrote it (carried from the
  * previous model while LinearFDBTop is unchanged) or because we read it
@@ -20,9 +20,8 @@
 #define BLOCK ROUTING_BLOCK_SIZE
 
 static void
-on_lft_get(const struct mad_result *res, void *arg)
+on_lft_get(const struct mad_result *res, void *owner, void *arg)
 {
-	struct sm *sm = the_sm;
 	struct fabric_node *n = arg;
 
 	if (res->status == 0 && res->mad_status == 0) {
@@ -34,7 +33,6 @@ on_lft_get(const struct mad_result *res, void *arg)
 	}
 	/* On failure the block stays 0xFE (never a real answer), which
 	 * differs from any route: it will be written. */
-	sm_mad_done(sm);
 }
 
 /* Take over what the previous model knew about this switch's table. */
@@ -58,7 +56,7 @@ carry_over(struct sm *sm, struct fabric_node *n)
 }
 
 void
-sm_lft_readback(struct sm *sm, void (*next)(struct sm *))
+sm_lft_readback(struct sm *sm)
 {
 	struct fabric_node *n;
 	struct mad_addr a;
@@ -75,18 +73,15 @@ sm_lft_readback(struct sm *sm, void (*next)(struct sm *))
 		memset(n->lft, 0xFE, n->lft_len);
 		sm_path_of(n, &a);
 		for (b = 0; b <= n->lft_top / BLOCK; b++)
-			if (mad_smp(sm->me, &a, IB_MAD_METHOD_GET, SM_ATTR_LFT, b,
-			    NULL, on_lft_get, n) == 0)
-				sm->pending++;
+			sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_LFT, b, NULL, on_lft_get, n);
 	}
-	sm_phase_wait(sm, next);
 }
 
 static void
-on_lft_set(const struct mad_result *res, void *arg)
+on_lft_set(const struct mad_result *res, void *owner, void *arg)
 {
 	char name[FABRIC_NODE_DESC_LEN + 24];
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct fabric_node *n = arg;
 
 	if (res->status == 0 && res->mad_status == 0) {
@@ -97,14 +92,13 @@ on_lft_set(const struct mad_result *res, void *arg)
 		memcpy(n->lft + block * BLOCK, smp->data, BLOCK);
 	} else
 		sm_unreachable(sm, "LFT block of %s", sm_node_label(n, name, sizeof(name)));
-	sm_mad_done(sm);
 }
 
 static void
-on_top_set(const struct mad_result *res, void *arg)
+on_top_set(const struct mad_result *res, void *owner, void *arg)
 {
 	char name[FABRIC_NODE_DESC_LEN + 24];
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct fabric_node *n = arg;
 
 	if (res->status == 0 && res->mad_status == 0) {
@@ -113,7 +107,6 @@ on_top_set(const struct mad_result *res, void *arg)
 		fabric_lft_reserve(n, (size_t)n->lft_top + 1);
 	} else
 		sm_unreachable(sm, "LinearFDBTop of %s", sm_node_label(n, name, sizeof(name)));
-	sm_mad_done(sm);
 }
 
 static void
@@ -133,17 +126,13 @@ program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *w
 		/* PortStateChange is write-1-to-clear: leave it for the
 		 * sweep that reads the ports. */
 		si->life_state &= (uint8_t)~IB_SWITCH_PSC;
-		if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, data,
-		    on_top_set, n) == 0)
-			sm->pending++;
+		sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, data, on_top_set, n);
 	}
 	nb = routing_lft_diff(want, n->lft_known ? n->lft : NULL, n->lft_len, blocks);
 	for (k = 0; k < nb; k++) {
-		if (mad_smp(sm->me, &a, IB_MAD_METHOD_SET, SM_ATTR_LFT, blocks[k],
-		    want->port + (size_t)blocks[k] * BLOCK, on_lft_set, n) == 0) {
-			sm->pending++;
-			sm->cur.lft_blocks++;
-		}
+		sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_LFT, blocks[k],
+		    want->port + (size_t)blocks[k] * BLOCK, on_lft_set, n);
+		sm->cur.lft_blocks++;
 	}
 	free(blocks);
 }
@@ -163,8 +152,8 @@ check_roots(struct sm *sm)
 			continue;
 		nmissing++;
 		if (len + 20 < sizeof(missing))
-			len += snprintf(missing + len, sizeof(missing) - len, "%s0x%016llx",
-			    len ? ", " : "", (unsigned long long)sm->cfg.updn_roots[r]);
+			len += snprintf(missing + len, sizeof(missing) - len, "%s" GUID_FMT,
+			    len ? ", " : "", sm->cfg.updn_roots[r]);
 	}
 	if (nmissing && !sm->roots_warned) {
 		event_post(EV_WARNING, "sm", NULL, "updn: %zu configured root%s not a switch "

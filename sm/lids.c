@@ -5,8 +5,8 @@
  *   1. the LID the database remembers for the port GUID;
  *   2. the LID the port already holds, if nobody else owns it;
  *   3. the lowest LID that no GUID in the database owns.
- * The database is read once at start into two arrays (LID -> GUID and a
- * GUID -> LID hash); new assignments are written in the sweep's
+ * The database is read once at start into sm->lids (LID -> GUID array and
+ * a GUID -> LID map); new assignments are written in the sweep's
  * transaction.
  */
 #include <stdlib.h>
@@ -15,158 +15,107 @@
 
 #include <iba/ib_types.h>
 
+#include "common/guid.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
-#include "sm/sm_internal.h"
+#include "sm/model.h"
 
-static uint64_t *lid_owner;		/* [FABRIC_MAX_LID + 1] GUID, 0 free */
-static uint64_t *map_keys;		/* GUID -> LID, open addressing */
-static uint16_t *map_vals;
-static size_t map_cap, map_count;
-
-static size_t
-hash64(uint64_t g)
-{
-	g ^= g >> 33;
-	g *= 0xff51afd7ed558ccdULL;
-	g ^= g >> 33;
-	return (size_t)g;
-}
-
+/* The map holds each LID as a pointer-sized integer (LID 0: none). */
 static uint16_t
-map_get(uint64_t guid)
+lid_of(const struct sm_lids *l, uint64_t guid)
 {
-	size_t i;
-
-	if (map_cap == 0)
-		return 0;
-	for (i = hash64(guid) & (map_cap - 1); map_keys[i]; i = (i + 1) & (map_cap - 1))
-		if (map_keys[i] == guid)
-			return map_vals[i];
-	return 0;
+	return (uint16_t)(uintptr_t)guid_map_get(&l->by_guid, guid);
 }
 
 static void
-map_put(uint64_t guid, uint16_t lid)
+lid_put(struct sm_lids *l, uint64_t guid, uint16_t lid)
 {
-	size_t i;
-
-	if ((map_count + 1) * 2 > map_cap) {
-		uint64_t *ok = map_keys;
-		uint16_t *ov = map_vals;
-		size_t oc = map_cap;
-
-		map_cap = map_cap ? map_cap * 2 : 1024;
-		map_keys = xcalloc(map_cap, sizeof(*map_keys));
-		map_vals = xcalloc(map_cap, sizeof(*map_vals));
-		map_count = 0;
-		for (i = 0; i < oc; i++)
-			if (ok[i])
-				map_put(ok[i], ov[i]);
-		free(ok);
-		free(ov);
-	}
-	for (i = hash64(guid) & (map_cap - 1); map_keys[i]; i = (i + 1) & (map_cap - 1))
-		if (map_keys[i] == guid) {
-			map_vals[i] = lid;
-			return;
-		}
-	map_keys[i] = guid;
-	map_vals[i] = lid;
-	map_count++;
+	guid_map_put(&l->by_guid, guid, (void *)(uintptr_t)lid);
 }
 
-/* New assignments wait here for the sweep's one transaction. */
-static uint64_t *unsaved_guid;
-static uint16_t *unsaved_lid;
-static size_t nunsaved, unsaved_cap;
-
+/* New assignments wait in l->unsaved_* for the sweep's one transaction. */
 static void
-remember(struct sm *sm, uint64_t guid, uint16_t lid)
+remember(struct sm_lids *l, uint64_t guid, uint16_t lid)
 {
-	uint16_t old = map_get(guid);
+	uint16_t old = lid_of(l, guid);
 
 	if (old == lid)
 		return;
-	if (old && lid_owner[old] == guid)
-		lid_owner[old] = 0;
-	lid_owner[lid] = guid;
-	map_put(guid, lid);
-	if (nunsaved == unsaved_cap) {
-		unsaved_cap = unsaved_cap ? unsaved_cap * 2 : 256;
-		unsaved_guid = xreallocarray(unsaved_guid, unsaved_cap, sizeof(*unsaved_guid));
-		unsaved_lid = xreallocarray(unsaved_lid, unsaved_cap, sizeof(*unsaved_lid));
+	if (old && l->owner[old] == guid)
+		l->owner[old] = 0;
+	l->owner[lid] = guid;
+	lid_put(l, guid, lid);
+	if (l->nunsaved == l->unsaved_cap) {
+		l->unsaved_cap = l->unsaved_cap ? l->unsaved_cap * 2 : 256;
+		l->unsaved_guid = xreallocarray(l->unsaved_guid, l->unsaved_cap,
+		    sizeof(*l->unsaved_guid));
+		l->unsaved_lid = xreallocarray(l->unsaved_lid, l->unsaved_cap,
+		    sizeof(*l->unsaved_lid));
 	}
-	unsaved_guid[nunsaved] = guid;
-	unsaved_lid[nunsaved++] = lid;
+	l->unsaved_guid[l->nunsaved] = guid;
+	l->unsaved_lid[l->nunsaved++] = lid;
 }
 
 /* Inside the caller's transaction. */
 void
-sm_lids_save(struct sm *sm)
+sm_lids_save(struct sm_lids *l, struct store *store)
 {
 	sqlite3_stmt *st;
-	char hex[24];
+	char hex[GUID_STR_LEN];
 	size_t i;
 
-	if (sm->fd == NULL || sm->fd->store == NULL)
+	if (store == NULL)
 		return;
-	for (i = 0; i < nunsaved; i++) {
-		st = store_prepare(sm->fd->store,
+	for (i = 0; i < l->nunsaved; i++) {
+		st = store_prepare(store,
 		    "INSERT OR REPLACE INTO sm_lids (guid, lid, time_ms) VALUES (?, ?, ?)");
 		if (st == NULL)
 			return;
-		snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)unsaved_guid[i]);
-		sqlite3_bind_text(st, 1, hex, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, 2, unsaved_lid[i]);
+		sqlite3_bind_text(st, 1, guid_format(l->unsaved_guid[i], hex, sizeof(hex)), -1,
+		    SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 2, l->unsaved_lid[i]);
 		sqlite3_bind_int64(st, 3, event_now_ms());
-		store_step_done(sm->fd->store, st);
+		store_step_done(store, st);
 	}
-	nunsaved = 0;
+	l->nunsaved = 0;
 }
 
 int
-sm_lids_load(struct sm *sm)
+sm_lids_load(struct sm_lids *l, struct store *store)
 {
 	sqlite3_stmt *st;
 
-	sm_lids_free();
-	lid_owner = xcalloc(FABRIC_MAX_LID + 1, sizeof(*lid_owner));
-	if (sm->fd == NULL || sm->fd->store == NULL)
+	sm_lids_free(l);
+	l->owner = xcalloc(FABRIC_MAX_LID + 1, sizeof(*l->owner));
+	if (store == NULL)
 		return 0;
-	if ((st = store_prepare(sm->fd->store, "SELECT guid, lid FROM sm_lids")) == NULL)
+	if ((st = store_prepare(store, "SELECT guid, lid FROM sm_lids")) == NULL)
 		return -1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *text = (const char *)sqlite3_column_text(st, 0);
-		uint64_t guid = text ? strtoull(text, NULL, 0) : 0;
+		uint64_t guid = 0;
 		int lid = sqlite3_column_int(st, 1);
 
-		if (guid == 0 || lid <= 0 || lid > FABRIC_MAX_LID || lid_owner[lid])
+		if (guid_parse(text, &guid) != 0 || lid <= 0 || lid > FABRIC_MAX_LID ||
+		    l->owner[lid])
 			continue;
-		lid_owner[lid] = guid;
-		map_put(guid, (uint16_t)lid);
+		l->owner[lid] = guid;
+		lid_put(l, guid, (uint16_t)lid);
 	}
 	sqlite3_reset(st);
-	log_info("sm: %zu persisted LIDs", map_count);
+	log_info("sm: %zu persisted LIDs", l->by_guid.count);
 	return 0;
 }
 
 void
-sm_lids_free(void)
+sm_lids_free(struct sm_lids *l)
 {
-	free(lid_owner);
-	free(map_keys);
-	free(map_vals);
-	lid_owner = NULL;
-	map_keys = NULL;
-	map_vals = NULL;
-	map_cap = map_count = 0;
-	free(unsaved_guid);
-	free(unsaved_lid);
-	unsaved_guid = NULL;
-	unsaved_lid = NULL;
-	nunsaved = unsaved_cap = 0;
+	free(l->owner);
+	guid_map_free(&l->by_guid);
+	free(l->unsaved_guid);
+	free(l->unsaved_lid);
+	memset(l, 0, sizeof(*l));
 }
 
 /* The ports that carry a LID: switch port 0 and every CA port we reached. */
@@ -184,57 +133,53 @@ held_lid(const struct fabric_port *p)
 	return be16toh(((const ib_port_info_t *)p->pi)->base_lid);
 }
 
-#define LID_EVENTS_MAX 16	/* more than this: one summary event */
-
-static struct fabric_port *assigned[LID_EVENTS_MAX];
-static size_t nassigned;
-
 static void
-give(struct sm *sm, struct fabric *f, struct fabric_port *p, uint16_t lid, uint8_t *taken)
+give(struct sm_lids *l, struct fabric *f, struct fabric_port *p, uint16_t lid, uint8_t *taken)
 {
 	taken[lid] = 1;
 	fabric_set_lid(f, p, lid);
-	if (map_get(p->guid) != lid) {
-		remember(sm, p->guid, lid);
-		if (nassigned < LID_EVENTS_MAX)
-			assigned[nassigned] = p;
-		nassigned++;
+	if (lid_of(l, p->guid) != lid) {
+		remember(l, p->guid, lid);
+		if (l->nassigned < SM_LID_EVENTS_MAX)
+			l->assigned[l->nassigned] = p;
+		l->nassigned++;
 	}
 }
 
-static void
-post_assignments(struct sm *sm)
+/* Events for this sweep's new LIDs; returns how many. */
+static unsigned
+post_assignments(struct sm_lids *l)
 {
 	char obj[96];
 	size_t i;
 
-	if (nassigned > LID_EVENTS_MAX) {
-		event_post(EV_INFO, "sm", NULL, "%zu LIDs assigned", nassigned);
-		sm->cur.changes++;
-		return;
+	if (l->nassigned > SM_LID_EVENTS_MAX) {
+		event_post(EV_INFO, "sm", NULL, "%zu LIDs assigned", l->nassigned);
+		return 1;
 	}
-	for (i = 0; i < nassigned; i++) {
-		struct fabric_port *p = assigned[i];
+	for (i = 0; i < l->nassigned; i++) {
+		struct fabric_port *p = l->assigned[i];
 
 		snprintf(obj, sizeof(obj), "%s[%u]", p->node->desc, p->num);
-		event_post(EV_INFO, "sm", obj, "LID %u assigned to port 0x%016llx", p->lid,
-		    (unsigned long long)p->guid);
-		sm->cur.changes++;
+		event_post(EV_INFO, "sm", obj, "LID %u assigned to port " GUID_FMT, p->lid,
+		    p->guid);
 	}
+	return (unsigned)l->nassigned;
 }
 
-void
-sm_lids_assign(struct sm *sm, struct fabric *f)
+unsigned
+sm_lids_assign(struct sm_lids *l, struct fabric *f)
 {
 	uint8_t *taken = xcalloc(FABRIC_MAX_LID + 1, 1);
 	struct fabric_node *n;
+	unsigned events;
 	uint16_t next_free = 1, lid;
 	size_t i;
 	unsigned j, pass;
 
-	if (lid_owner == NULL)
-		lid_owner = xcalloc(FABRIC_MAX_LID + 1, sizeof(*lid_owner));
-	nassigned = 0;
+	if (l->owner == NULL)
+		l->owner = xcalloc(FABRIC_MAX_LID + 1, sizeof(*l->owner));
+	l->nassigned = 0;
 	for (pass = 1; pass <= 3; pass++) {
 		FABRIC_FOREACH_NODE(f, i, n) {
 			for (j = 0; j <= n->nports; j++) {
@@ -243,28 +188,29 @@ sm_lids_assign(struct sm *sm, struct fabric *f)
 				if (!lid_port(p) || (pass > 1 && p->lid))
 					continue;
 				if (pass == 1) {
-					lid = map_get(p->guid);
+					lid = lid_of(l, p->guid);
 					if (lid && !taken[lid])
-						give(sm, f, p, lid, taken);
+						give(l, f, p, lid, taken);
 				} else if (pass == 2) {
 					lid = held_lid(p);
 					if (lid && lid <= FABRIC_MAX_LID && !taken[lid] &&
-					    (lid_owner[lid] == 0 || lid_owner[lid] == p->guid))
-						give(sm, f, p, lid, taken);
+					    (l->owner[lid] == 0 || l->owner[lid] == p->guid))
+						give(l, f, p, lid, taken);
 				} else {
 					while (next_free <= FABRIC_MAX_LID &&
-					    (taken[next_free] || lid_owner[next_free]))
+					    (taken[next_free] || l->owner[next_free]))
 						next_free++;
 					if (next_free > FABRIC_MAX_LID) {
 						log_warnx("sm: out of LIDs");
 						goto out;
 					}
-					give(sm, f, p, next_free, taken);
+					give(l, f, p, next_free, taken);
 				}
 			}
 		}
 	}
 out:
-	post_assignments(sm);
+	events = post_assignments(l);
 	free(taken);
+	return events;
 }

@@ -28,19 +28,55 @@
 #include "daemon/events.h"
 #include "sm/sm_internal.h"
 
+/* The one SM, for sm/sm.h's accessors and the control handlers only:
+ * every other function is handed it. */
+static struct sm *the_sm;
+
+struct sm *sm_current(void) { return the_sm; }
+
+/* sm_test_use_io(): a fake fabric in place of the engine. */
+static struct {
+	bool		 on;
+	struct mad_io	 io;
+	uint64_t	 port_guid;
+	uint8_t		 port_num;
+} test_io;
+
+void
+sm_test_use_io(const struct mad_io *io, uint64_t port_guid, uint8_t port_num)
+{
+	test_io.on = io != NULL;
+	if (io)
+		test_io.io = *io;
+	test_io.port_guid = port_guid;
+	test_io.port_num = port_num;
+}
+
+/* What the SM sends through, and as which port. */
+static void
+sm_attach_io(struct sm *sm, struct fabricd *fd)
+{
+	struct mad_io io = test_io.on ? test_io.io : mad_io_engine(fd->me);
+
+	sm->me = test_io.on ? NULL : fd->me;
+	mad_batch_init(&sm->batch, &io, sm);
+	mad_batch_init(&sm->side, &io, sm);
+	sm->own_guid = test_io.on ? test_io.port_guid : mad_engine_port_guid(sm->me);
+	sm->own_port = test_io.on ? test_io.port_num : mad_engine_port_num(sm->me);
+	if (sm->me)
+		mad_engine_set_handler(sm->me, sm_handle_mad, sm);
+}
+
 static const char *const routing_names[] = { "minhop", "updn", NULL };
 
 static bool
 parse_guid(struct cfg_ctx *ctx, yaml_node_t *node, uint64_t *guid)
 {
 	const char *s = cfg_scalar(ctx, node, "a switch node GUID");
-	char *end;
 
 	if (s == NULL)
 		return false;
-	errno = 0;
-	*guid = strtoull(s, &end, 0);
-	if (errno || end == s || *end != '\0' || s[0] == '-' || *guid == 0) {
+	if (guid_parse(s, guid) != 0) {
 		cfg_error(ctx, node, "expected a switch node GUID such as 0x0002c90300000a01, "
 		    "found \"%s\"", s);
 		return false;
@@ -69,8 +105,8 @@ parse_roots(struct cfg_ctx *ctx, yaml_node_t *seq, void *field)
 		for (i = 0; i < c->nupdn_roots && c->updn_roots[i] != guid; i++)
 			;
 		if (i < c->nupdn_roots) {
-			cfg_error(ctx, node, "root 0x%016llx is listed twice",
-			    (unsigned long long)guid);
+			cfg_error(ctx, node, "root " GUID_FMT " is listed twice",
+			    guid);
 			continue;
 		}
 		if (c->nupdn_roots == SM_MAX_ROOTS) {
@@ -118,37 +154,61 @@ sm_config_init(void *p)
 	c->subnet_prefix = 0xfe80000000000000ULL;	/* link-local, IB_DEFAULT_SUBNET_PREFIX */
 }
 
+/* The engine's settings live in the sm section (port, window, timeout,
+ * retries), where operators have always set them. */
+static bool
+sm_mad_config(const void *cfgp, struct mad_engine_config *mc)
+{
+	const struct sm_config *cfg = cfgp;
+
+	*mc = (struct mad_engine_config){
+		.port_guid = cfg->port_guid, .window = (unsigned)cfg->max_outstanding,
+		.timeout_ms = (unsigned)cfg->timeout_ms, .retries = (unsigned)cfg->retries,
+	};
+	return cfg->enabled;
+}
+
 static int
 sm_start(struct fabricd *fd, const void *cfgp)
 {
 	const struct sm_config *cfg = cfgp;
-	struct mad_engine_config mc = {
-		.port_guid = cfg->port_guid, .window = (unsigned)cfg->max_outstanding,
-		.timeout_ms = (unsigned)cfg->timeout_ms, .retries = (unsigned)cfg->retries,
-	};
 	struct sm *sm;
 
 	if (!cfg->enabled)
 		return 0;
+	if (fd->me == NULL && !test_io.on)
+		return -1;	/* the daemon could not open the port (logged) */
 	sm = xcalloc(1, sizeof(*sm));
 	sm->fd = fd;
 	sm->cfg = *cfg;
-	if ((sm->me = mad_engine_open(fd->base, &mc)) == NULL) {
-		free(sm);
-		return -1;
-	}
+	sm_attach_io(sm, fd);
 	the_sm = sm;
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
-	sm->own_guid = mad_engine_port_guid(sm->me);
-	sm->own_port = mad_engine_port_num(sm->me);
-	if (sm_lids_load(sm) < 0)
+	if (sm_lids_load(&sm->lids, fd->store) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
-	mad_engine_set_handler(sm->me, sm_handle_mad, sm);
-	event_post(EV_INFO, "sm", NULL, "subnet manager started on port 0x%016llx, priority %llu",
-	    (unsigned long long)sm->own_guid, (unsigned long long)cfg->priority);
+	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
+	    sm->own_guid, (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
 	sm_sweep_request(sm, true);
 	return 0;
+}
+
+/* Turning the SM on or off, or moving it to another port, opens or closes
+ * the daemon's MAD engine and the port's IsSM: only a restart does that. */
+static enum reload_result
+sm_reload_check(struct fabricd *fd, const void *cfgp, char *why, size_t len)
+{
+	const struct sm_config *cfg = cfgp, *cur = fabricd_module_config(fd, MOD_SM);
+
+	if (cfg->enabled != cur->enabled) {
+		snprintf(why, len, "sm.enabled changes only at restart");
+		return RELOAD_RESTART_NEEDED;
+	}
+	if (cfg->enabled && cfg->port_guid != cur->port_guid) {
+		snprintf(why, len, "sm.port_guid changes only at restart");
+		return RELOAD_RESTART_NEEDED;
+	}
+	return RELOAD_APPLIED;
 }
 
 static int
@@ -157,20 +217,24 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 	const struct sm_config *cfg = cfgp;
 	struct sm *sm = the_sm;
 
-	if (sm == NULL || !cfg->enabled || cfg->port_guid != sm->cfg.port_guid)
-		return -1;	/* needs a restart of the module */
+	if (sm == NULL)
+		return 0;	/* disabled, and staying so (sm_reload_check) */
 	sm->cfg.priority = cfg->priority;
 	sm->cfg.routing = cfg->routing;
 	memcpy(sm->cfg.updn_roots, cfg->updn_roots, sizeof(sm->cfg.updn_roots));
 	sm->cfg.nupdn_roots = cfg->nupdn_roots;
 	sm->roots_warned = false;
 	sm->cfg.retries = cfg->retries;
+	sm->cfg.timeout_ms = cfg->timeout_ms;
+	if (sm->me)
+		mad_engine_set_timing(sm->me, (unsigned)cfg->timeout_ms, (unsigned)cfg->retries);
 	sm->cfg.standby_misses = cfg->standby_misses;
 	sm->cfg.sm_key = cfg->sm_key;
 	sm->cfg.subnet_prefix = cfg->subnet_prefix;	/* ports get it at the sweep below */
 	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
 		sm->cfg.max_outstanding = cfg->max_outstanding;
-		mad_engine_set_window(sm->me, (unsigned)cfg->max_outstanding);
+		if (sm->me)
+			mad_engine_set_window(sm->me, (unsigned)cfg->max_outstanding);
 	}
 	if (cfg->sweep_interval_ms != sm->cfg.sweep_interval_ms) {
 		sm->cfg.sweep_interval_ms = cfg->sweep_interval_ms;
@@ -193,9 +257,10 @@ sm_stop(struct fabricd *fd)
 	for (i = 0; i < sm->nwaiters; i++)
 		ctl_reply_error(sm->waiters[i], PERR_UNAVAILABLE, "the subnet manager stopped");
 	sm->nwaiters = 0;
-	/* Cancelled MADs call back into a sweep that must not go on. */
-	sm->next_phase = NULL;
-	mad_engine_close(sm->me);
+	/* The sweep must not go on: its MADs' replies reach nobody. */
+	sm_phase_cancel(sm);
+	if (sm->me)
+		mad_engine_set_handler(sm->me, NULL, NULL);	/* the daemon closes it */
 	sm_standby_stop(sm);
 	if (sm->sweep_timer)
 		event_free(sm->sweep_timer);
@@ -204,7 +269,9 @@ sm_stop(struct fabricd *fd)
 	routing_table_free(sm->rt);
 	fabric_free(sm->fabric);
 	fabric_free(sm->next);
-	sm_lids_free();
+	mad_batch_free(&sm->batch);
+	mad_batch_free(&sm->side);
+	sm_lids_free(&sm->lids);
 	the_sm = NULL;
 	free(sm);
 }
@@ -224,7 +291,9 @@ const struct fabricd_module sm_module = {
 	.config_size = sizeof(struct sm_config),
 	.config_init = sm_config_init,
 	.config_fields = sm_fields,
+	.mad_config = sm_mad_config,
 	.start = sm_start,
+	.reload_check = sm_reload_check,
 	.reload = sm_reload,
 	.stop = sm_stop,
 	.status = sm_status,
@@ -233,7 +302,6 @@ const struct fabricd_module sm_module = {
 /* ---- sm/sm.h ---- */
 
 struct fabric *sm_fabric(void) { return the_sm ? the_sm->fabric : NULL; }
-struct mad_engine *sm_mad_engine(void) { return the_sm ? the_sm->me : NULL; }
 bool sm_subnet_up(void) { return the_sm && the_sm->subnet_up; }
 bool sm_is_master(void) { return the_sm && the_sm->state == SM_STATE_MASTER; }
 uint16_t sm_own_lid(void) { return the_sm ? the_sm->own_lid : 0; }

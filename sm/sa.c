@@ -28,7 +28,6 @@
 #define SA_RMPP_VERSION		1
 #define SA_PAYLOAD_HDR		20	/* SM_Key, AttributeOffset, ComponentMask */
 
-static struct sa_counters counters;
 static sm_pkey_table_fn pkey_table;	/* sm_set_pkey_tables() */
 static void *pkey_arg;
 
@@ -39,11 +38,6 @@ sm_set_pkey_tables(sm_pkey_table_fn fn, void *arg)
 	pkey_arg = fn ? arg : NULL;
 }
 
-const struct sa_counters *
-sa_counters(void)
-{
-	return &counters;
-}
 
 /* The common MAD header of the answer: the request's, as a response. */
 static void
@@ -61,9 +55,10 @@ resp_header(const ib_sa_mad_t *q, uint8_t *resp, uint16_t status)
 }
 
 static void
-answer_error(const ib_sa_mad_t *q, uint8_t *resp, size_t *resp_len, uint16_t status)
+answer_error(struct sa_counters *cnt, const ib_sa_mad_t *q, uint8_t *resp, size_t *resp_len,
+    uint16_t status)
 {
-	counters.errors++;
+	cnt->errors++;
 	resp_header(q, resp, status);
 	*resp_len = SA_HDR_SIZE;
 }
@@ -106,16 +101,16 @@ rmpp_acceptable(const ib_sa_mad_t *q)
 
 /* MAD status for a request that cannot be served, 0 when it can. */
 static uint16_t
-check_request(const ib_sa_mad_t *q, size_t len)
+check_request(struct sa_counters *cnt, const ib_sa_mad_t *q, size_t len)
 {
 	uint16_t attr = be16toh(q->attr_id);
 
 	if (q->base_ver != 1 || q->class_ver != SA_CLASS_VERSION) {
-		counters.malformed++;
+		cnt->malformed++;
 		return be16toh(IB_MAD_STATUS_UNSUP_CLASS_VER);
 	}
 	if (len < SA_HDR_SIZE || !rmpp_acceptable(q)) {
-		counters.malformed++;
+		cnt->malformed++;
 		return be16toh(IB_MAD_STATUS_INVALID_FIELD);
 	}
 	if (!known_method(q->method))
@@ -162,22 +157,23 @@ sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *res
 	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
 	struct sa_query query;
 	struct sa_sink sink;
+	struct sa_counters discard = { 0 }, *cnt = ctx->counters ? ctx->counters : &discard;
 	uint16_t status;
 	bool get;
 
 	if (len < sizeof(ib_mad_t)) {
-		counters.malformed++;
+		cnt->malformed++;
 		return false;
 	}
 	if (!wants_answer(q->method))
 		return false;
-	counters.requests++;
-	if ((status = check_request(q, len)) != 0) {
-		answer_error(q, resp, resp_len, status);
+	cnt->requests++;
+	if ((status = check_request(cnt, q, len)) != 0) {
+		answer_error(cnt, q, resp, resp_len, status);
 		return true;
 	}
 	if (ctx->f == NULL) {		/* no model yet: ask again later */
-		answer_error(q, resp, resp_len, be16toh(IB_MAD_STATUS_BUSY));
+		answer_error(cnt, q, resp, resp_len, be16toh(IB_MAD_STATUS_BUSY));
 		return true;
 	}
 	get = q->method == IB_MAD_METHOD_GET;
@@ -191,11 +187,11 @@ sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *res
 	query.mask = q->comp_mask;
 	query.attr_mod = be32toh(q->attr_mod);
 	if ((status = sa_build_records(ctx, be16toh(q->attr_id), &query, &sink)) != 0) {
-		answer_error(q, resp, resp_len, status);
+		answer_error(cnt, q, resp, resp_len, status);
 		return true;
 	}
 	if (get && sink.total != 1) {
-		answer_error(q, resp, resp_len, be16toh(sink.total == 0 ?
+		answer_error(cnt, q, resp, resp_len, be16toh(sink.total == 0 ?
 		    IB_SA_MAD_STATUS_NO_RECORDS : IB_SA_MAD_STATUS_TOO_MANY_RECORDS));
 		return true;
 	}
@@ -204,8 +200,8 @@ sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *res
 	else
 		frame_table(&sink, resp, resp_len);
 	if (sink.total > sink.n)
-		counters.truncated++;
-	counters.records += sink.n;
+		cnt->truncated++;
+	cnt->records += sink.n;
 	return true;
 }
 
@@ -228,6 +224,7 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.sm_act_count = (uint32_t)mad_engine_counters(sm->me)->sent,	/* as SMInfo */
 		.pkey_table = pkey_table,
 		.pkey_arg = pkey_arg,
+		.counters = &sm->sa_counters,
 	};
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 

@@ -31,8 +31,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "sm/sm.h"
 
 #define SA_HDR_SIZE	56	/* MAD + RMPP + SA headers (IB_SA_MAD_HDR_SIZE) */
@@ -40,6 +41,14 @@
 #define SA_TABLE_BYTES	168	/* records per GetTableResp: see above */
 
 /* What the SA needs to know besides the model. */
+/* What the SA saw, for `status` and the logs. */
+struct sa_counters {
+	uint64_t requests;	/* SA requests answered */
+	uint64_t records;	/* records sent */
+	uint64_t errors;	/* answered with an error status */
+	uint64_t malformed;	/* short, bad version, bad RMPP, bad template */
+	uint64_t truncated;	/* GetTable answers cut to one MAD */
+};
 struct sa_ctx {
 	const struct fabric	*f;		/* NULL: no model yet (answer busy) */
 	uint64_t		 sm_guid;	/* our port GUID */
@@ -49,6 +58,7 @@ struct sa_ctx {
 	uint32_t		 sm_act_count;
 	sm_pkey_table_fn	 pkey_table;	/* NULL: 0xFFFF alone everywhere */
 	void			*pkey_arg;
+	struct sa_counters	*counters;	/* what sa_answer() saw; NULL: not counted */
 };
 
 /*
@@ -79,7 +89,16 @@ struct sa_sink {
 };
 
 /* Add one record; false once the builder should stop. */
-bool sa_sink_put(struct sa_sink *s, const void *rec);
+/* Inline: both record builders (sa_records.c, sa_path.c) fill sinks, and
+ * neither should need the other for it. */
+static inline bool
+sa_sink_put(struct sa_sink *s, const void *rec)
+{
+	if (s->n < s->max)
+		memcpy(s->buf + s->n++ * s->rec_size, rec, s->rec_size);
+	s->total++;
+	return s->stop == 0 || s->total < s->stop;
+}
 
 /* Record sizes (bytes, multiples of 8); 0 for an attribute not served. */
 size_t sa_record_size(uint16_t attr_id);
@@ -107,20 +126,5 @@ uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
 bool sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len,
     uint8_t *resp, size_t *resp_len);
 
-/* The SM's MAD dispatch hands every class-0x03 MAD here; the answer goes
- * back through the SM's engine. */
-struct sm;
-struct mad_in;
-void sa_handle_mad(struct sm *sm, const struct mad_in *in);
-
-/* What the SA saw, for `status` and the logs. */
-struct sa_counters {
-	uint64_t requests;	/* SA requests answered */
-	uint64_t records;	/* records sent */
-	uint64_t errors;	/* answered with an error status */
-	uint64_t malformed;	/* short, bad version, bad RMPP, bad template */
-	uint64_t truncated;	/* GetTable answers cut to one MAD */
-};
-const struct sa_counters *sa_counters(void);
 
 #endif

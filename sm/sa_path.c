@@ -28,7 +28,7 @@
 
 #include <iba/ib_types.h>
 
-#include "sm/routing.h"
+#include "fabric/routing.h"
 #include "sm/sa.h"
 
 #define PR_PKT_LIFE	18	/* OpenSM's subnet_timeout default */

@@ -14,15 +14,6 @@
 
 #include "sm/sa.h"
 
-bool
-sa_sink_put(struct sa_sink *s, const void *rec)
-{
-	if (s->n < s->max)
-		memcpy(s->buf + s->n++ * s->rec_size, rec, s->rec_size);
-	s->total++;
-	return s->stop == 0 || s->total < s->stop;
-}
-
 size_t
 sa_record_size(uint16_t attr_id)
 {

@@ -1,9 +1,9 @@
 /*
  * The subnet manager's public door for the rest of fabricd.
  *
- * Partitions and health do not run their own sweeps or open their own
- * MAD channels: they register hooks that the SM calls at fixed points of
- * each sweep, and send MADs through the SM's engine.
+ * Partitions and health do not run their own sweeps: they register hooks
+ * that the SM calls at fixed points of each sweep.  They send MADs through
+ * the daemon's engine (fabricd_mad()), as the SM does.
  */
 #ifndef FABRICD_SM_SM_H
 #define FABRICD_SM_SM_H
@@ -12,12 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sm/fabric.h"
-#include "sm/mad.h"
+#include "fabric/fabric.h"
+#include "mad/io.h"
+#include "mad/mad.h"
 
 /* NULL while the SM is disabled or not started. */
 struct fabric *sm_fabric(void);
-struct mad_engine *sm_mad_engine(void);
 bool sm_subnet_up(void);
 /* Only the master SM writes to the fabric: while another SM is master (we
  * are STANDBY) or before the first discovery has decided, modules send no
@@ -50,5 +50,12 @@ void sm_add_hook(enum sm_hook_point point, sm_hook_fn fn, void *arg);
 typedef int (*sm_pkey_table_fn)(const struct fabric_port *p, uint16_t *keys,
     size_t max, void *arg);
 void sm_set_pkey_tables(sm_pkey_table_fn fn, void *arg);
+
+/*
+ * Unit tests: the next sm start sends through io (a fake fabric) instead
+ * of the daemon's engine, as the port port_guid, number port_num.  io NULL
+ * goes back to the engine.
+ */
+void sm_test_use_io(const struct mad_io *io, uint64_t port_guid, uint8_t port_num);
 
 #endif

@@ -1,10 +1,13 @@
 /*
- * The SM's insides, shared by the files of sm/ and by nobody else.
+ * The SM's insides, shared by the files of sm/ and by nobody else: the
+ * SM's only private header.  The pure layers a unit test reaches alone
+ * have their own (election.h, model.h, sa.h): they hold no SM state.
  *
- * A sweep is a chain of phases.  Each phase sends its MADs and counts them
- * in sm->pending; the callbacks count down, and the last one calls the
- * phase's continuation (sm->next_phase).  Everything runs on the event
- * loop thread, so no locking.
+ * A sweep is a chain of phases (sweep.c lists them).  Each phase sends its
+ * MADs with sm_send() into sm->batch, which passes the SM to every
+ * callback and counts the replies; the phase's continuation
+ * (sm_phase_wait) runs once the last one is back.  Everything runs on the
+ * event loop thread, so no locking.
  */
 #ifndef FABRICD_SM_INTERNAL_H
 #define FABRICD_SM_INTERNAL_H
@@ -13,11 +16,15 @@
 #include <stdint.h>
 #include <event2/event.h>
 
+#include "common/guid.h"
 #include "daemon/fabricd.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 #include "sm/election.h"
-#include "sm/mad.h"
-#include "sm/routing.h"
+#include "sm/model.h"
+#include "mad/batch.h"
+#include "mad/mad.h"
+#include "fabric/routing.h"
+#include "sm/sa.h"
 #include "sm/sm.h"
 
 /* Attribute IDs in host order (iba/ib_types.h has them in network order). */
@@ -63,6 +70,7 @@ struct sweep_record {
 };
 
 #define SM_MAX_HOOKS 8
+#define SM_DUP_REPORTED_MAX 32	/* duplicate GUIDs reported per discovery */
 #define SM_MAX_REMOTES 16
 
 /* Another SM met during discovery (or the one we follow). */
@@ -72,6 +80,9 @@ struct sm_remote {
 	bool		 answered;	/* its SMInfo came back */
 };
 #define SM_MAX_WAITERS 16
+
+struct sweep_step;
+
 
 struct sm_hook {
 	sm_hook_fn	 fn;
@@ -91,18 +102,25 @@ struct sm {
 	uint8_t			 own_port;
 	bool			 subnet_up;
 	bool			 topology_changed;
+	struct sm_lids		 lids;
+	struct sa_counters	 sa_counters;	/* for status */
 
 	/* sweep control */
 	bool			 sweeping;
 	bool			 again, again_heavy;	/* asked for while sweeping */
-	int			 pending;		/* MADs of the current phase */
+	struct mad_batch	 batch;			/* MADs of the current phase */
 	void			(*next_phase)(struct sm *);
+	struct mad_batch	 side;			/* standby polls, handover: no phase */
 	struct event		*sweep_timer;		/* periodic light sweep */
 	struct event		*kick;			/* run a sweep soon */
+	const struct sweep_step	*steps;			/* the running sweep's list (sweep.c) */
+	size_t			 step;			/* the one running */
 	struct sweep_record	 cur, last;
 	uint64_t		 sweeps;
 	struct mad_counters	 mad_at_start;
 	bool			 light_found_change;
+	uint64_t		 dup_reported[SM_DUP_REPORTED_MAX];	/* this discovery's */
+	size_t			 ndup_reported;
 	bool			 roots_warned;	/* told of missing updn roots or a fallback */
 
 	/* election (standby.c) */
@@ -116,10 +134,12 @@ struct sm {
 	bool			 polling, poll_outstanding;
 	unsigned		 poll_misses;
 	struct event		*poll_timer;
+	uint64_t		 key_told_guid, key_told_key;	/* foreign SM_Key, told once */
 
-	/* hooks (the list itself is in sweep.c) */
+	/* hooks (the registry itself is in hooks.c) */
 	size_t			 hook_next;
 	enum sm_hook_point	 hook_point;
+	void			(*hooks_then)(struct sm *);
 
 	/* `sweep` commands waiting for the end of a sweep */
 	struct ctl_req		*waiters[SM_MAX_WAITERS];
@@ -127,34 +147,57 @@ struct sm {
 	size_t			 nwaiters;
 };
 
-extern struct sm *the_sm;
+/* module.c: the running SM, for the control handlers; NULL when none. */
+struct sm *sm_current(void);
 
-/* sweep.c */
-void sm_sweep_request(struct sm *sm, bool heavy);
-void sm_sweep_start_timer(struct sm *sm);
-void sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg);
+/* phase.c: an SMP of the current phase; cb gets the SM as its owner.
+ * Returns mad_batch_smp()'s result. */
+int sm_send(struct sm *sm, const struct mad_addr *a, uint8_t method, uint16_t attr,
+    uint32_t mod, const void *data, mad_batch_cb cb, void *arg);
+/* next(sm) once every MAD of the phase has called back (now if none). */
 void sm_phase_wait(struct sm *sm, void (*next)(struct sm *));
-void sm_mad_done(struct sm *sm);
+/* Forget the MADs in flight (stop): their replies reach nobody. */
+void sm_phase_cancel(struct sm *sm);
 void sm_unreachable(struct sm *sm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sm_path_of(const struct fabric_node *n, struct mad_addr *a);
 /* "desc (0xGUID)" or the GUID alone while the description is unknown. */
 const char *sm_node_label(const struct fabric_node *n, char *buf, size_t len);
 
-/* discover.c: build sm->next from the fabric, then continue. */
-void sm_discover(struct sm *sm, void (*next)(struct sm *));
-/* light sweep: SwitchInfo of every known switch; sets light_found_change. */
-void sm_light_probe(struct sm *sm, void (*next)(struct sm *));
+/* phase.c: a sweep soon (once the running one has ended: one more). */
+void sm_sweep_request(struct sm *sm, bool heavy);
+
+/* sweep.c: the periodic and kick timers (before any sm_sweep_request). */
+/* The running sweep's next step (a step that went on by itself). */
+void sm_sweep_next(struct sm *sm);
+void sm_sweep_start_timer(struct sm *sm);
+
+/* hooks.c: run the hooks of one point in order, then then(sm). */
+void sm_run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *));
+
+/* sa.c: every class-0x03 MAD; the answer goes back through the engine. */
+void sa_handle_mad(struct sm *sm, const struct mad_in *in);
+
+/* inbound.c: every MAD addressed to us (the engine's handler). */
+void sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg);
+
+/* The phases' MADs (discover.c, lft.c, activate.c): each sends its MADs
+ * into the current phase; sweep.c waits for them. */
+
+/* discover.c: build sm->next from the fabric. */
+void sm_discover(struct sm *sm);
+/* Light sweep: SwitchInfo of every known switch; sets light_found_change. */
+void sm_light_probe(struct sm *sm);
 /* Clear SwitchInfo PortStateChange where discovery saw it set but, not yet
- * master, left it (counted in sm->pending). */
+ * master, left it (MADs of the current phase). */
 void sm_clear_state_changes(struct sm *sm);
 
 /* standby.c */
 void sm_standby_discovery_start(struct sm *sm);
-/* Ask the SM behind this port (IsSM, not ours) for its SMInfo; counted
- * in sm->pending. */
+/* Ask the SM behind this port (IsSM, not ours) for its SMInfo, in the
+ * current phase. */
 void sm_standby_query(struct sm *sm, const struct fabric_port *p);
 /* Light sweep: ask the SMs the last discovery met again; any change sets
- * sm->light_found_change (counted in sm->pending). */
+ * sm->light_found_change (MADs of the current phase). */
 void sm_standby_light_probe(struct sm *sm);
 /* After a heavy discovery: true if we are MASTER and go on configuring. */
 bool sm_standby_decide(struct sm *sm);
@@ -162,33 +205,27 @@ void sm_sminfo_request(struct sm *sm, const struct mad_in *in);
 void sm_standby_reload(struct sm *sm);
 void sm_standby_stop(struct sm *sm);
 
-/* lids.c */
-int sm_lids_load(struct sm *sm);
-void sm_lids_assign(struct sm *sm, struct fabric *f);
-void sm_lids_save(struct sm *sm);	/* inside a transaction */
-void sm_lids_free(void);
-
 /* activate.c: LIDs, SM LID, ARMED then ACTIVE on every link. */
-void sm_activate_arm(struct sm *sm, void (*next)(struct sm *));
-void sm_activate_active(struct sm *sm, void (*next)(struct sm *));
-void sm_mark_degraded(struct fabric *f);
+void sm_activate_arm(struct sm *sm);
+void sm_activate_active(struct sm *sm);
 
 /* lft.c */
-void sm_lft_readback(struct sm *sm, void (*next)(struct sm *));
-/* Compute routes and queue the blocks that differ; the MADs count in
- * sm->pending, so the caller's next sm_phase_wait() waits for them. */
+void sm_lft_readback(struct sm *sm);
+/* Compute routes and queue the blocks that differ; they are MADs of the
+ * current phase, so the caller's next sm_phase_wait() waits for them. */
 void sm_lft_program(struct sm *sm);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);
 
-/* diff.c: events for what changed between two models; returns how many. */
-unsigned sm_diff_events(const struct fabric *old, const struct fabric *cur);
-
 /* ctl.c */
 struct ctl_req;
 /* The published model, or NULL after answering "unavailable". */
 struct fabric *sm_ctl_fabric(struct ctl_req *req);
+
+/* status.c */
+json_t *sm_guid_json(uint64_t guid);
+/* Answer the `sweep` commands that waited for this sweep. */
 void sm_ctl_sweep_finished(struct sm *sm);
 json_t *sm_sweep_json(const struct sweep_record *r);
 json_t *sm_status_json(struct sm *sm);

@@ -13,7 +13,7 @@
 static void
 hex(char *buf, size_t len, uint64_t guid)
 {
-	snprintf(buf, len, "0x%016llx", (unsigned long long)guid);
+	guid_format(guid, buf, len);
 }
 
 /* sql must be a literal: store_prepare caches by its address. */
@@ -143,7 +143,7 @@ sm_store_sweep(struct sm *sm, bool write_model)
 		log_warnx("sm: sweep not stored");
 		return;
 	}
-	sm_lids_save(sm);
+	sm_lids_save(&sm->lids, sm->fd->store);
 	/* Light sweeps every few seconds: keep a bounded history. */
 	exec_sql(st, "DELETE FROM sm_sweeps WHERE id <= (SELECT max(id) FROM sm_sweeps) - 10000");
 	if (store_commit(st) < 0)

@@ -24,13 +24,6 @@
 static void poll_start(struct sm *sm, const struct sm_remote *r);
 static void poll_stop(struct sm *sm);
 
-static const char *
-guid_text(uint64_t guid, char *buf, size_t len)
-{
-	snprintf(buf, len, "0x%016llx", (unsigned long long)guid);
-	return buf;
-}
-
 /* Every change of state is an event: operators must know who is master. */
 static void
 set_state(struct sm *sm, uint8_t state, const char *why)
@@ -82,17 +75,16 @@ peer_from_sminfo(struct sm_peer *p, const ib_sm_info_t *si)
 static bool
 key_ok(struct sm *sm, const ib_sm_info_t *si)
 {
-	static uint64_t told_guid, told_key;
 	uint64_t key = be64toh(si->sm_key), guid = be64toh(si->guid);
 	char g[24];
 
 	if (sm_elect_key_ok(sm->cfg.sm_key, key))
 		return true;
-	if (told_guid != guid || told_key != key) {
-		told_guid = guid;
-		told_key = key;
+	if (sm->key_told_guid != guid || sm->key_told_key != key) {
+		sm->key_told_guid = guid;
+		sm->key_told_key = key;
 		event_post(EV_WARNING, "sm", NULL, "SM %s has SM_Key 0x%016llx, not ours: ignored",
-		    guid_text(guid, g, sizeof(g)), (unsigned long long)key);
+		    guid_format(guid, g, sizeof(g)), (unsigned long long)key);
 	}
 	return false;
 }
@@ -100,9 +92,9 @@ key_ok(struct sm *sm, const ib_sm_info_t *si)
 /* ---- SMInfo queries during discovery ---- */
 
 static void
-on_remote_sminfo(const struct mad_result *res, void *arg)
+on_remote_sminfo(const struct mad_result *res, void *owner, void *arg)
 {
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct sm_remote *r = arg;
 	const ib_smp_t *smp;
 	uint64_t asked = r->info.guid;
@@ -115,8 +107,7 @@ on_remote_sminfo(const struct mad_result *res, void *arg)
 		r->answered = r->info.guid == asked && key_ok(sm, (const ib_sm_info_t *)smp->data);
 	}
 	if (!r->answered)
-		log_debug("sm: no SMInfo from the SM port 0x%016llx", (unsigned long long)asked);
-	sm_mad_done(sm);
+		log_debug("sm: no SMInfo from the SM port " GUID_FMT, asked);
 }
 
 void
@@ -133,8 +124,8 @@ sm_standby_query(struct sm *sm, const struct fabric_port *p)
 	if (p->guid == 0 || p->guid == sm->own_guid)
 		return;
 	if (sm->nremotes >= SM_MAX_REMOTES) {
-		log_warnx("sm: more than %d other SMs; 0x%016llx ignored", SM_MAX_REMOTES,
-		    (unsigned long long)p->guid);
+		log_warnx("sm: more than %d other SMs; " GUID_FMT " ignored", SM_MAX_REMOTES,
+		    p->guid);
 		return;
 	}
 	r = &sm->remotes[sm->nremotes];
@@ -145,27 +136,22 @@ sm_standby_query(struct sm *sm, const struct fabric_port *p)
 	r->info.guid = p->guid;
 	r->info.lid = p->node->type == FABRIC_SWITCH ? p->node->ports[0].lid :
 	    be16toh(((const ib_port_info_t *)p->pi)->base_lid);
-	if (mad_smp(sm->me, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL,
-	    on_remote_sminfo, r) == 0) {
-		sm->nremotes++;
-		sm->pending++;
-	}
+	sm->nremotes++;
+	sm_send(sm, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL, on_remote_sminfo, r);
 }
 
 /* ---- light sweeps: have the other SMs changed? ---- */
 
 static void
-on_light_sminfo(const struct mad_result *res, void *arg)
+on_light_sminfo(const struct mad_result *res, void *owner, void *arg)
 {
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct sm_remote *r = arg;
 	const ib_sm_info_t *si;
 	struct sm_peer now;
 
-	if (res->status == -ECANCELED) {
-		sm_mad_done(sm);
+	if (res->status == -ECANCELED)
 		return;
-	}
 	memset(&now, 0, sizeof(now));
 	if (res->status == 0 && res->mad_status == 0) {
 		si = (const ib_sm_info_t *)((const ib_smp_t *)res->mad)->data;
@@ -178,12 +164,11 @@ on_light_sminfo(const struct mad_result *res, void *arg)
 	 * subnet), so the sweep turns heavy and decides again. */
 	if (now.guid != r->info.guid || now.state != r->info.state ||
 	    now.priority != r->info.priority) {
-		log_info("sm: SM 0x%016llx changed (%s, priority %u -> %s, priority %u)",
-		    (unsigned long long)r->info.guid, sm_state_name(r->info.state), r->info.priority,
+		log_info("sm: SM " GUID_FMT " changed (%s, priority %u -> %s, priority %u)",
+		    r->info.guid, sm_state_name(r->info.state), r->info.priority,
 		    now.guid ? sm_state_name(now.state) : "no answer", now.priority);
 		sm->light_found_change = true;
 	}
-	sm_mad_done(sm);
 }
 
 void
@@ -194,25 +179,25 @@ sm_standby_light_probe(struct sm *sm)
 	for (i = 0; i < sm->nremotes; i++) {
 		struct sm_remote *r = &sm->remotes[i];
 
-		if (r->answered && mad_smp(sm->me, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO,
-		    0, NULL, on_light_sminfo, r) == 0)
-			sm->pending++;
+		if (r->answered)
+			sm_send(sm, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL,
+			    on_light_sminfo, r);
 	}
 }
 
 /* ---- the decision after a discovery ---- */
 
 static void
-on_handover_sent(const struct mad_result *res, void *arg)
+on_handover_sent(const struct mad_result *res, void *owner, void *arg)
 {
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	char g[24];
 
-	if (sm == NULL || res->status == -ECANCELED || (res->status == 0 && res->mad_status == 0))
+	if (res->status == -ECANCELED || (res->status == 0 && res->mad_status == 0))
 		return;
 	/* Nobody took the subnet: it stays ours. */
 	event_post(EV_WARNING, "sm", NULL, "handover to SM %s %s; staying master",
-	    guid_text(sm->polled.info.guid, g, sizeof(g)),
+	    guid_format(sm->polled.info.guid, g, sizeof(g)),
 	    res->status ? "not answered" : "refused");
 	poll_stop(sm);
 	set_state(sm, SM_STATE_MASTER, "handover failed");
@@ -229,13 +214,12 @@ hand_over(struct sm *sm, const struct sm_remote *r)
 	memset(data, 0, sizeof(data));
 	fill_sminfo(sm, si);		/* still MASTER: only a master hands over */
 	poll_start(sm, r);
-	if (mad_smp(sm->me, &r->addr, IB_MAD_METHOD_SET, SM_ATTR_SM_INFO, SM_MOD_HANDOVER,
-	    data, on_handover_sent, NULL) != 0) {
-		poll_stop(sm);
+	/* Not queued: on_handover_sent() has already said so and stays master. */
+	if (mad_batch_smp(&sm->side, &r->addr, IB_MAD_METHOD_SET, SM_ATTR_SM_INFO,
+	    SM_MOD_HANDOVER, data, on_handover_sent, NULL) != 0)
 		return;
-	}
 	snprintf(why, sizeof(why), "handed over to SM %s, priority %u",
-	    guid_text(r->info.guid, g, sizeof(g)), r->info.priority);
+	    guid_format(r->info.guid, g, sizeof(g)), r->info.priority);
 	set_state(sm, SM_STATE_STANDBY, why);
 }
 
@@ -285,7 +269,7 @@ sm_standby_decide(struct sm *sm)
 		return false;
 	case SM_VERDICT_STANDBY:
 		snprintf(why, sizeof(why), "SM %s is %s with priority %u",
-		    guid_text(r->info.guid, g, sizeof(g)), sm_state_name(r->info.state),
+		    guid_format(r->info.guid, g, sizeof(g)), sm_state_name(r->info.state),
 		    r->info.priority);
 		poll_start(sm, r);
 		set_state(sm, SM_STATE_STANDBY, why);
@@ -296,7 +280,7 @@ sm_standby_decide(struct sm *sm)
 		if (!sm->polling || sm->polled.info.guid != r->info.guid) {
 			event_post(EV_WARNING, "sm", NULL, "another master SM %s (priority %u) on "
 			    "the subnet; waiting for its handover",
-			    guid_text(r->info.guid, g, sizeof(g)), r->info.priority);
+			    guid_format(r->info.guid, g, sizeof(g)), r->info.priority);
 			poll_start(sm, r);
 		}
 		return false;
@@ -318,14 +302,14 @@ take_over(struct sm *sm, const char *why)
 }
 
 static void
-on_poll(const struct mad_result *res, void *arg)
+on_poll(const struct mad_result *res, void *owner, void *arg)
 {
-	struct sm *sm = the_sm;
+	struct sm *sm = owner;
 	struct sm_peer answer;
 	bool alive = false;
 	char why[128], g[24];
 
-	if (sm == NULL || res->status == -ECANCELED)
+	if (res->status == -ECANCELED)
 		return;
 	sm->poll_outstanding = false;
 	if (!sm->polling)
@@ -346,13 +330,13 @@ on_poll(const struct mad_result *res, void *arg)
 		return;
 	}
 	sm->poll_misses++;
-	log_info("sm: SM 0x%016llx missed poll %u of %llu",
-	    (unsigned long long)sm->polled.info.guid, sm->poll_misses,
+	log_info("sm: SM " GUID_FMT " missed poll %u of %llu",
+	    sm->polled.info.guid, sm->poll_misses,
 	    (unsigned long long)sm->cfg.standby_misses);
 	if (sm->poll_misses < sm->cfg.standby_misses)
 		return;
 	snprintf(why, sizeof(why), "SM %s did not answer as master %u times",
-	    guid_text(sm->polled.info.guid, g, sizeof(g)), sm->poll_misses);
+	    guid_format(sm->polled.info.guid, g, sizeof(g)), sm->poll_misses);
 	take_over(sm, why);
 }
 
@@ -363,9 +347,9 @@ poll_cb(evutil_socket_t fd, short what, void *arg)
 
 	if (!sm->polling || sm->poll_outstanding)
 		return;
-	if (mad_smp(sm->me, &sm->polled.addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL,
-	    on_poll, NULL) == 0)
-		sm->poll_outstanding = true;
+	sm->poll_outstanding = true;
+	mad_batch_smp(&sm->side, &sm->polled.addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL,
+	    on_poll, NULL);
 }
 
 static uint64_t
@@ -474,14 +458,14 @@ on_set(struct sm *sm, const struct mad_in *in)
 	if (!key_ok(sm, (const ib_sm_info_t *)smp->data)) {
 		respond(sm, in, 0x001C);
 		log_warnx("sm: SubnSet(SMInfo) %u from SM %s with another SM_Key: refused", mod,
-		    guid_text(sender.guid, g, sizeof(g)));
+		    guid_format(sender.guid, g, sizeof(g)));
 		return;
 	}
 	a = sm_elect_on_set(sm->state, mod, sender.state);
 	/* The answer carries our state before the Set acts (as OpenSM's). */
 	respond(sm, in, a == SM_SET_REJECT ? 0x001C : 0);
 	snprintf(why, sizeof(why), "SubnSet(SMInfo) %u from SM %s", mod,
-	    guid_text(sender.guid, g, sizeof(g)));
+	    guid_format(sender.guid, g, sizeof(g)));
 	switch (a) {
 	case SM_SET_REJECT:
 		log_warnx("sm: %s refused in state %s", why, sm_state_name(sm->state));
@@ -490,7 +474,7 @@ on_set(struct sm *sm, const struct mad_in *in)
 		break;
 	case SM_SET_TAKE_OVER:
 		poll_stop(sm);
-		snprintf(why, sizeof(why), "SM %s handed over", guid_text(sender.guid, g, sizeof(g)));
+		snprintf(why, sizeof(why), "SM %s handed over", guid_format(sender.guid, g, sizeof(g)));
 		set_state(sm, SM_STATE_MASTER, why);
 		sm_sweep_request(sm, true);
 		break;

@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "sm/routing.h"
+#include "fabric/routing.h"
 #include "sm/sm.h"
 #include "validation/fabric_view.h"
 
@@ -77,14 +77,6 @@ view_host_ports(struct fabric *f, const char *host, struct view_port *out, size_
 		}
 	}
 	return w;
-}
-
-const char *
-view_port_state_name(uint8_t state)
-{
-	static const char *const names[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE" };
-
-	return state < 5 ? names[state] : "?";
 }
 
 void
@@ -214,7 +206,7 @@ view_route_json(struct fabric *f, const char *a, const char *b,
 			continue;
 		p = &n->ports[hops[i].out_port];
 		hop = json_pack("{s:s, s:i, s:s, s:b}", "node", n->desc, "port", p->num, "state",
-		    view_port_state_name(p->state), "degraded", p->degraded);
+		    fabric_port_state_name(p->state), "degraded", p->degraded);
 		if (port_health != NULL)
 			json_object_set_new(hop, "health", json_string(port_health(p)));
 		json_array_append_new(route, hop);

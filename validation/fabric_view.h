@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#include "sm/fabric.h"
-#include "sm/routing.h"
+#include "fabric/fabric.h"
+#include "fabric/routing.h"
 
 #define VIEW_NAME_LEN	32
 #define VIEW_MAX_PORTS	16	/* ports of one host we look at */
@@ -20,7 +20,6 @@ struct view_port {
 /* The SM's fabric, or NULL: SM not linked, disabled or not started. */
 struct fabric *view_fabric(void);
 size_t view_host_ports(struct fabric *f, const char *host, struct view_port *out, size_t max);
-const char *view_port_state_name(uint8_t state);
 void view_port_name(const struct fabric_port *p, char *buf, size_t len);
 /* routing_walk from src to dst's LID over the programmed tables. */
 int view_walk(const struct fabric_port *src, const struct fabric_port *dst,

@@ -5,7 +5,7 @@
  * says "skipped" rather than guessing.  Verdict and exit code:
  *   0 pass (skipped checks listed), 1 a fault names a node/port,
  *   2 inconclusive (no fabric state, or the NCCL job could not run).
- * Also the NCCL environment a job on these hosts should use (nccl-env).
+ * The NCCL environment itself is computed in nccl_env.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +98,7 @@ host_lost(struct check *c, struct fabric *f, const char *host)
 		fault(c, host, lost[k].hca, lost[k].peer, "IBPortDown",
 		    "%s port %u is gone from the fabric (was cabled to %s port %u, now %s)", host,
 		    lost[k].port, lost[k].peer_desc, lost[k].peer_port,
-		    lost[k].peer ? view_port_state_name(lost[k].peer->state) : "unreachable");
+		    lost[k].peer ? fabric_port_state_name(lost[k].peer->state) : "unreachable");
 	/* the host's own port, for callers that look for it by number */
 	json_object_set_new(json_array_get(c->faults, json_array_size(c->faults) - 1),
 	    "host_port", json_integer(lost[nl - 1].port));
@@ -126,10 +126,10 @@ check_ports(struct check *c, struct host_view *hv, size_t n)
 		for (j = 0; j < hv[i].nports; j++) {
 			const struct fabric_port *p = hv[i].ports[j].port;
 			checked++;
-			if (p->state != 4 || p->peer == NULL)
+			if (p->state != FABRIC_PORT_ACTIVE || p->peer == NULL)
 				fault(c, hv[i].host, hv[i].ports[j].hca, p, "IBPortDown",
 				    "%s port %u is %s (expected ACTIVE)", hv[i].host, p->num,
-				    p->peer ? view_port_state_name(p->state) : "not connected");
+				    p->peer ? fabric_port_state_name(p->state) : "not connected");
 			else if (p->degraded)
 				fault(c, hv[i].host, hv[i].ports[j].hca, p, "IBPortDegraded",
 				    "%s port %u runs below the speed/width both ends support",
@@ -138,12 +138,6 @@ check_ports(struct check *c, struct host_view *hv, size_t n)
 				hv[i].first_active = p;
 		}
 	snprintf(c->detail, sizeof(c->detail), "%zu host ports checked", checked);
-}
-
-static bool
-module_up(enum module_id m)
-{
-	return fabricd != NULL && fabricd->module_running[m] > 0;
 }
 
 /* An active health event or a bad status on a port: a fault naming it. */
@@ -189,9 +183,9 @@ check_one_route(struct check *c, struct check *health, const struct host_view *a
 		if (n->type != FABRIC_SWITCH || hops[i].out_port == 0 || hops[i].out_port > n->nports)
 			continue;
 		p = &n->ports[hops[i].out_port];
-		if (p->state != 4 || p->peer == NULL)
+		if (p->state != FABRIC_PORT_ACTIVE || p->peer == NULL)
 			fault(c, NULL, NULL, p, "RouteLinkDown", "route %s -> %s leaves %s port %u, %s",
-			    a->host, b->host, n->desc, p->num, view_port_state_name(p->state));
+			    a->host, b->host, n->desc, p->num, fabric_port_state_name(p->state));
 		else if (p->degraded)
 			fault(c, NULL, NULL, p, "RouteLinkDegraded", "route %s -> %s crosses degraded "
 			    "%s port %u", a->host, b->host, n->desc, p->num);
@@ -367,20 +361,20 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *te
 	check_ports(&c, hv, n);
 	add_check(pf, &c);
 	check_init(&h, "health");
-	if (module_up(MOD_HEALTH) && health_running()) {
+	if (validation_module_up(MOD_HEALTH) && health_running()) {
 		check_health_ports(&h, hv, n);
 		snprintf(h.detail, sizeof(h.detail), "host ports and the links on their routes");
 	}
 	check_init(&c, "routes");
-	check_routes(&c, module_up(MOD_HEALTH) && health_running() ? &h : NULL, hv, n);
+	check_routes(&c, validation_module_up(MOD_HEALTH) && health_running() ? &h : NULL, hv, n);
 	add_check(pf, &c);
-	if (!module_up(MOD_HEALTH) || !health_running())
+	if (!validation_module_up(MOD_HEALTH) || !health_running())
 		skipped(&h, "health module not running");
 	add_check(pf, &h);
 	check_init(&c, "pkey");
 	if (tenant == NULL)
 		skipped(&c, "no --tenant given");
-	else if (!module_up(MOD_PARTITIONS))
+	else if (!validation_module_up(MOD_PARTITIONS))
 		skipped(&c, "partitions module not running");
 	else
 		check_pkey(&c, hv, n, tenant);
@@ -396,7 +390,7 @@ roce_check(struct preflight *pf)
 	int rc;
 
 	check_init(&c, "roce");
-	if (!module_up(MOD_ROCE_QOS) || !roce_qos_active()) {
+	if (!validation_module_up(MOD_ROCE_QOS) || !roce_qos_active()) {
 		skipped(&c, "no RoCE profile on this host (roce_qos not active)");
 		add_check(pf, &c);
 		return;
@@ -469,141 +463,6 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 		add_check(pf, &c);
 	}
 	preflight_answer(pf);
-}
-
-/* ---- NCCL environment ---- */
-
-/* NCCL_IB_HCA: "=hca:port,..." over the ACTIVE ports of the hosts ("="
- * makes the match exact: mlx5_1 must not also pick mlx5_10). */
-static void
-env_hca(struct fabric *f, char *const *hosts, size_t n, json_t *env, json_t *notes,
-    json_t *faults)
-{
-	char list[1024] = "=";
-	size_t i, j, named = 0, unnamed = 0;
-
-	for (i = 0; i < n; i++) {
-		struct view_port vp[VIEW_MAX_PORTS];
-		size_t np = view_host_ports(f, hosts[i], vp, VIEW_MAX_PORTS);
-		if (np == 0)
-			json_array_append_new(faults, json_pack("{s:s, s:s}", "host", hosts[i],
-			    "code", "HostNotFound"));
-		for (j = 0; j < np; j++) {
-			char item[64];
-			if (vp[j].port->state != 4)
-				continue;	/* NCCL would skip it silently */
-			if (vp[j].hca[0] == '\0') {
-				unnamed++;
-				continue;
-			}
-			snprintf(item, sizeof(item), "%s:%u", vp[j].hca, vp[j].port->num);
-			if (strstr(list, item) != NULL)
-				continue;	/* the same name on another host */
-			if (strlen(list) + strlen(item) + 2 >= sizeof(list))
-				break;
-			if (named++ > 0)
-				strcat(list, ",");
-			strcat(list, item);
-		}
-	}
-	if (named > 0)
-		json_object_set_new(env, "NCCL_IB_HCA", json_string(list));
-	if (unnamed > 0)
-		json_array_append_new(notes, json_string("NCCL_IB_HCA: some NodeDescriptions carry "
-		    "no HCA name (\"<host> <hca>\")"));
-}
-
-/* NCCL_IB_PKEY is an index, one value for every rank: it exists only
- * when the tenant's key sits at the same index on every host port. */
-static void
-env_pkey(struct fabric *f, char *const *hosts, size_t n, const char *tenant, json_t *env,
-    json_t *notes, json_t *faults)
-{
-	uint16_t pkey = 0;
-	int want = -1, idx;
-	size_t i, j;
-	bool bad = false;
-
-	(void)partitions_index_of(tenant, &pkey);
-	if (pkey == 0) {
-		json_array_append_new(faults, json_pack("{s:s, s:s}", "code", "TenantUnknown",
-		    "message", "no partition of that name"));
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		struct view_port vp[VIEW_MAX_PORTS];
-		size_t np = view_host_ports(f, hosts[i], vp, VIEW_MAX_PORTS);
-		for (j = 0; j < np; j++) {
-			idx = partitions_pkey_index(vp[j].port->guid, pkey, NULL);
-			if (idx >= 0 && (want < 0 || idx == want)) {
-				want = idx;
-				continue;
-			}
-			bad = true;
-			json_array_append_new(faults, json_pack("{s:s, s:s, s:i, s:i}", "host", hosts[i],
-			    "code", idx < 0 ? "PKeyMissing" : "PKeyIndexMismatch", "port",
-			    vp[j].port->num, "index", idx));
-		}
-	}
-	if (!bad && want >= 0) {
-		char v[16];
-		snprintf(v, sizeof(v), "%d", want);
-		json_object_set_new(env, "NCCL_IB_PKEY", json_string(v));
-		snprintf(v, sizeof(v), "0x%04x", pkey & 0x7fff);
-		json_object_set_new(env, "UCX_IB_PKEY", json_string(v));
-	} else
-		json_array_append_new(notes, json_string("NCCL_IB_PKEY: withheld, the tenant's P_Key "
-		    "is not at one index on every host port"));
-}
-
-static void
-env_roce(const char *ifname, json_t *env, json_t *notes)
-{
-	char v[16];
-	int tc, gid;
-
-	if (!module_up(MOD_ROCE_QOS) || !roce_qos_active()) {
-		json_array_append_new(notes, json_string("NCCL_IB_TC, NCCL_IB_GID_INDEX: no RoCE "
-		    "profile (roce_qos not active)"));
-		return;
-	}
-	if ((tc = roce_qos_nccl_tc()) >= 0) {
-		snprintf(v, sizeof(v), "%d", tc);
-		json_object_set_new(env, "NCCL_IB_TC", json_string(v));
-	}
-	if (ifname == NULL)
-		json_array_append_new(notes, json_string("NCCL_IB_GID_INDEX: give --ifname"));
-	else if ((gid = roce_qos_gid_index(ifname)) >= 0) {
-		snprintf(v, sizeof(v), "%d", gid);
-		json_object_set_new(env, "NCCL_IB_GID_INDEX", json_string(v));
-	} else
-		json_array_append_new(notes, json_string("NCCL_IB_GID_INDEX: no RoCE v2 GID on that "
-		    "interface"));
-}
-
-json_t *
-nccl_env_compute(char *const *hosts, size_t n, const char *tenant, const char *ifname)
-{
-	struct fabric *f = view_fabric();
-	json_t *env = json_object(), *notes = json_array(), *faults = json_array();
-
-	json_object_set_new(env, "NCCL_ALGO", json_string("Ring"));
-	if (f == NULL)
-		json_array_append_new(notes, json_string("NCCL_IB_HCA, NCCL_IB_PKEY: SM not "
-		    "available (no fabric state)"));
-	else {
-		env_hca(f, hosts, n, env, notes, faults);
-		if (tenant == NULL)
-			json_array_append_new(notes, json_string("NCCL_IB_PKEY: no --tenant (index 0, "
-			    "the default partition)"));
-		else if (!module_up(MOD_PARTITIONS))
-			json_array_append_new(notes, json_string("NCCL_IB_PKEY: partitions module not "
-			    "running"));
-		else
-			env_pkey(f, hosts, n, tenant, env, notes, faults);
-	}
-	env_roce(ifname, env, notes);
-	return json_pack("{s:o, s:o, s:o}", "env", env, "notes", notes, "faults", faults);
 }
 
 void

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <jansson.h>
 
+#include "daemon/config.h"
 #include "validation/verdict.h"
 
 struct fabricd;
@@ -46,10 +47,18 @@ struct validation_config {
 	size_t		 nprofiles;
 };
 
+/* vconfig.c: the section's parser (for the module table in module.c)
+ * and the accessors. */
+extern const struct cfg_field validation_fields[];
+void validation_config_init(void *p);
+void validation_config_parse(struct cfg_ctx *ctx, yaml_node_t *section, void *p);
+void validation_config_free(void *p);
 const struct validation_config *validation_config(void);
 const struct validation_profile *validation_profile(const char *name);
 /* Job files live under <state_dir>/validation/jobs/<id>/. */
 const char *validation_state_dir(void);
+/* Another module is running (its checks are not "skipped"). */
+bool validation_module_up(enum module_id m);
 
 /* ---- one job: a launcher process and its records ---- */
 
@@ -142,7 +151,7 @@ char **validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n);
 
 /* ---- NCCL environment and pre-flight ---- */
 
-/* {"env": {...}, "faults": [...], "notes": [...]} for hosts/tenant;
+/* nccl_env.c: {"env": {...}, "faults": [...], "notes": [...]} for hosts/tenant;
  * ifname (may be NULL) names the RoCE interface for the GID index. */
 json_t *nccl_env_compute(char *const *hosts, size_t nhosts, const char *tenant,
     const char *ifname);

@@ -2,7 +2,7 @@
  * Test doubles for the partitions unit tests (header-only: each test
  * program is one .c file).
  *
- * fixture_fabric(): a small fat tree built by hand as sm/fabric.h structs,
+ * fixture_fabric(): a small fat tree built by hand as fabric/fabric.h structs,
  *
  *        spine (sw, 4 ports)
  *        [1]        [2]
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "partitions/apply.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 /* ---- the fabric ---- */
 

@@ -19,8 +19,8 @@
 
 #include <iba/ib_types.h>
 
-#include "sm/fabric.h"
-#include "sm/routing.h"
+#include "fabric/fabric.h"
+#include "fabric/routing.h"
 
 struct rfix {
 	struct fabric		*f;

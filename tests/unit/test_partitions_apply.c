@@ -74,7 +74,7 @@ apply(struct world *w, struct pt_plan *p)
 		.prev_index = w->have_committed ? w->committed.index : NULL,
 		.nprev_index = w->have_committed ? w->committed.nindex : 0,
 	};
-	struct pt_io io = { fake_smp, &w->fm };
+	struct mad_io io = { .smp = fake_smp, .ctx = &w->fm };
 	struct outcome o = { 0 };
 	struct pt_err e;
 
@@ -287,7 +287,7 @@ test_done_frees_plan(void **state)
 		.config = w->c, .nodes = w->fx->list, .nnodes = FX_NODES,
 		.sm_port_guid = FX_SM_GUID, .strict_members = true,
 	};
-	struct pt_io io = { fake_smp, &w->fm };
+	struct mad_io io = { .smp = fake_smp, .ctx = &w->fm };
 	struct outcome o = { .free_plan = true };
 	struct pt_plan *p = calloc(1, sizeof(*p));
 	struct pt_err e;

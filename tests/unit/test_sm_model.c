@@ -18,7 +18,7 @@
 
 #include "daemon/fabricd.h"
 #include "daemon/store.h"
-#include "sm/sm_internal.h"
+#include "sm/model.h"
 
 /* sw1 -- sw2, h1 on sw1[1], h2 on sw2[1], a dual-port CA h3 on sw1[3]
  * and sw2[3]. */
@@ -209,19 +209,19 @@ hold(struct fabric_port *p, uint16_t lid)
 static void
 test_lids(void **state)
 {
-	struct sm sm = { .fd = &fake };
+	struct sm_lids lids = { 0 };
 	struct tiny t;
 
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(store_open(dir, &fake.store), 0);
 	fabricd = &fake;
-	assert_int_equal(sm_lids_load(&sm), 0);
+	assert_int_equal(sm_lids_load(&lids, fake.store), 0);
 
 	/* fresh: h2 already holds LID 9 (kept); the rest get 1, 2, ... */
 	tiny_build(&t);
 	fabric_sort(t.f);
 	hold(&t.h2->ports[1], 9);
-	sm_lids_assign(&sm, t.f);
+	sm_lids_assign(&lids, t.f);
 	assert_int_equal(t.h2->ports[1].lid, 9);
 	assert_int_equal(t.h1->ports[1].lid, 1);
 	assert_int_equal(t.h3->ports[1].lid, 2);
@@ -229,19 +229,19 @@ test_lids(void **state)
 	assert_int_equal(t.sw1->lid, 4);
 	assert_int_equal(t.sw2->lid, 5);
 	assert_int_equal(store_begin(fake.store), 0);
-	sm_lids_save(&sm);
+	sm_lids_save(&lids, fake.store);
 	assert_int_equal(store_commit(fake.store), 0);
 	fabric_free(t.f);
 
 	/* restart: the database wins over LIDs the ports hold, and a port
 	 * holding another port's LID does not get it */
-	sm_lids_free();
-	assert_int_equal(sm_lids_load(&sm), 0);
+	sm_lids_free(&lids);
+	assert_int_equal(sm_lids_load(&lids, fake.store), 0);
 	tiny_build(&t);
 	fabric_sort(t.f);
 	hold(&t.h1->ports[1], 9);	/* h2's */
 	hold(&t.sw2->ports[0], 77);
-	sm_lids_assign(&sm, t.f);
+	sm_lids_assign(&lids, t.f);
 	assert_int_equal(t.h1->ports[1].lid, 1);
 	assert_int_equal(t.h2->ports[1].lid, 9);
 	assert_int_equal(t.sw2->lid, 5);
@@ -250,11 +250,11 @@ test_lids(void **state)
 	/* a new port takes the lowest LID nobody ever owned */
 	tiny_build(&t);
 	t.h2->ports[1].guid = 0x555;
-	sm_lids_assign(&sm, t.f);
+	sm_lids_assign(&lids, t.f);
 	assert_int_equal(t.h2->ports[1].lid, 6);
 	fabric_free(t.f);
 
-	sm_lids_free();
+	sm_lids_free(&lids);
 	store_close(fake.store);
 	fabricd = NULL;
 	{

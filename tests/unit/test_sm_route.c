@@ -1,5 +1,5 @@
 /*
- * `route SRC DST` (sm/route_query.c) on a hand-built model whose tables
+ * `route SRC DST` (fabric/route_query.c) on a hand-built model whose tables
  * were set by hand (tests/unit/sm_route_fixture.h): the hops the reply
  * lists are the ones the fixture's tables spell out, ends are named every
  * way the command accepts, broken tables give the status that names the
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sm/route_query.h"
+#include "fabric/route_query.h"
 #include "tests/unit/sm_route_fixture.h"
 
 static const char *

@@ -1,5 +1,5 @@
 /*
- * Routing engines (sm/routing.c) on built fabrics: fat trees and seeded
+ * Routing engines (fabric/routing.c) on built fabrics: fat trees and seeded
  * random irregular graphs.  Every check is an invariant of the computed
  * tables walked hop by hop (reachability, no loop, shortest or legal
  * up/down paths, balance), never a comparison with stored output.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sm/routing.h"
+#include "fabric/routing.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SLOW 10

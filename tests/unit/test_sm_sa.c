@@ -26,6 +26,7 @@
 struct sfix {
 	struct rfix	 x;
 	struct sa_ctx	 ctx;
+	struct sa_counters cnt;
 	uint8_t		 tmpl[SA_DATA_SIZE];
 	uint8_t		 buf[BIG * 112];
 	struct sa_sink	 sink;
@@ -63,6 +64,7 @@ setup(void **state)
 	s->ctx.sm_priority = 11;
 	s->ctx.sm_state = IB_SMINFO_STATE_MASTER;
 	s->ctx.sm_act_count = 7;
+	s->ctx.counters = &s->cnt;
 	*state = s;
 	return 0;
 }
@@ -444,7 +446,7 @@ test_mad_gettable(void **state)
 	struct sfix *s = *state;
 	uint8_t resp[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
 	const ib_sa_mad_t *r = (const ib_sa_mad_t *)resp;
-	uint64_t cut = sa_counters()->truncated;
+	uint64_t cut = s->cnt.truncated;
 
 	/* 5 NodeRecords, one fits */
 	assert_int_equal(answer(s, 0x12, 0x11, 0, 256, resp), 56 + 112);
@@ -457,10 +459,10 @@ test_mad_gettable(void **state)
 	assert_int_equal(be32toh(r->seg_num), 1);
 	assert_int_equal(be32toh(r->paylen_newwin), 20 + 112);
 	assert_int_equal(be16toh(r->attr_offset), 14);
-	assert_int_equal(sa_counters()->truncated, cut + 1);
+	assert_int_equal(s->cnt.truncated, cut + 1);
 	/* 10 LinkRecords of 8 bytes all fit */
 	assert_int_equal(answer(s, 0x12, 0x20, 0, 256, resp), 56 + 80);
-	assert_int_equal(sa_counters()->truncated, cut + 1);
+	assert_int_equal(s->cnt.truncated, cut + 1);
 	/* 25 PathRecords: two whole ones */
 	assert_int_equal(answer(s, 0x12, 0x35, 0, 256, resp), 56 + 128);
 	/* nothing matches: an empty table, not an error */
@@ -476,7 +478,7 @@ test_mad_errors(void **state)
 	struct sfix *s = *state;
 	uint8_t resp[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
 	uint8_t req[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
-	uint64_t bad = sa_counters()->malformed;
+	uint64_t bad = s->cnt.malformed;
 	size_t rlen;
 
 	answer(s, 0x12, 0x99, 0, 256, resp);		/* unknown attribute */
@@ -490,7 +492,7 @@ test_mad_errors(void **state)
 	assert_int_equal(status_of(resp), 0x0008);
 	answer(s, 0x12, 0x11, 0, 40, resp);		/* shorter than the SA header */
 	assert_int_equal(status_of(resp), 0x001C);
-	assert_int_equal(sa_counters()->malformed, bad + 1);
+	assert_int_equal(s->cnt.malformed, bad + 1);
 
 	memset(req, 0, sizeof(req));
 	req[0] = 1; req[1] = 3; req[2] = 1; req[3] = 0x12;	/* class version 1 */

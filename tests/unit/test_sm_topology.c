@@ -1,5 +1,5 @@
 /*
- * The topology export (sm/topology_export.c) of a hand-built model
+ * The topology export (fabric/topology_export.c) of a hand-built model
  * (tests/unit/sm_route_fixture.h).  The ibnetdiscover lines expected here
  * are written from ibnetdiscover's own layout (infiniband-diags), not from
  * our output; the rest are invariants: every cabled port listed once, each
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sm/topology_export.h"
+#include "fabric/topology_export.h"
 #include "tests/unit/sm_route_fixture.h"
 
 static void

@@ -9,8 +9,8 @@
  * Every subsystem that talks to the fabric (sm, partitions, health) goes
  * through this one engine: nobody opens umad on their own.
  */
-#ifndef FABRICD_SM_MAD_H
-#define FABRICD_SM_MAD_H
+#ifndef FABRICD_MAD_MAD_H
+#define FABRICD_MAD_MAD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -73,6 +73,8 @@ struct mad_engine *mad_engine_open(struct event_base *base, const struct mad_eng
 /* Pending callbacks are called with -ECANCELED before this returns. */
 void mad_engine_close(struct mad_engine *me);
 void mad_engine_set_window(struct mad_engine *me, unsigned window);
+/* Per-try timeout and retries of the MADs sent from now on. */
+void mad_engine_set_timing(struct mad_engine *me, unsigned timeout_ms, unsigned retries);
 /* Requests addressed to us go to cb (one handler; the SM dispatches). */
 void mad_engine_set_handler(struct mad_engine *me, mad_in_cb cb, void *arg);
 uint64_t mad_engine_port_guid(const struct mad_engine *me);

@@ -7,14 +7,9 @@
 #include <string.h>
 #include <errno.h>
 
+#include "common/guid.h"
 #include "common/xmalloc.h"
-#include "sm/fabric.h"
-
-struct guid_map {
-	uint64_t	*keys;		/* 0 = empty (GUID 0 is never valid) */
-	void		**vals;
-	size_t		 cap, count;	/* cap a power of two */
-};
+#include "fabric/fabric.h"
 
 struct fabric {
 	struct fabric_node	**nodes;
@@ -22,64 +17,6 @@ struct fabric {
 	struct guid_map		 by_guid, by_port_guid;
 	struct fabric_port	*by_lid[FABRIC_MAX_LID + 1];
 };
-
-static size_t
-guid_hash(uint64_t g)
-{
-	g ^= g >> 33;
-	g *= 0xff51afd7ed558ccdULL;
-	g ^= g >> 33;
-	return (size_t)g;
-}
-
-static void map_put(struct guid_map *m, uint64_t key, void *val);
-
-static void
-map_grow(struct guid_map *m)
-{
-	struct guid_map old = *m;
-	size_t i;
-
-	m->cap = old.cap ? old.cap * 2 : 256;
-	m->keys = xcalloc(m->cap, sizeof(*m->keys));
-	m->vals = xcalloc(m->cap, sizeof(*m->vals));
-	m->count = 0;
-	for (i = 0; i < old.cap; i++)
-		if (old.keys[i])
-			map_put(m, old.keys[i], old.vals[i]);
-	free(old.keys);
-	free(old.vals);
-}
-
-static void *
-map_get(const struct guid_map *m, uint64_t key)
-{
-	size_t i;
-
-	if (m->cap == 0 || key == 0)
-		return NULL;
-	for (i = guid_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
-			return m->vals[i];
-	return NULL;
-}
-
-static void
-map_put(struct guid_map *m, uint64_t key, void *val)
-{
-	size_t i;
-
-	if ((m->count + 1) * 2 > m->cap)
-		map_grow(m);
-	for (i = guid_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key) {
-			m->vals[i] = val;
-			return;
-		}
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->count++;
-}
 
 struct fabric *
 fabric_new(void)
@@ -100,10 +37,8 @@ fabric_free(struct fabric *f)
 		free(f->nodes[i]);
 	}
 	free(f->nodes);
-	free(f->by_guid.keys);
-	free(f->by_guid.vals);
-	free(f->by_port_guid.keys);
-	free(f->by_port_guid.vals);
+	guid_map_free(&f->by_guid);
+	guid_map_free(&f->by_port_guid);
 	free(f);
 }
 
@@ -126,18 +61,18 @@ fabric_add_node(struct fabric *f, uint64_t guid, enum fabric_node_type type, uin
 		f->nodes = xreallocarray(f->nodes, f->cap, sizeof(*f->nodes));
 	}
 	f->nodes[f->nnodes++] = n;
-	map_put(&f->by_guid, guid, n);
+	guid_map_put(&f->by_guid, guid, n);
 	return n;
 }
 
 int
 fabric_index_port_guid(struct fabric *f, struct fabric_port *p)
 {
-	struct fabric_port *old = map_get(&f->by_port_guid, p->guid);
+	struct fabric_port *old = guid_map_get(&f->by_port_guid, p->guid);
 
 	if (old && old != p)
 		return -1;
-	map_put(&f->by_port_guid, p->guid, p);
+	guid_map_put(&f->by_port_guid, p->guid, p);
 	return 0;
 }
 
@@ -224,6 +159,28 @@ fabric_node_type_name(enum fabric_node_type t)
 	return "unknown";
 }
 
+static const struct {
+	const char	*name, *key;
+} port_states[] = {
+	[FABRIC_PORT_NOP] = { "NOP", "?" },
+	[FABRIC_PORT_DOWN] = { "DOWN", "down" },
+	[FABRIC_PORT_INIT] = { "INIT", "init" },
+	[FABRIC_PORT_ARMED] = { "ARMED", "armed" },
+	[FABRIC_PORT_ACTIVE] = { "ACTIVE", "active" },
+};
+
+const char *
+fabric_port_state_name(uint8_t state)
+{
+	return state <= FABRIC_PORT_ACTIVE ? port_states[state].name : "?";
+}
+
+const char *
+fabric_port_state_key(uint8_t state)
+{
+	return state <= FABRIC_PORT_ACTIVE ? port_states[state].key : "?";
+}
+
 const char *
 fabric_width_name(uint8_t width)
 {
@@ -258,13 +215,13 @@ fabric_speed_name(const struct fabric_port *p)
 struct fabric_node *
 fabric_node_by_guid(const struct fabric *f, uint64_t guid)
 {
-	return map_get(&f->by_guid, guid);
+	return guid_map_get(&f->by_guid, guid);
 }
 
 struct fabric_port *
 fabric_port_by_guid(const struct fabric *f, uint64_t port_guid)
 {
-	return map_get(&f->by_port_guid, port_guid);
+	return guid_map_get(&f->by_port_guid, port_guid);
 }
 
 struct fabric_port *

@@ -9,8 +9,8 @@
  * (LinkWidth 1=1x 2=4x 4=8x 8=12x 16=2x; LinkSpeed 1=SDR 2=DDR 4=QDR;
  * LinkSpeedExt 1=FDR 2=EDR 4=HDR 8=NDR).
  */
-#ifndef FABRICD_SM_FABRIC_H
-#define FABRICD_SM_FABRIC_H
+#ifndef FABRICD_FABRIC_FABRIC_H
+#define FABRICD_FABRIC_FABRIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,6 +20,13 @@
 #define FABRIC_NODE_DESC_LEN	64
 
 enum fabric_node_type { FABRIC_CA = 1, FABRIC_SWITCH = 2, FABRIC_ROUTER = 3 };
+
+/* PortInfo PortState, the spec's values (IB_LINK_* in iba/ib_types.h), for
+ * the modules that do not read ib_types.h. */
+enum fabric_port_state {
+	FABRIC_PORT_NOP = 0, FABRIC_PORT_DOWN = 1, FABRIC_PORT_INIT = 2,
+	FABRIC_PORT_ARMED = 3, FABRIC_PORT_ACTIVE = 4,
+};
 
 struct fabric_node;
 
@@ -101,6 +108,11 @@ void fabric_lft_reserve(struct fabric_node *sw, size_t n);
  * Returns false if the port cannot be reached. */
 bool fabric_port_path(const struct fabric_port *p, uint8_t *path, uint8_t *hops);
 const char *fabric_node_type_name(enum fabric_node_type t);
+/* A port state in messages ("DOWN" .. "ACTIVE", "NOP"), and as the control
+ * protocol's JSON spells it ("down" .. "active", "?" for NOP); "?" for a
+ * value the spec does not have.  One table behind both. */
+const char *fabric_port_state_name(uint8_t state);
+const char *fabric_port_state_key(uint8_t state);
 /* "4x", "12x"... for a LinkWidth bit ("?" when not one of the spec's). */
 const char *fabric_width_name(uint8_t width);
 /* The active speed as the diags print it: "QDR", "HDR"... ("?" unknown). */

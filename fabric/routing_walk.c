@@ -1,11 +1,11 @@
 /*
  * Reading forwarding tables: which blocks differ from what a switch holds,
- * and walking a route hop by hop (see sm/routing.h).  The walk trusts
+ * and walking a route hop by hop (see fabric/routing.h).  The walk trusts
  * nothing: every entry is checked against the cabling it names.
  */
 #include <string.h>
 
-#include "sm/routing.h"
+#include "fabric/routing.h"
 
 static bool
 is_switch(const struct fabric_node *n)

@@ -1,6 +1,6 @@
 /*
  * The fabric model as ibnetdiscover's topology file or as Graphviz dot
- * (see sm/topology_export.h).
+ * (see fabric/topology_export.h).
  *
  * The ibnetdiscover layout is followed field for field (vendid/devid/
  * sysimgguid/switchguid or caguid lines, a node line, one line per cabled
@@ -14,7 +14,7 @@
 
 #include <iba/ib_types.h>
 
-#include "sm/topology_export.h"
+#include "fabric/topology_export.h"
 
 int
 topology_format_parse(const char *name)

@@ -1,5 +1,5 @@
 /*
- * The MAD engine on libibumad (see sm/mad.h for the contract).
+ * The MAD engine on libibumad (see mad/mad.h for the contract).
  *
  * Why a thread and a pipe: under umad2sim the umad fd is a fake number that
  * epoll rejects and poll() cannot mix with real fds, so the only portable
@@ -29,9 +29,10 @@
 #include <iba/ib_types.h>
 #include <umad.h>
 
+#include "common/guid.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "sm/mad.h"
+#include "mad/mad.h"
 
 #define SLOT_BITS	6
 #define SLOT_MASK	((1u << SLOT_BITS) - 1)
@@ -503,7 +504,7 @@ find_port(uint64_t want, char *ca_out, int *port_out, uint64_t *guid_out)
 			return 0;
 		}
 	}
-	log_warnx("mad: no port with GUID 0x%016llx", (unsigned long long)want);
+	log_warnx("mad: no port with GUID " GUID_FMT, want);
 	return -1;
 }
 
@@ -550,7 +551,6 @@ struct mad_engine *
 mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 {
 	struct mad_engine *me = xcalloc(1, sizeof(*me));
-	struct timeval tv;
 	int pfd[2], port;
 	char issm[64];
 
@@ -572,10 +572,7 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 		log_warn("mad: %s (continuing without IsSM)", issm);
 
 	mad_engine_set_window(me, cfg->window);
-	me->retries = cfg->retries;
-	tv.tv_sec = cfg->timeout_ms / 1000;
-	tv.tv_usec = (cfg->timeout_ms % 1000) * 1000;
-	me->timeout = event_base_init_common_timeout(base, &tv);
+	mad_engine_set_timing(me, cfg->timeout_ms, cfg->retries);
 	me->rec_size = umad_size() + MAD_SIZE;
 	me->rx_buf = xcalloc(RX_BATCH, me->rec_size);
 	me->tx_buf = xcalloc(1, me->rec_size);
@@ -599,8 +596,8 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 		me->pipe_ev = NULL;
 		goto fail;
 	}
-	log_info("mad: %s port %u GUID 0x%016llx, window %u", me->ca, me->port_num,
-	    (unsigned long long)me->port_guid, me->window);
+	log_info("mad: %s port %u GUID " GUID_FMT ", window %u", me->ca, me->port_num,
+	    me->port_guid, me->window);
 	return me;
 fail:
 	if (me->issm_fd >= 0)
@@ -675,14 +672,32 @@ mad_engine_set_window(struct mad_engine *me, unsigned window)
 }
 
 void
+mad_engine_set_timing(struct mad_engine *me, unsigned timeout_ms, unsigned retries)
+{
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
+
+	/* libevent's common timeouts: one queue per duration, so the many
+	 * MAD timers cost O(1) each.  MADs in flight keep the one they had. */
+	me->timeout = event_base_init_common_timeout(me->base, &tv);
+	me->retries = retries;
+}
+
+void
 mad_engine_set_handler(struct mad_engine *me, mad_in_cb cb, void *arg)
 {
 	me->handler = cb;
 	me->handler_arg = arg;
 }
 
-uint64_t mad_engine_port_guid(const struct mad_engine *me) { return me->port_guid; }
-uint8_t mad_engine_port_num(const struct mad_engine *me) { return me->port_num; }
-const struct mad_counters *mad_engine_counters(const struct mad_engine *me) { return &me->cnt; }
-size_t mad_engine_outstanding(const struct mad_engine *me) { return me->outstanding; }
-size_t mad_engine_queued(const struct mad_engine *me) { return me->queued; }
+/* The read-only accessors take NULL (a module running on a test fake
+ * reports zeros): none of them is on the MAD path. */
+static const struct mad_counters no_counters;
+
+uint64_t mad_engine_port_guid(const struct mad_engine *me) { return me ? me->port_guid : 0; }
+uint8_t mad_engine_port_num(const struct mad_engine *me) { return me ? me->port_num : 0; }
+const struct mad_counters *mad_engine_counters(const struct mad_engine *me)
+{
+	return me ? &me->cnt : &no_counters;
+}
+size_t mad_engine_outstanding(const struct mad_engine *me) { return me ? me->outstanding : 0; }
+size_t mad_engine_queued(const struct mad_engine *me) { return me ? me->queued : 0; }

@@ -3,13 +3,13 @@
  * ibnetdiscover prints (so that whatever reads its topology files reads
  * ours), or Graphviz dot.  Pure: reads the model, writes a stream.
  */
-#ifndef FABRICD_SM_TOPOLOGY_EXPORT_H
-#define FABRICD_SM_TOPOLOGY_EXPORT_H
+#ifndef FABRICD_FABRIC_TOPOLOGY_EXPORT_H
+#define FABRICD_FABRIC_TOPOLOGY_EXPORT_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 enum topology_format { TOPOLOGY_IBNETDISCOVER, TOPOLOGY_DOT };
 

@@ -23,15 +23,15 @@
  * that want to route around links that are not up leave peer NULL or pass
  * a filtered view.
  */
-#ifndef FABRICD_SM_ROUTING_H
-#define FABRICD_SM_ROUTING_H
+#ifndef FABRICD_FABRIC_ROUTING_H
+#define FABRICD_FABRIC_ROUTING_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 #define ROUTING_BLOCK_SIZE	64	/* LFT entries per LinearForwardingTable MAD */
 #define ROUTING_NO_PORT		0xFF

@@ -1,20 +1,21 @@
 /*
- * `route SRC DST` over the programmed forwarding tables (sm/route_query.h).
+ * `route SRC DST` over the programmed forwarding tables (fabric/route_query.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/route_query.h"
-#include "sm/routing.h"
+#include "common/guid.h"
+#include "fabric/route_query.h"
+#include "fabric/routing.h"
 
 static json_t *
 guid_json(uint64_t g)
 {
 	char buf[24];
 
-	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)g);
+	guid_format(g, buf, sizeof(buf));
 	return json_string(buf);
 }
 

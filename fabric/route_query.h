@@ -3,14 +3,14 @@
  * switches hold as programmed (the model's fabric_node.lft, never a fresh
  * computation), hop by hop.  Pure: reads the model, builds the reply.
  */
-#ifndef FABRICD_SM_ROUTE_QUERY_H
-#define FABRICD_SM_ROUTE_QUERY_H
+#ifndef FABRICD_FABRIC_ROUTE_QUERY_H
+#define FABRICD_FABRIC_ROUTE_QUERY_H
 
 #include <stddef.h>
 #include <jansson.h>
 
 #include "common/proto.h"
-#include "sm/fabric.h"
+#include "fabric/fabric.h"
 
 /*
  * The port NAME stands for: a NodeDescription (first match), a LID, a

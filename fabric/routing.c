@@ -1,5 +1,5 @@
 /*
- * Unicast routing engines (see sm/routing.h).
+ * Unicast routing engines (see fabric/routing.h).
  *
  * The switch graph is flattened once into index arrays (CSR adjacency), so
  * the per-destination work touches only small integer arrays.  For every
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sm/routing.h"
+#include "fabric/routing.h"
 
 #define INF	UINT16_MAX
 

@@ -1,0 +1,181 @@
+/*
+ * Batches of MADs (see batch.h).  An op wraps one MAD's callback: it
+ * remembers which batch it counts in, so that cancelling a batch only has
+ * to unhook its ops, and the engine's later callback for an unhooked op
+ * frees it without calling anybody.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/xmalloc.h"
+#include "mad/batch.h"
+
+struct mad_batch_op {
+	struct mad_batch	*batch;		/* NULL once cancelled */
+	mad_batch_cb		 cb;
+	void			*arg;
+	struct mad_batch_op	*prev, *next;
+};
+
+static int
+engine_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_id,
+    uint32_t attr_mod, const void *data, mad_cb cb, void *arg)
+{
+	return ctx ? mad_smp(ctx, addr, method, attr_id, attr_mod, data, cb, arg) : -1;
+}
+
+static int
+engine_perf(void *ctx, uint16_t dlid, uint8_t method, uint16_t attr_id, uint32_t attr_mod,
+    const void *data, size_t len, mad_cb cb, void *arg)
+{
+	return ctx ? mad_perf(ctx, dlid, method, attr_id, attr_mod, data, len, cb, arg) : -1;
+}
+
+struct mad_io
+mad_io_engine(struct mad_engine *me)
+{
+	return (struct mad_io){ .smp = engine_smp, .perf = engine_perf, .ctx = me };
+}
+
+void
+mad_batch_init(struct mad_batch *b, const struct mad_io *io, void *owner)
+{
+	*b = (struct mad_batch){ .owner = owner };
+	if (io)
+		b->io = *io;
+}
+
+void
+mad_batch_set_io(struct mad_batch *b, const struct mad_io *io)
+{
+	b->io = *io;
+}
+
+static void
+op_unlink(struct mad_batch *b, struct mad_batch_op *op)
+{
+	if (op->prev)
+		op->prev->next = op->next;
+	else
+		b->live = op->next;
+	if (op->next)
+		op->next->prev = op->prev;
+}
+
+/* The engine's callback for every MAD of every batch. */
+static void
+op_reply(const struct mad_result *res, void *arg)
+{
+	struct mad_batch_op *op = arg;
+	struct mad_batch *b = op->batch;
+	mad_batch_cb cb = op->cb;
+	void *cb_arg = op->arg;
+	unsigned gen;
+	mad_batch_then then;
+
+	if (b == NULL) {		/* cancelled */
+		free(op);
+		return;
+	}
+	/* Answered: no longer pending while its callback runs (a window kept
+	 * by the owner sees the free slot), and its op may be reused by
+	 * what the callback sends. */
+	op_unlink(b, op);
+	op->next = b->spare;
+	b->spare = op;
+	b->pending--;
+	gen = b->gen;
+	cb(res, b->owner, cb_arg);
+	/* The phase ends only after the callback: what it sent is counted. */
+	if (b->gen != gen || b->pending > 0 || (then = b->then) == NULL)
+		return;
+	b->then = NULL;
+	then(b->owner);
+}
+
+static struct mad_batch_op *
+op_new(struct mad_batch *b, mad_batch_cb cb, void *arg)
+{
+	struct mad_batch_op *op = b->spare;
+
+	if (op)
+		b->spare = op->next;
+	else
+		op = xmalloc(sizeof(*op));
+	*op = (struct mad_batch_op){ .batch = b, .cb = cb, .arg = arg, .next = b->live };
+	if (b->live)
+		b->live->prev = op;
+	b->live = op;
+	b->pending++;
+	return op;
+}
+
+static int
+op_failed(struct mad_batch_op *op)
+{
+	struct mad_result fail = { .status = -EIO };
+
+	op_reply(&fail, op);
+	return -1;
+}
+
+int
+mad_batch_smp(struct mad_batch *b, const struct mad_addr *addr, uint8_t method,
+    uint16_t attr_id, uint32_t attr_mod, const void *data, mad_batch_cb cb, void *arg)
+{
+	struct mad_batch_op *op = op_new(b, cb, arg);
+
+	if (b->io.smp == NULL ||
+	    b->io.smp(b->io.ctx, addr, method, attr_id, attr_mod, data, op_reply, op) != 0)
+		return op_failed(op);
+	return 0;
+}
+
+int
+mad_batch_perf(struct mad_batch *b, uint16_t dlid, uint8_t method, uint16_t attr_id,
+    uint32_t attr_mod, const void *data, size_t len, mad_batch_cb cb, void *arg)
+{
+	struct mad_batch_op *op = op_new(b, cb, arg);
+
+	if (b->io.perf == NULL ||
+	    b->io.perf(b->io.ctx, dlid, method, attr_id, attr_mod, data, len, op_reply, op) != 0)
+		return op_failed(op);
+	return 0;
+}
+
+void
+mad_batch_wait(struct mad_batch *b, mad_batch_then then)
+{
+	if (b->pending > 0) {
+		b->then = then;
+		return;
+	}
+	b->then = NULL;
+	then(b->owner);
+}
+
+void
+mad_batch_cancel(struct mad_batch *b)
+{
+	struct mad_batch_op *op;
+
+	/* The engine still holds these ops: its callback frees them. */
+	for (op = b->live; op; op = op->next)
+		op->batch = NULL;
+	b->live = NULL;
+	b->pending = 0;
+	b->then = NULL;
+	b->gen++;
+}
+
+void
+mad_batch_free(struct mad_batch *b)
+{
+	struct mad_batch_op *op;
+
+	mad_batch_cancel(b);
+	while ((op = b->spare) != NULL) {
+		b->spare = op->next;
+		free(op);
+	}
+}

@@ -1,0 +1,170 @@
+/*
+ * The partitions module's committed state (struct pt_state): the partition
+ * set, the index of each key, and the tables last verified on the ports;
+ * the partitions.h queries other modules ask of it, and the SA's view of
+ * who holds which key.  The life cycle (module.c) and the change pipeline
+ * (change.c) both work on it here, so neither calls into the other for it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "partitions/internal.h"
+#include "partitions/partitions.h"
+
+struct pt_state pt_state;
+
+/* ---- committed port tables ---- */
+
+const struct pt_table *
+pt_table_find(uint64_t node_guid, uint8_t port)
+{
+	for (size_t i = 0; i < pt_state.ntables; i++)
+		if (pt_state.tables[i].node_guid == node_guid && pt_state.tables[i].port == port)
+			return &pt_state.tables[i];
+	return NULL;
+}
+
+bool
+pt_have_committed(void *arg, uint64_t node_guid, uint8_t port, uint16_t *t, size_t n)
+{
+	const struct pt_table *tb = pt_table_find(node_guid, port);
+
+	if (tb == NULL)
+		return false;
+	memset(t, 0, n * sizeof(*t));
+	memcpy(t, tb->entries, (tb->n < n ? tb->n : n) * sizeof(*t));
+	return true;
+}
+
+/* A port whose table is no longer known: dropped, so the next sweep reads it. */
+static void
+forget_table(struct pt_table *t)
+{
+	size_t i = (size_t)(t - pt_state.tables);
+
+	if (pt_state.store != NULL)
+		pt_store_forget_table(pt_state.store, t->node_guid, t->port);
+	free(t->entries);
+	memmove(t, t + 1, (pt_state.ntables - i - 1) * sizeof(*t));
+	pt_state.ntables--;
+}
+
+void
+pt_tables_update(const struct pt_plan *p)
+{
+	size_t changed = 0;
+	struct pt_table *upd = xcalloc(p->nports ? p->nports : 1, sizeof(*upd));
+
+	for (size_t i = 0; i < p->nports; i++) {
+		const struct pt_port_plan *pp = &p->ports[i];
+		struct pt_table *t = (struct pt_table *)pt_table_find(pp->node_guid, pp->port);
+
+		if (pp->have == NULL) {
+			if (t != NULL)
+				forget_table(t);
+			continue;
+		}
+		if (t != NULL && t->n == pp->cap &&
+		    memcmp(t->entries, pp->have, pp->cap * sizeof(uint16_t)) == 0)
+			continue;
+		if (t == NULL) {
+			pt_state.tables = xreallocarray(pt_state.tables, pt_state.ntables + 1,
+			    sizeof(*pt_state.tables));
+			t = &pt_state.tables[pt_state.ntables++];
+			memset(t, 0, sizeof(*t));
+		}
+		free(t->entries);
+		t->node_guid = pp->node_guid;
+		t->port = pp->port;
+		t->port_guid = pp->port_guid;
+		t->switch_ext = pp->switch_ext;
+		snprintf(t->label, sizeof(t->label), "%s", pp->label);
+		t->n = pp->cap;
+		t->entries = xcalloc(pp->cap, sizeof(uint16_t));
+		memcpy(t->entries, pp->have, pp->cap * sizeof(uint16_t));
+		upd[changed++] = *t;
+	}
+	if (changed > 0 && pt_state.store != NULL)
+		pt_store_save_tables(pt_state.store, upd, changed);
+	free(upd);
+}
+
+/* ---- public door (partitions.h) ---- */
+
+int
+partitions_pkey_index(uint64_t port_guid, uint16_t pkey, bool *full)
+{
+	for (size_t i = 0; i < pt_state.ntables; i++) {
+		const struct pt_table *t = &pt_state.tables[i];
+
+		if (t->switch_ext || t->port_guid != port_guid)
+			continue;
+		for (uint16_t k = 0; k < t->n; k++)
+			if ((t->entries[k] & ~PT_PKEY_FULL) == (pkey & ~PT_PKEY_FULL) &&
+			    t->entries[k] != 0) {
+				if (full)
+					*full = (t->entries[k] & PT_PKEY_FULL) != 0;
+				return k;
+			}
+	}
+	return -1;
+}
+
+bool
+partitions_port_holds(uint64_t port_guid, uint16_t pkey)
+{
+	return partitions_pkey_index(port_guid, pkey, NULL) >= 0;
+}
+
+int
+pt_committed_index(uint16_t pkey)
+{
+	for (size_t i = 0; i < pt_state.nindex; i++)
+		if (pt_state.index[i].pkey == pkey)
+			return pt_state.index[i].index;
+	return -1;
+}
+
+int
+partitions_index_of(const char *partition, uint16_t *pkey)
+{
+	const struct pt_partition *p;
+
+	if (pt_state.model == NULL || (p = pt_find(pt_state.model, partition)) == NULL)
+		return -1;
+	if (pkey)
+		*pkey = p->pkey;
+	return pt_committed_index(p->pkey);
+}
+
+/*
+ * The SA's view of who is in which partition (sm_set_pkey_tables): the
+ * tables last verified on the end ports, the same ones `partition show`
+ * lists as the ports that hold a key.
+ */
+int
+pt_sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, void *arg)
+{
+	const struct pt_table *t = pt_table_find(p->node->guid, p->num);
+	size_t n = 0;
+
+	if (t == NULL || t->switch_ext)
+		return -1;
+	for (uint16_t k = 0; k < t->n && n < max; k++)
+		if (t->entries[k] != 0)
+			keys[n++] = t->entries[k];
+	return (int)n;
+}
+
+void
+pt_state_free(void)
+{
+	pt_config_free(pt_state.model);
+	free(pt_state.index);
+	for (size_t i = 0; i < pt_state.ntables; i++)
+		free(pt_state.tables[i].entries);
+	free(pt_state.tables);
+	memset(&pt_state, 0, sizeof(pt_state));
+}
+

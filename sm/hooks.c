@@ -1,0 +1,63 @@
+/*
+ * Sweep hooks (sm/sm.h): other modules' steps at fixed points of a sweep.
+ *
+ * The registry is the SM's one piece of state outside struct sm, on
+ * purpose: modules register when they start, and the SM may start later,
+ * restart, or not run at all (sm.enabled: false) without losing them.
+ */
+#include "common/log.h"
+#include "sm/sm_internal.h"
+
+static struct sm_hook hooks[2][SM_MAX_HOOKS];
+static size_t nhooks[2];
+
+static void run_hook(struct sm *sm);
+
+static void
+hook_done(void *token)
+{
+	struct sm *sm = token;
+
+	sm->hook_next++;
+	run_hook(sm);
+}
+
+static void
+run_hook(struct sm *sm)
+{
+	enum sm_hook_point pt = sm->hook_point;
+	struct sm_hook *h;
+
+	if (sm->hook_next >= nhooks[pt]) {
+		sm->hooks_then(sm);
+		return;
+	}
+	h = &hooks[pt][sm->hook_next];
+	h->fn(pt == SM_HOOK_BEFORE_ACTIVATE ? sm->next : sm->fabric,
+	    sm->topology_changed, hook_done, sm, h->arg);
+}
+
+void
+sm_run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *))
+{
+	sm->hook_point = pt;
+	sm->hook_next = 0;
+	sm->hooks_then = then;
+	run_hook(sm);
+}
+
+void
+sm_add_hook(enum sm_hook_point point, sm_hook_fn fn, void *arg)
+{
+	size_t i;
+
+	if (nhooks[point] >= SM_MAX_HOOKS) {
+		log_warnx("sm: too many hooks");
+		return;
+	}
+	for (i = 0; i < nhooks[point]; i++)
+		if (hooks[point][i].fn == fn && hooks[point][i].arg == arg)
+			return;		/* a module restarted: already there */
+	hooks[point][nhooks[point]].fn = fn;
+	hooks[point][nhooks[point]++].arg = arg;
+}

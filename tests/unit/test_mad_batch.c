@@ -1,0 +1,203 @@
+/*
+ * mad/batch.c against a fake io that holds every MAD until the test
+ * answers it: one callback per MAD on every path (reply, immediate
+ * refusal), the continuation exactly once and only after the last
+ * callback, MADs sent from a callback keep the batch open, and a cancel
+ * leaves late replies to nobody.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "mad/batch.h"
+
+struct held {
+	mad_cb	 cb;
+	void	*arg;
+};
+
+struct fake {
+	struct held	 q[16];
+	size_t		 n;
+	bool		 refuse;	/* the next sends fail at once */
+};
+
+static int
+fake_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_id,
+    uint32_t attr_mod, const void *data, mad_cb cb, void *arg)
+{
+	struct fake *f = ctx;
+
+	if (f->refuse)
+		return -1;
+	assert_true(f->n < 16);
+	f->q[f->n++] = (struct held){ cb, arg };
+	return 0;
+}
+
+/* Answer held MAD i (status 0, or an error). */
+static void
+answer(struct fake *f, size_t i, int status)
+{
+	static uint8_t mad[MAD_SIZE] MAD_ALIGNED;
+	struct mad_result res = { .status = status, .mad = status ? NULL : mad,
+	    .len = status ? 0 : sizeof(mad) };
+
+	f->q[i].cb(&res, f->q[i].arg);
+}
+
+struct owner {
+	struct mad_batch b;
+	struct fake	 f;
+	unsigned	 replies, failures, thens;
+	size_t		 pending_seen;	/* batch.pending inside the last callback */
+	unsigned	 more;		/* callbacks left that send one more MAD */
+};
+
+static const struct mad_addr addr = { .directed = true };
+
+static void
+on_reply(const struct mad_result *res, void *ownerp, void *arg)
+{
+	struct owner *o = ownerp;
+
+	if (res->status)
+		o->failures++;
+	else
+		o->replies++;
+	o->pending_seen = o->b.pending;
+	if (o->more > 0) {
+		o->more--;
+		mad_batch_smp(&o->b, &addr, 1, 0x11, 0, NULL, on_reply, NULL);
+	}
+}
+
+static void
+on_then(void *ownerp)
+{
+	struct owner *o = ownerp;
+
+	assert_int_equal(o->b.pending, 0);
+	o->thens++;
+}
+
+static void
+start(struct owner *o)
+{
+	struct mad_io io = { .smp = fake_smp, .ctx = &o->f };
+
+	memset(o, 0, sizeof(*o));
+	mad_batch_init(&o->b, &io, o);
+}
+
+static void
+test_counts_and_continues_once(void **state)
+{
+	struct owner o;
+
+	start(&o);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(mad_batch_smp(&o.b, &addr, 1, 0x11, 0, NULL, on_reply, NULL), 0);
+	mad_batch_wait(&o.b, on_then);
+	answer(&o.f, 0, 0);
+	answer(&o.f, 1, -ETIMEDOUT);
+	assert_int_equal(o.thens, 0);
+	/* inside a callback its own MAD is no longer pending */
+	assert_int_equal(o.pending_seen, 1);
+	answer(&o.f, 2, 0);
+	assert_int_equal(o.replies, 2);
+	assert_int_equal(o.failures, 1);
+	assert_int_equal(o.thens, 1);
+	mad_batch_free(&o.b);
+}
+
+static void
+test_empty_batch_continues_now(void **state)
+{
+	struct owner o;
+
+	start(&o);
+	mad_batch_wait(&o.b, on_then);
+	assert_int_equal(o.thens, 1);
+	mad_batch_free(&o.b);
+}
+
+/* A MAD that cannot be queued is called back at once with -EIO, and the
+ * batch still ends. */
+static void
+test_refused_send_is_called_back(void **state)
+{
+	struct owner o;
+
+	start(&o);
+	o.f.refuse = true;
+	assert_int_equal(mad_batch_smp(&o.b, &addr, 1, 0x11, 0, NULL, on_reply, NULL), -1);
+	assert_int_equal(o.failures, 1);
+	assert_int_equal(o.b.pending, 0);
+	mad_batch_wait(&o.b, on_then);
+	assert_int_equal(o.thens, 1);
+	mad_batch_free(&o.b);
+}
+
+/* What a callback sends is counted before the batch looks for its end. */
+static void
+test_callback_sends_more(void **state)
+{
+	struct owner o;
+
+	start(&o);
+	o.more = 2;
+	mad_batch_smp(&o.b, &addr, 1, 0x11, 0, NULL, on_reply, NULL);
+	mad_batch_wait(&o.b, on_then);
+	answer(&o.f, 0, 0);
+	assert_int_equal(o.thens, 0);
+	answer(&o.f, 1, 0);
+	assert_int_equal(o.thens, 0);
+	answer(&o.f, 2, 0);
+	assert_int_equal(o.replies, 3);
+	assert_int_equal(o.thens, 1);
+	mad_batch_free(&o.b);
+}
+
+/* Cancelled: late replies reach nobody, the continuation never runs, and
+ * the batch works again afterwards. */
+static void
+test_cancel(void **state)
+{
+	struct owner o;
+
+	start(&o);
+	mad_batch_smp(&o.b, &addr, 1, 0x11, 0, NULL, on_reply, NULL);
+	mad_batch_smp(&o.b, &addr, 1, 0x11, 0, NULL, on_reply, NULL);
+	mad_batch_wait(&o.b, on_then);
+	mad_batch_cancel(&o.b);
+	assert_int_equal(o.b.pending, 0);
+	answer(&o.f, 0, 0);
+	answer(&o.f, 1, -ECANCELED);
+	assert_int_equal(o.replies + o.failures, 0);
+	assert_int_equal(o.thens, 0);
+	mad_batch_smp(&o.b, &addr, 1, 0x11, 0, NULL, on_reply, NULL);
+	mad_batch_wait(&o.b, on_then);
+	answer(&o.f, 2, 0);
+	assert_int_equal(o.replies, 1);
+	assert_int_equal(o.thens, 1);
+	mad_batch_free(&o.b);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counts_and_continues_once),
+		cmocka_unit_test(test_empty_batch_continues_now),
+		cmocka_unit_test(test_refused_send_is_called_back),
+		cmocka_unit_test(test_callback_sends_more),
+		cmocka_unit_test(test_cancel),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
