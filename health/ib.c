@@ -288,7 +288,7 @@ perf_reply(const struct mad_result *res, void *owner, void *arg)
 	struct hport *p;
 	const uint8_t *data;
 
-	if (res->status != 0 || res->mad_status != 0 || res->mad == NULL) {
+	if (!mad_reply_ok(res)) {
 		health->mad_failures++;
 		if (it.kind == IT_SWITCH_SUM && res->status == 0) {
 			/* No AllPortSelect: read this switch port by port. */

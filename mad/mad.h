@@ -40,6 +40,20 @@ struct mad_result {
 	size_t		 len;
 };
 
+/* Where the attribute data starts: SMPs (LID or directed route) and
+ * PerfMgt alike. */
+#define MAD_DATA_OFFSET		64
+
+/* The reply arrived and said yes: the one judgement every module makes
+ * before reading res->mad (a timeout or error has no MAD; a MAD status
+ * has no data worth reading). */
+static inline bool
+mad_reply_ok(const struct mad_result *res)
+{
+	return res->status == 0 && res->mad_status == 0 && res->mad != NULL &&
+	    res->len >= MAD_DATA_OFFSET;
+}
+
 typedef void (*mad_cb)(const struct mad_result *res, void *arg);
 
 struct mad_counters {

@@ -79,7 +79,7 @@ port_fail(struct run *r, size_t i, const char *fmt, ...)
 static void
 decode_block(const struct mad_result *res, uint16_t *out)
 {
-	const uint8_t *d = res->mad + PT_SMP_DATA_OFFSET;
+	const uint8_t *d = res->mad + MAD_DATA_OFFSET;
 
 	for (int i = 0; i < PT_BLOCK; i++)
 		out[i] = (uint16_t)(d[2 * i] << 8 | d[2 * i + 1]);
@@ -101,7 +101,7 @@ reply_problem(const struct mad_result *res, char *buf, size_t len)
 {
 	if (res->status == -ETIMEDOUT)
 		return "timeout";
-	if (res->status != 0 || res->mad == NULL || res->len < PT_SMP_DATA_OFFSET + 64)
+	if (res->status != 0 || res->mad == NULL || res->len < MAD_DATA_OFFSET + 64)
 		return "bad reply";
 	if (res->mad_status != 0) {
 		snprintf(buf, len, "MAD status 0x%04x", res->mad_status);
@@ -287,7 +287,7 @@ on_enforce(struct run *r, size_t port, uint16_t step, const struct mad_result *r
 	}
 	if (step == ENFORCE_SET)
 		return;
-	memcpy(&pi, res->mad + PT_SMP_DATA_OFFSET, sizeof(pi));
+	memcpy(&pi, res->mad + MAD_DATA_OFFSET, sizeof(pi));
 	if ((pi.vl_enforce & PT_ENFORCE_BITS) == PT_ENFORCE_BITS)
 		return;
 	pi.vl_enforce |= PT_ENFORCE_BITS;

@@ -22,7 +22,6 @@
 #define PT_ATTR_PKEY_TABLE	0x0016
 #define PT_ATTR_PORT_INFO	0x0015
 #define PT_ENFORCE_BITS		0x0c	/* PortInfo: PartitionEnforcementInbound | Outbound */
-#define PT_SMP_DATA_OFFSET	64	/* SMP payload in the 256-byte MAD, LID or DR */
 
 /* Counters of P_KeyTable MADs since start, for status and tests. */
 struct pt_mad_counts {

@@ -36,7 +36,7 @@ on_port_set(const struct mad_result *res, void *owner, void *arg)
 	struct sm *sm = owner;
 	struct fabric_port *p = arg;
 
-	if (res->status == 0 && res->mad_status == 0)
+	if (mad_reply_ok(res))
 		sm_port_update(p, ((const ib_smp_t *)res->mad)->data);
 	else
 		sm_unreachable(sm, "PortInfo Set on %s[%u] (%s)",

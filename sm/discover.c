@@ -30,7 +30,7 @@ static void probe_port(struct sm *sm, struct fabric_port *from);
 static const ib_smp_t *
 smp_ok(const struct mad_result *res)
 {
-	if (res->status != 0 || res->mad_status != 0)
+	if (!mad_reply_ok(res))
 		return NULL;
 	return (const ib_smp_t *)res->mad;
 }

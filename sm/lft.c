@@ -24,7 +24,7 @@ on_lft_get(const struct mad_result *res, void *owner, void *arg)
 {
 	struct fabric_node *n = arg;
 
-	if (res->status == 0 && res->mad_status == 0) {
+	if (mad_reply_ok(res)) {
 		const ib_smp_t *smp = (const ib_smp_t *)res->mad;
 		uint32_t block = be32toh(smp->attr_mod);
 
@@ -84,7 +84,7 @@ on_lft_set(const struct mad_result *res, void *owner, void *arg)
 	struct sm *sm = owner;
 	struct fabric_node *n = arg;
 
-	if (res->status == 0 && res->mad_status == 0) {
+	if (mad_reply_ok(res)) {
 		const ib_smp_t *smp = (const ib_smp_t *)res->mad;
 		uint32_t block = be32toh(smp->attr_mod);
 
@@ -101,7 +101,7 @@ on_top_set(const struct mad_result *res, void *owner, void *arg)
 	struct sm *sm = owner;
 	struct fabric_node *n = arg;
 
-	if (res->status == 0 && res->mad_status == 0) {
+	if (mad_reply_ok(res)) {
 		const ib_switch_info_t *si = (const ib_switch_info_t *)((const ib_smp_t *)res->mad)->data;
 		n->lft_top = be16toh(si->lin_top);
 		fabric_lft_reserve(n, (size_t)n->lft_top + 1);

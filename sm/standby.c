@@ -99,7 +99,7 @@ on_remote_sminfo(const struct mad_result *res, void *owner, void *arg)
 	const ib_smp_t *smp;
 	uint64_t asked = r->info.guid;
 
-	if (res->status == 0 && res->mad_status == 0) {
+	if (mad_reply_ok(res)) {
 		smp = (const ib_smp_t *)res->mad;
 		peer_from_sminfo(&r->info, (const ib_sm_info_t *)smp->data);
 		/* An answer from another port than the one asked (a moved
@@ -153,7 +153,7 @@ on_light_sminfo(const struct mad_result *res, void *owner, void *arg)
 	if (res->status == -ECANCELED)
 		return;
 	memset(&now, 0, sizeof(now));
-	if (res->status == 0 && res->mad_status == 0) {
+	if (mad_reply_ok(res)) {
 		si = (const ib_sm_info_t *)((const ib_smp_t *)res->mad)->data;
 		peer_from_sminfo(&now, si);
 		if (!key_ok(sm, si))
@@ -193,7 +193,7 @@ on_handover_sent(const struct mad_result *res, void *owner, void *arg)
 	struct sm *sm = owner;
 	char g[24];
 
-	if (res->status == -ECANCELED || (res->status == 0 && res->mad_status == 0))
+	if (res->status == -ECANCELED || mad_reply_ok(res))
 		return;
 	/* Nobody took the subnet: it stays ours. */
 	event_post(EV_WARNING, "sm", NULL, "handover to SM %s %s; staying master",
@@ -314,7 +314,7 @@ on_poll(const struct mad_result *res, void *owner, void *arg)
 	sm->poll_outstanding = false;
 	if (!sm->polling)
 		return;
-	if (res->status == 0 && res->mad_status == 0 &&
+	if (mad_reply_ok(res) &&
 	    key_ok(sm, (const ib_sm_info_t *)((const ib_smp_t *)res->mad)->data)) {
 		memset(&answer, 0, sizeof(answer));
 		peer_from_sminfo(&answer, (const ib_sm_info_t *)((const ib_smp_t *)res->mad)->data);

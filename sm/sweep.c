@@ -20,7 +20,6 @@
 #include "daemon/events.h"
 #include "sm/sm_internal.h"
 
-
 /*
  * A sweep is a list of steps run top to bottom (as OpenSM's state manager
  * reads).  A step starts its work and says how the sweep goes on.
@@ -37,7 +36,35 @@ struct sweep_step {
 	enum step_end	(*run)(struct sm *sm);
 };
 
-static const struct sweep_step light_sweep[], heavy_sweep[];
+static enum step_end step_light_probe(struct sm *sm);
+static enum step_end step_light_verdict(struct sm *sm);
+static enum step_end step_discover(struct sm *sm);
+static enum step_end step_decide(struct sm *sm);
+static enum step_end step_lft_readback(struct sm *sm);
+static enum step_end step_lids_and_lfts(struct sm *sm);
+static enum step_end step_before_activate(struct sm *sm);
+static enum step_end step_arm(struct sm *sm);
+static enum step_end step_activate(struct sm *sm);
+static enum step_end step_publish(struct sm *sm);
+
+/* ---- the lists: what a sweep does, in order (the last step of each
+ * always ends the sweep or hands it on) ---- */
+
+static const struct sweep_step light_sweep[] = {
+	{ "light probe",	step_light_probe },	/* SwitchInfo of every switch */
+	{ "light verdict",	step_light_verdict },	/* a change: the heavy list */
+};
+
+static const struct sweep_step heavy_sweep[] = {
+	{ "discover",		step_discover },	/* directed-route NodeInfo outwards */
+	{ "decide",		step_decide },		/* master, standby, or no fabric */
+	{ "lft readback",	step_lft_readback },	/* tables we do not know yet */
+	{ "lids and lfts",	step_lids_and_lfts },	/* LIDs, then the blocks that differ */
+	{ "before activate",	step_before_activate },	/* hooks (P_Key tables) */
+	{ "arm",		step_arm },		/* LIDs, SM LID, INIT -> ARMED */
+	{ "activate",		step_activate },	/* ARMED -> ACTIVE */
+	{ "publish",		step_publish },		/* the model, events */
+};
 
 static void sweep_finish(struct sm *sm);
 static void sweep_end(struct sm *sm);
@@ -204,24 +231,6 @@ step_publish(struct sm *sm)
 	}
 	return STEP_END;
 }
-
-/* ---- the lists ---- */
-
-static const struct sweep_step light_sweep[] = {
-	{ "light probe",	step_light_probe },	/* SwitchInfo of every switch */
-	{ "light verdict",	step_light_verdict },	/* a change: the heavy list */
-};
-
-static const struct sweep_step heavy_sweep[] = {
-	{ "discover",		step_discover },	/* directed-route NodeInfo outwards */
-	{ "decide",		step_decide },		/* master, standby, or no fabric */
-	{ "lft readback",	step_lft_readback },	/* tables we do not know yet */
-	{ "lids and lfts",	step_lids_and_lfts },	/* LIDs, then the blocks that differ */
-	{ "before activate",	step_before_activate },	/* hooks (P_Key tables) */
-	{ "arm",		step_arm },		/* LIDs, SM LID, INIT -> ARMED */
-	{ "activate",		step_activate },	/* ARMED -> ACTIVE */
-	{ "publish",		step_publish },		/* the model, events */
-};
 
 /* ---- running a list ---- */
 

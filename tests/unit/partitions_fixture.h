@@ -208,7 +208,7 @@ fake_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_i
 	bool pi = attr_id == PT_ATTR_PORT_INFO;
 	struct fake_port *p = fake_find(fm, addr, (uint8_t)(pi ? attr_mod : attr_mod >> 16));
 	unsigned block = attr_mod & 0xffff;
-	uint8_t *d = r->mad + PT_SMP_DATA_OFFSET;
+	uint8_t *d = r->mad + MAD_DATA_OFFSET;
 
 	memset(r, 0, sizeof(*r));
 	r->cb = cb;
