@@ -81,8 +81,13 @@ typed_value(const struct spec_arg *a, const char *val)
 		long long v;
 		errno = 0;
 		v = strtoll(val, &end, 0);
+		char why[160];
 		if (errno || *val == '\0' || *end != '\0') {
 			fprintf(stderr, "fabricctl: %s expects a number, not \"%s\"\n", a->word, val);
+			return NULL;
+		}
+		if (spec_check_range(a, v, why, sizeof(why)) != 0) {
+			fprintf(stderr, "fabricctl: %s: %s\n", a->word, why);
 			return NULL;
 		}
 		return json_integer(v);

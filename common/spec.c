@@ -1,6 +1,7 @@
 /* commands.def argument specs (see spec.h). */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/spec.h"
@@ -14,6 +15,29 @@ key_of(const char *name, size_t n, char *key)
 	for (i = 0; i < n && i + 1 < SPEC_KEY_MAX; i++)
 		key[i] = name[i] == '-' ? '_' : (char)tolower((unsigned char)name[i]);
 	key[i] = '\0';
+}
+
+/* "" or ":MIN-MAX" after INT */
+static int
+parse_int_type(const char *t, size_t len, struct spec_arg *a)
+{
+	char buf[64], *end;
+
+	a->type = SPEC_INT;
+	if (len == 0)
+		return 0;
+	if (t[0] != ':' || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, t + 1, len - 1);
+	buf[len - 1] = '\0';
+	a->min = strtoll(buf, &end, 10);
+	if (end == buf || *end != '-')
+		return -1;
+	a->max = strtoll(end + 1, &end, 10);
+	if (*end != '\0' || a->max < a->min)
+		return -1;
+	a->ranged = true;
+	return 0;
 }
 
 static int
@@ -32,8 +56,8 @@ parse_option(const char *w, size_t len, struct spec_arg *a)
 		a->type = SPEC_FLAG;
 	else if (tlen == 3 && strncmp(eq + 1, "STR", 3) == 0)
 		a->type = SPEC_STR;
-	else if (tlen == 3 && strncmp(eq + 1, "INT", 3) == 0)
-		a->type = SPEC_INT;
+	else if (tlen >= 3 && strncmp(eq + 1, "INT", 3) == 0)
+		return parse_int_type(eq + 4, tlen - 3, a);
 	else if (tlen == 4 && strncmp(eq + 1, "LIST", 4) == 0)
 		a->type = SPEC_LIST;
 	else if (tlen == 4 && strncmp(eq + 1, "FILE", 4) == 0)
@@ -141,6 +165,16 @@ type_name(enum spec_type t)
 }
 
 int
+spec_check_range(const struct spec_arg *a, long long v, char *why, size_t len)
+{
+	if (!a->ranged || (v >= a->min && v <= a->max))
+		return 0;
+	snprintf(why, len, "argument \"%s\" must be between %lld and %lld, not %lld", a->key,
+	    a->min, a->max, v);
+	return -1;
+}
+
+int
 spec_check(const struct spec *s, json_t *args, char *why, size_t len)
 {
 	const char *key;
@@ -156,6 +190,9 @@ spec_check(const struct spec *s, json_t *args, char *why, size_t len)
 			snprintf(why, len, "argument \"%s\" must be %s", a->key, type_name(a->type));
 			return -1;
 		}
+		if (a->type == SPEC_INT &&
+		    spec_check_range(a, (long long)json_integer_value(v), why, len) != 0)
+			return -1;
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->arg[i].required && json_object_get(args, s->arg[i].key) == NULL) {

@@ -6,7 +6,7 @@
  * wrong-typed arguments are invalid_argument, naming the argument).
  *
  * Spec words (see commands.def): NAME, [NAME], NAME..., --opt=STR|INT|LIST|
- * FILE, --opt.  A positional named FILE, like a --opt=FILE option, is a
+ * FILE, --opt; an INT may carry its range, --opt=INT:MIN-MAX (decimal).  A positional named FILE, like a --opt=FILE option, is a
  * path that fabricctl opens with the caller's rights and passes to the
  * daemon as a descriptor (schemas/protocol.md): the daemon never opens a
  * path on a client's behalf.
@@ -36,6 +36,8 @@ struct spec_arg {
 	enum spec_type	 type;
 	bool		 option;		/* --opt rather than positional */
 	bool		 required;		/* a positional without [] */
+	bool		 ranged;		/* INT:MIN-MAX */
+	long long	 min, max;
 };
 
 struct spec {
@@ -48,9 +50,12 @@ struct spec {
 int spec_parse(const char *text, struct spec *out);
 const struct spec_arg *spec_find(const struct spec *s, const char *key);
 
+/* For a ranged INT: 0, or -1 with "argument \"KEY\" must be between ..." */
+int spec_check_range(const struct spec_arg *a, long long v, char *why, size_t len);
+
 /*
- * Check a request's args object: every member declared, of its type,
- * every required positional present.  Returns 0, or -1 with a message
+ * Check a request's args object: every member declared, of its type and
+ * within its range, every required positional present.  Returns 0, or -1 with a message
  * naming the argument in why.
  */
 int spec_check(const struct spec *s, json_t *args, char *why, size_t len);

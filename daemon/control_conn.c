@@ -36,7 +36,7 @@
 #endif
 
 #define CTL_READ_CHUNK	16384
-#define CTL_LINES_A_TURN 4	/* requests of one client per turn of the loop */
+#define CTL_LINES_A_TURN 2	/* requests of one client per turn of the loop */
 #define CTL_FDQ		(CTL_MAX_FDS * 2)
 
 struct queued_fd {

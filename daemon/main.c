@@ -55,6 +55,30 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(fabricd->base);
 }
 
+/*
+ * The loop: CTL_PRIO_COUNT priorities (admin connections first, see
+ * daemon/control_conn.h), and after every 4 callbacks of ordinary priority
+ * libevent looks for new events again, so that a queue of busy clients
+ * (each served a few requests a turn) cannot hold back root's request or a
+ * fabric event for longer than 4 of them.
+ */
+static struct event_base *
+new_loop(void)
+{
+	struct event_config *ec = event_config_new();
+	struct event_base *base = NULL;
+
+	if (ec != NULL && event_config_set_max_dispatch_interval(ec, NULL, 4, 1) == 0)
+		base = event_base_new_with_config(ec);
+	if (ec != NULL)
+		event_config_free(ec);
+	if (base != NULL && event_base_priority_init(base, CTL_PRIO_COUNT) != 0) {
+		event_base_free(base);
+		base = NULL;
+	}
+	return base;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -95,8 +119,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	fabricd->started = time(NULL);
-	if ((fabricd->base = event_base_new()) == NULL ||
-	    event_base_priority_init(fabricd->base, CTL_PRIO_COUNT) != 0)
+	if ((fabricd->base = new_loop()) == NULL)
 		fatalx("cannot create the event loop");
 	if (store_open(fabricd->config->state_dir, &fabricd->store) != 0)
 		fatalx("cannot open the state database in %s", fabricd->config->state_dir);

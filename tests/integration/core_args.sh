@@ -1,8 +1,9 @@
 # Every request is checked against its command's argument spec in the
 # daemon, not only in fabricctl: for every command of common/commands.def
-# (read here with awk), a request sent straight to the socket with an
-# unknown argument, with each declared argument of the wrong type, or
-# without a required positional gets invalid_argument naming the argument.
+# (read here with sed), a request sent straight to the socket with an
+# unknown argument, with each declared argument of the wrong type or one
+# past either end of its declared range, or without a required positional
+# gets invalid_argument naming the argument.
 # And error messages survive any length and any UTF-8: a 10,000-byte
 # message of two-byte characters arrives whole, a 30,000-byte one is cut on
 # a character boundary (iconv checks the bytes), both with ok false and an
@@ -28,13 +29,21 @@ sed -n 's/^CMD([a-z_]*,[[:space:]]*"\([^"]*\)",[[:space:]]*[A-Z]*,[[:space:]]*"[
 ncmd=$(grep -c '^CMD(' "$FABRICD_SRC/common/commands.def")
 [ "$(wc -l < "$T/cmds")" = "$ncmd" ] || fail "parsed $(wc -l < "$T/cmds") of $ncmd commands"
 checked=0
+ranged=0
 tab=$(printf '\t')
 while IFS="$tab" read -r wire spec; do
 	expect_invalid "$wire" '{"zz_unknown":1}' 'unknown argument ' zz_unknown
 	named=
 	for w in $spec; do
 		case $w in
-		--*=INT) k=${w%%=*}; bad='"x"' ;;
+		--*=INT*) k=${w%%=*}; bad='"x"'
+			case $w in *=INT:*)	# one past each end of its range
+				r=${w#*=INT:}; lo=$((${r%-*} - 1)); hi=$((${r#*-} + 1))
+				k2=$(printf '%s' "${k#--}" | tr 'A-Z-' 'a-z_')
+				expect_invalid "$wire" "{\"$k2\":$lo}" 'argument ' "$k2"
+				expect_invalid "$wire" "{\"$k2\":$hi}" 'argument ' "$k2"
+				ranged=$((ranged + 1)) ;;
+			esac ;;
 		--*=STR) k=${w%%=*}; bad='5' ;;
 		--*=LIST) k=${w%%=*}; bad='"a,b"' ;;
 		--*=FILE) k=${w%%=*}; bad='"/etc/passwd"' ;;
@@ -51,7 +60,8 @@ while IFS="$tab" read -r wire spec; do
 		checked=$((checked + 1))
 	done
 done < "$T/cmds"
-echo "checked $ncmd commands, $checked declared arguments"
+echo "checked $ncmd commands, $checked declared arguments, $ranged ranges"
+[ "$ranged" -gt 0 ] || fail "no ranged argument found in commands.def"
 
 # 10,000 bytes of "é" in a message: whole
 e=$(head -c 5000 /dev/zero | tr '\0' 'e' | sed 's/e/\xc3\xa9/g')

@@ -29,11 +29,18 @@ db "SELECT environment FROM validation_jobs ORDER BY id DESC LIMIT 1" | grep -q 
 
 # bad input is refused, not run
 ctl preflight --hosts 'a;rm' --nccl >/dev/null 2>&1 && fail "a host name with ';' was accepted"
+# out of the ranges commands.def declares: refused by fabricctl (a usage
+# error, exit 2) and, sent straight to the socket, by the daemon
+probe() { "$FABRICD_BUILD/tools/ctl_probe" "$SOCK" send "{\"v\":1,\"id\":1,\"cmd\":\"$1\",\"args\":$2}"; }
 for t in 0 86400000; do
-	ctl --json preflight --hosts host1,host2 --nccl --timeout $t 2>&1 | grep -q '"code": "invalid_argument"' ||
-	    fail "preflight --timeout $t was not refused"
+	ctl preflight --hosts host1,host2 --nccl --timeout $t >/dev/null 2>&1
+	[ $? -eq 2 ] || fail "preflight --timeout $t was not refused as a usage error"
+	probe preflight "{\"hosts\":[\"host1\",\"host2\"],\"nccl\":true,\"timeout\":$t}" |
+	    grep -q '"code":"invalid_argument"' || fail "preflight timeout $t sent raw was not refused"
 done
-ctl --json jobs --limit 0 2>&1 | grep -q '"code": "invalid_argument"' || fail "jobs --limit 0 was not refused"
+ctl jobs --limit 0 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "jobs --limit 0 was not refused"
+probe jobs '{"limit":0}' | grep -q '"code":"invalid_argument"' || fail "jobs limit 0 sent raw was not refused"
 [ "$(db "SELECT count(*) FROM validation_jobs")" -eq 1 ] || fail "a refused request started a job"
 
 # nccl-env prints what a job script can source

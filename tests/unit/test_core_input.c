@@ -107,6 +107,18 @@ test_spec_types(void **state)
 	assert_non_null(strstr(why, "missing argument \"name\""));
 	json_decref(a);
 
+	/* a declared range is checked too */
+	assert_int_equal(spec_parse("--limit=INT:1-100", &sp), 0);
+	a = json_pack("{s:i}", "limit", 100);
+	assert_int_equal(spec_check(&sp, a, why, sizeof(why)), 0);
+	json_object_set_new(a, "limit", json_integer(101));
+	assert_int_equal(spec_check(&sp, a, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "\"limit\" must be between 1 and 100"));
+	json_object_set_new(a, "limit", json_integer(0));
+	assert_int_equal(spec_check(&sp, a, why, sizeof(why)), -1);
+	json_decref(a);
+	assert_int_equal(spec_parse("--limit=INT:5-1", &sp), -1);
+
 	assert_int_equal(spec_parse("--x=FLOAT", &sp), -1);
 	assert_int_equal(spec_parse("[BROKEN", &sp), -1);
 }
