@@ -162,6 +162,28 @@ check_roots(struct sm *sm)
 	}
 }
 
+/* Which engine routed and why, as an event whenever that changes (the
+ * first routing, auto finding the fabric is no longer a fat tree...). */
+static void
+say_engine(struct sm *sm)
+{
+	char said[sizeof(sm->routing_said)];
+	bool refused = sm->cfg.routing == ROUTING_FTREE && sm->rt->engine != ROUTING_FTREE;
+
+	snprintf(said, sizeof(said), "%s: %s", routing_engine_name(sm->rt->engine),
+	    sm->rt->reason);
+	if (strcmp(said, sm->routing_said) == 0)
+		return;
+	memcpy(sm->routing_said, said, sizeof(said));
+	if (refused)
+		event_post(EV_WARNING, "sm", NULL, "routing: ftree refused (%s); routed with updn",
+		    sm->rt->reason);
+	else
+		event_post(EV_INFO, "sm", NULL, "routing: %s engine (%s%s)",
+		    routing_engine_name(sm->rt->engine),
+		    sm->cfg.routing == ROUTING_AUTO ? "auto: " : "", sm->rt->reason);
+}
+
 void
 sm_lft_program(struct sm *sm)
 {
@@ -185,6 +207,7 @@ sm_lft_program(struct sm *sm)
 	}
 	log_debug("sm: routes for %zu LIDs on %zu switches in %llu us", sm->rt->nlids,
 	    sm->rt->nswitches, (unsigned long long)sm->rt->usec);
+	say_engine(sm);
 	if (sm->rt->updn_fallback && !sm->roots_warned) {
 		event_post(EV_WARNING, "sm", NULL, "updn: the %s roots left switch pairs without "
 		    "a legal path; routed from one central root instead",

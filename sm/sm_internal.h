@@ -120,6 +120,7 @@ struct sm {
 	uint64_t		 dup_reported[SM_DUP_REPORTED_MAX];	/* this discovery's */
 	size_t			 ndup_reported;
 	bool			 roots_warned;	/* told of missing updn roots or a fallback */
+	char			 routing_said[192];	/* engine and reason last told */
 
 	/* election (standby.c) */
 	uint8_t			 state;		/* enum sm_state */

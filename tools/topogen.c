@@ -5,6 +5,8 @@
  *   2-level fat tree:  -k LEAVES -h HOSTS_PER_LEAF -s SPINES
  *   3-level fat tree:  -p PODS [-k LEAVES_PER_POD] [-h HOSTS] [-a AGGS_PER_POD] [-c CORES]
  *   random irregular:  -r SEED -n SWITCHES [-e EXTRA_LINKS] [-h HOSTS_PER_SWITCH]
+ *   -u N: the last N leaves of a fat tree (of its last pod) get no hosts,
+ *   still cabled up as the others: leaves waiting for their hosts.
  *
  * Every port is cabled explicitly at width mask W and speed mask S
  * (default 8 and 4: 12X QDR, the most ibsim's ports support), because
@@ -34,7 +36,7 @@ struct node {
 };
 
 static struct node *nodes;
-static int nnodes, radix = 36, width = 8, speed = 4;
+static int nnodes, radix = 36, width = 8, speed = 4, empty_leaves;
 static char *slow_spec[MAX_SLOW];
 static int nslow;
 
@@ -120,7 +122,7 @@ gen_fat2(int leaves, int hosts, int spines)
 	}
 	/* hosts first so that host ports are 1..hosts on every leaf */
 	for (int l = 0; l < leaves; l++)
-		add_hosts(lf[l], hosts);
+		add_hosts(lf[l], l >= leaves - empty_leaves ? 0 : hosts);
 	for (int l = 0; l < leaves; l++)
 		for (int s = 0; s < spines; s++)
 			for (int k = 0; k < per_pair; k++)
@@ -161,7 +163,7 @@ gen_fat3(int pods, int leaves, int hosts, int aggs, int cores)
 			add_node(name, 1);
 		}
 		for (int l = 0; l < leaves; l++)
-			add_hosts(first_leaf + l, hosts);
+			add_hosts(first_leaf + l, p == pods - 1 && l >= leaves - empty_leaves ? 0 : hosts);
 		for (int l = 0; l < leaves; l++)
 			for (int a = 0; a < aggs; a++)
 				cable(first_leaf + l, first_agg + a);
@@ -270,6 +272,7 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: topogen [-o FILE] [-P RADIX] [-w WIDTHMASK] [-S SPEEDMASK] [-x NODE:PORT]...\n"
+	    "               [-u EMPTY_LEAVES]\n"
 	    "         -k LEAVES -h HOSTS -s SPINES              2-level fat tree\n"
 	    "         -p PODS [-k L] [-h H] [-a AGGS] [-c CORES] 3-level fat tree\n"
 	    "         -r SEED -n SWITCHES [-e EXTRA] [-h HOSTS]  random irregular\n");
@@ -285,7 +288,7 @@ main(int argc, char **argv)
 	const char *outpath = NULL;
 	FILE *out = stdout;
 
-	while ((c = getopt(argc, argv, "o:P:w:S:x:k:h:s:p:a:c:r:n:e:")) != -1) {
+	while ((c = getopt(argc, argv, "o:P:w:S:x:k:h:s:p:a:c:r:n:e:u:")) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case 'P': radix = atoi(optarg); break;
@@ -305,6 +308,7 @@ main(int argc, char **argv)
 		case 'r': seed = (unsigned)strtoul(optarg, NULL, 0); rnd = 1; break;
 		case 'n': nsw = atoi(optarg); break;
 		case 'e': extra = atoi(optarg); break;
+		case 'u': empty_leaves = atoi(optarg); break;
 		default: usage();
 		}
 	}

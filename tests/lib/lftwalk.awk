@@ -11,6 +11,13 @@
 # naming an uncabled port, a loop, or a route that ends on the wrong node.
 # Output: "lftwalk: N pairs ok, M failed, max H switch hops" (and up to 20
 # failures); exit status 1 on any failure or when nothing was walked.
+#
+#   awk -v loads=1 -f lftwalk.awk DISC FTS           also the routes that
+# cross each inter-switch link direction, after the pairs line:
+#   "loads: max M links K idle I bound B hottest NAME[P]->NAME[Q]"
+# M the busiest link direction, K the link directions, I those no route
+# crosses, B the largest lower bound ceil(L*(N-L)/u) over the leaves (L CA
+# ports, u cabled uplinks to switches, N CA ports in all).
 
 function field_after(s, key,    i, r) {
 	i = index(s, key)
@@ -125,6 +132,8 @@ function walk(node, port, dlid,    cur, out, seen, hops) {
 			walk_err = name[cur] " forwards LID " dlid " to uncabled port " out
 			return 0
 		}
+		if (loads && type[peer[cur, out]] == "sw")
+			load[cur, out]++
 		last_in = peerport[cur, out]
 		cur = peer[cur, out]
 	}
@@ -166,5 +175,45 @@ END {
 			}
 		}
 	printf "lftwalk: %d pairs ok, %d failed, max %d switch hops\n", ok, bad, maxh
+	if (loads)
+		print_loads()
 	exit (bad > 0 || ok == 0)
+}
+
+# The per-link figures of the loads mode (see the top of this file).
+function print_loads(    k, kp, m, hot, nl, idle, n, sw, l, u, b, bound) {
+	m = 0; nl = 0; idle = 0
+	for (k in peer) {
+		split(k, kp, SUBSEP)
+		if (type[kp[1]] != "sw" || type[peer[k]] != "sw")
+			continue
+		nl++
+		if (!(k in load)) {
+			idle++
+			continue
+		}
+		if (load[k] > m) {
+			m = load[k]
+			hot = name[kp[1]] "[" kp[2] "]->" name[peer[k]] "[" peerport[k] "]"
+		}
+	}
+	for (k in peer) {
+		split(k, kp, SUBSEP)
+		if (type[kp[1]] != "sw")
+			continue
+		if (type[peer[k]] == "ca")
+			nca[kp[1]]++
+		else
+			nup[kp[1]]++
+	}
+	bound = 0
+	for (sw in nca) {
+		l = nca[sw]; u = nup[sw]
+		if (u == 0)
+			continue
+		b = int((l * (ncaports - l) + u - 1) / u)
+		if (b > bound)
+			bound = b
+	}
+	printf "loads: max %d links %d idle %d bound %d hottest %s\n", m, nl, idle, bound, hot
 }

@@ -378,7 +378,36 @@ test_fat_tree3_fast(void **state)
 	check_all_pairs(&f, t, 37, &st);
 	assert_int_equal(st.max_hops, 7);
 	routing_table_free(t);
+
+	t = route(&f, ROUTING_AUTO);
+	printf("# ftree  1296 hosts / 180 switches: %.1f ms\n", t->usec / 1000.0);
+	assert_int_equal(t->engine, ROUTING_FTREE);
+	assert_non_null(strstr(t->reason, "3-level fat tree: 72 leaves"));
+	assert_int_equal(t->unreachable, 0);
+	check_all_pairs(&f, t, 37, &st);
+	assert_int_equal(st.max_hops, 7);
+	routing_table_free(t);
 	tfab_free(&f);
+}
+
+/* auto on fabrics that are not fat trees: updn, and the reason names a
+ * link within a level. */
+static void
+test_auto_irregular_updn(void **state)
+{
+	for (uint32_t seed = 1; seed <= 5; seed++) {
+		struct tfab f;
+		struct walk_stats st;
+
+		irregular(&f, seed, 24, 20);
+		struct routing_table *t = route(&f, ROUTING_AUTO);
+		assert_int_equal(t->engine, ROUTING_UPDN);
+		assert_non_null(strstr(t->reason, "not a fat tree: "));
+		assert_non_null(strstr(t->reason, "cabled within level"));
+		check_all_pairs(&f, t, 1, &st);
+		routing_table_free(t);
+		tfab_free(&f);
+	}
 }
 
 static void
@@ -548,7 +577,9 @@ test_bad_input(void **state)
 
 	assert_int_equal(routing_engine_parse("updn"), ROUTING_UPDN);
 	assert_int_equal(routing_engine_parse("minhop"), ROUTING_MINHOP);
-	assert_int_equal(routing_engine_parse("ftree"), -1);
+	assert_int_equal(routing_engine_parse("ftree"), ROUTING_FTREE);
+	assert_int_equal(routing_engine_parse("auto"), ROUTING_AUTO);
+	assert_int_equal(routing_engine_parse("lash"), -1);
 }
 
 int
@@ -558,6 +589,7 @@ main(void)
 		cmocka_unit_test(test_fat_tree_minhop_all_pairs),
 		cmocka_unit_test(test_fat_tree_balance),
 		cmocka_unit_test(test_fat_tree3_fast),
+		cmocka_unit_test(test_auto_irregular_updn),
 		cmocka_unit_test(test_irregular_minhop_shortest),
 		cmocka_unit_test(test_irregular_updn_legal),
 		cmocka_unit_test(test_updn_configured_roots),
