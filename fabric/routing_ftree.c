@@ -35,8 +35,22 @@
 #include "fabric/routing_internal.h"
 
 #define NONE		UINT32_MAX
+#define FTREE_PASSES	2	/* route, then route again knowing the loads */
 
 enum state { ST_NONE, ST_MAIN, ST_DOWN, ST_CONV, ST_UP };
+
+/* How a destination weighs in the balance. */
+enum mode {
+	MODE_MGMT,	/* a switch's own LID: management only, not counted */
+	MODE_WHOLE,	/* a CA: every source converges on its main path */
+	MODE_SPLIT,	/* a CA whose leaf's shares do not come out even */
+};
+
+struct dest {
+	uint32_t		 sw;		/* the switch it is cabled to */
+	struct dest_lid		 dl;
+	enum mode		 mode;
+};
 
 struct ftree {
 	const struct graph	*g;
@@ -57,6 +71,10 @@ struct ftree {
 	uint32_t		*queue;		/* [ns] */
 	uint32_t		*mark;		/* [ns] stamps for neighbour sets */
 	uint32_t		 stamp;
+	struct dest		*order;		/* CA destinations in routing order */
+	uint32_t		*mainrec;	/* [ndest * height] main paths */
+	size_t			*p2a_at;	/* [ns + 1] offsets into p2a */
+	uint32_t		*p2a;		/* by switch and port: adj index */
 };
 
 static const char *
@@ -241,28 +259,37 @@ is_up(const struct ftree *f, uint32_t s, size_t k)
 	return f->lvl[f->g->adj[k].nbr] == f->lvl[s] + 1;
 }
 
-/* Step 1: climb from d over the up-links least used on the way down. */
+/*
+ * Step 1: climb from d over the up-links least used on the way down.  rec
+ * (height entries) keeps the up-links chosen, so that a second pass over
+ * the destination replays its main path rather than choosing anew.
+ */
 static void
-main_path(struct ftree *f, uint32_t d, bool count)
+main_path(struct ftree *f, uint32_t d, bool count, uint32_t *rec, bool replay)
 {
 	const struct graph *g = f->g;
 	uint32_t x = d;
 
 	f->state[d] = ST_MAIN;
 	f->route[d] = NONE;
-	for (;;) {
+	for (unsigned i = 0;; i++) {
 		size_t best = NONE;
 
-		for (size_t k = g->adj_at[x]; k < g->adj_at[x + 1]; k++)
-			if (is_up(f, x, k) && f->rev[k] != NONE &&
-			    (best == NONE || f->dn_load[f->rev[k]] < f->dn_load[f->rev[best]]))
-				best = k;
+		if (replay)
+			best = i < f->height ? rec[i] : NONE;
+		else
+			for (size_t k = g->adj_at[x]; k < g->adj_at[x + 1]; k++)
+				if (is_up(f, x, k) && f->rev[k] != NONE && (best == NONE ||
+				    f->dn_load[f->rev[k]] < f->dn_load[f->rev[best]]))
+					best = k;
+		if (rec && !replay && i < f->height)
+			rec[i] = (uint32_t)best;
 		if (best == NONE)
 			return;
 		x = g->adj[best].nbr;
 		f->state[x] = ST_MAIN;
 		f->route[x] = f->rev[best];
-		if (count)
+		if (count && !replay)
 			f->dn_load[f->rev[best]]++;
 	}
 }
@@ -466,24 +493,18 @@ fallback_port(struct ftree *f, const struct routing_lft *l, uint32_t s)
 	return best;
 }
 
-/* How a destination weighs in the balance. */
-enum mode {
-	MODE_MGMT,	/* a switch's own LID: management only, not counted */
-	MODE_WHOLE,	/* a CA: every source converges on its main path */
-	MODE_SPLIT,	/* a CA whose leaf's shares do not come out even */
-};
-
-/* Route one LID of switch d. */
+/* Route one LID of switch d; rec: its main path (see main_path), NULL for
+ * management LIDs. */
 static void
 route_lid(struct ftree *f, struct routing_table *t, uint32_t d, const struct dest_lid *dl,
-    enum mode mode)
+    enum mode mode, uint32_t *rec, bool replay)
 {
 	bool count = mode != MODE_MGMT;
 	const struct graph *g = f->g;
 	bool have_plain = false;
 
 	memset(f->state, ST_NONE, g->ns);
-	main_path(f, d, count);
+	main_path(f, d, count, rec, replay);
 	down_tree(f, d);
 	climb(f, mode == MODE_SPLIT);
 	if (mode == MODE_WHOLE)
@@ -507,7 +528,31 @@ route_lid(struct ftree *f, struct routing_table *t, uint32_t d, const struct des
 			continue;
 		}
 		l->port[dl->lid] = port;
-		l->routes[port]++;
+	}
+}
+
+/* Take the routes to lid (on switch d) off the links, following the table
+ * as routed: the first step of routing it again. */
+static void
+uncharge(struct ftree *f, const struct routing_table *t, uint32_t d, uint16_t lid)
+{
+	const struct graph *g = f->g;
+
+	for (size_t i = f->lvl_at[0]; i < f->lvl_at[1]; i++) {
+		uint32_t src = f->by_lvl[i], x = src;
+
+		if (src == d || f->ncas[src] == 0)
+			continue;
+		for (unsigned hops = 0; x != d && hops <= 2u * f->height; hops++) {
+			uint8_t p = t->lfts[x].port[lid];
+			uint32_t a = p == ROUTING_NO_PORT ? NONE : f->p2a[f->p2a_at[x] + p];
+
+			if (a == NONE)
+				break;
+			/* a fallback entry was never charged */
+			f->w_load[a] -= f->w_load[a] < f->ncas[src] ? f->w_load[a] : f->ncas[src];
+			x = g->adj[a].nbr;
+		}
 	}
 }
 
@@ -530,43 +575,80 @@ up_links(const struct ftree *f, uint32_t s)
 }
 
 /*
- * CA LIDs one of every leaf at a time (each leaf's in port order), so that
- * every leaf's destinations take their turns at the shares together; then
- * the switches' own LIDs, which carry management only and do not count.
- * A leaf with L CAs and u live up-links gives each link floor(L/u) whole
- * destinations; the L mod u left over (a leaf that lost up-links) would
- * put a whole destination more on some links, so their load is split.
+ * The CA destinations in routing order, one of every leaf at a time (each
+ * leaf's in port order), so that every leaf's destinations take their
+ * turns at the shares together.  A leaf with L CAs and u live up-links
+ * gives each link floor(L/u) whole destinations; the L mod u left over (a
+ * leaf that lost up-links) would put a whole destination more on some
+ * links, so their load is split.  Returns how many.
+ */
+static size_t
+dest_order(struct ftree *f, struct dest_lid *tmp)
+{
+	const struct graph *g = f->g;
+	size_t most = 0, n = 0;
+
+	for (uint32_t s = 0; s < g->ns; s++) {
+		size_t c = g->dst_at[s + 1] - g->dst_at[s];
+		most = c > most ? c : most;
+	}
+	for (size_t j = 0; j < most; j++)
+		for (size_t i = f->lvl_at[0]; i < f->lvl_at[1]; i++) {
+			uint32_t s = f->by_lvl[i];
+			size_t c = 0, u = up_links(f, s);
+
+			for (size_t k = g->dst_at[s]; k < g->dst_at[s + 1]; k++)
+				if (g->dst[k].port != 0)
+					tmp[c++] = g->dst[k];
+			if (j >= c)
+				continue;
+			qsort(tmp, c, sizeof(*tmp), cmp_dest_port);
+			f->order[n] = (struct dest){ s, tmp[j],
+			    u && c % u && j >= c / u * u ? MODE_SPLIT : MODE_WHOLE };
+			n++;
+		}
+	return n;
+}
+
+/*
+ * Route the CA destinations, then route each again with the others' final
+ * loads known: choosing in order, an early destination cannot see what
+ * the later ones must take (a link that is some later destination's only
+ * way), and the second pass corrects that.  Then the switches' own LIDs,
+ * which carry management only and do not count.
  */
 static void
 route_all(struct ftree *f, struct routing_table *t, struct dest_lid *tmp)
 {
 	const struct graph *g = f->g;
-	size_t most = 0;
+	size_t n = dest_order(f, tmp);
 
-	for (uint32_t s = 0; s < g->ns; s++) {
-		size_t n = g->dst_at[s + 1] - g->dst_at[s];
-		most = n > most ? n : most;
-	}
-	for (size_t j = 0; j < most; j++)
-		for (size_t i = f->lvl_at[0]; i < f->lvl_at[1]; i++) {
-			uint32_t s = f->by_lvl[i];
-			size_t n = 0;
+	for (int pass = 0; pass < FTREE_PASSES; pass++) {
+		t->unreachable = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct dest *o = &f->order[i];
 
-			for (size_t k = g->dst_at[s]; k < g->dst_at[s + 1]; k++)
-				if (g->dst[k].port != 0)
-					tmp[n++] = g->dst[k];
-			size_t u = up_links(f, s);
-
-			if (j >= n)
-				continue;
-			qsort(tmp, n, sizeof(*tmp), cmp_dest_port);
-			route_lid(f, t, s, &tmp[j], u && n % u && j >= n / u * u ?
-			    MODE_SPLIT : MODE_WHOLE);
+			if (pass)
+				uncharge(f, t, o->sw, o->dl.lid);
+			route_lid(f, t, o->sw, &o->dl, o->mode, f->mainrec + i * f->height, pass > 0);
 		}
+	}
 	for (uint32_t s = 0; s < g->ns; s++)
 		for (size_t k = g->dst_at[s]; k < g->dst_at[s + 1]; k++)
-			if (g->dst[k].port == 0 || f->lvl[s] == INF)
-				route_lid(f, t, s, &g->dst[k], MODE_MGMT);
+			if (g->dst[k].port == 0)
+				route_lid(f, t, s, &g->dst[k], MODE_MGMT, NULL, false);
+}
+
+/* Routes per port, for status, from the finished tables. */
+static void
+count_routes(struct routing_table *t)
+{
+	for (size_t s = 0; s < t->nswitches; s++) {
+		struct routing_lft *l = &t->lfts[s];
+		for (size_t lid = 1; lid <= l->top; lid++)
+			if (l->port[lid] != ROUTING_NO_PORT)
+				l->routes[l->port[lid]]++;
+	}
 }
 
 static void
@@ -586,6 +668,31 @@ ftree_free(struct ftree *f)
 	free(f->plain);
 	free(f->queue);
 	free(f->mark);
+	free(f->order);
+	free(f->mainrec);
+	free(f->p2a_at);
+	free(f->p2a);
+}
+
+/* Port -> adjacency index of every switch, to follow a table's entries. */
+static int
+port_index(struct ftree *f)
+{
+	const struct graph *g = f->g;
+
+	f->p2a_at = calloc(g->ns + 1, sizeof(*f->p2a_at));
+	if (f->p2a_at == NULL)
+		return -1;
+	for (size_t s = 0; s < g->ns; s++)
+		f->p2a_at[s + 1] = f->p2a_at[s] + g->sw[s]->nports + 1u;
+	f->p2a = malloc(f->p2a_at[g->ns] * sizeof(*f->p2a));
+	if (f->p2a == NULL)
+		return -1;
+	memset(f->p2a, 0xff, f->p2a_at[g->ns] * sizeof(*f->p2a));
+	for (size_t s = 0; s < g->ns; s++)
+		for (size_t k = g->adj_at[s]; k < g->adj_at[s + 1]; k++)
+			f->p2a[f->p2a_at[s] + g->adj[k].port] = (uint32_t)k;
+	return 0;
 }
 
 static void
@@ -629,8 +736,11 @@ ftree_route(const struct graph *g, struct routing_table *t, char *why, size_t wh
 	f.route = calloc(ns, sizeof(*f.route));
 	f.state = calloc(ns, sizeof(*f.state));
 	f.plain = calloc(ns, sizeof(*f.plain));
+	f.order = calloc(g->dst_at[ns] + 1, sizeof(*f.order));
+	f.mainrec = calloc((g->dst_at[ns] + 1) * (f.height + 1u), sizeof(*f.mainrec));
 	if (!f.by_lvl || !f.lvl_at || !f.rev || !f.dn_load || !f.w_load || !f.chain ||
-	    !f.flow || !f.ncas || !f.route || !f.state || !f.plain)
+	    !f.flow || !f.ncas || !f.route || !f.state || !f.plain || !f.order || !f.mainrec ||
+	    port_index(&f) < 0)
 		goto out;
 	for (size_t s = 0; s < ns; s++)
 		for (size_t k = g->dst_at[s]; k < g->dst_at[s + 1]; k++)
@@ -639,6 +749,7 @@ ftree_route(const struct graph *g, struct routing_table *t, char *why, size_t wh
 	link_reverse(&f);
 	reset_tables(t);
 	route_all(&f, t, tmp);
+	count_routes(t);
 	for (size_t s = 0; s < ns; s++)
 		t->lfts[s].rank = f.lvl[s] == INF ? 0 : (uint16_t)(f.height - f.lvl[s]);
 	snprintf(why, whylen, "a %u-level fat tree: %zu leaves, %zu switches", f.height + 1u,
