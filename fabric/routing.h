@@ -84,6 +84,14 @@ struct routing_table *routing_compute(struct fabric_node *const *nodes, size_t n
     const struct routing_params *params, char *err, size_t errlen);
 void routing_table_free(struct routing_table *t);
 
+/*
+ * Whether the CA-to-CA routes of t have a credit loop: a cycle in the
+ * channel dependency graph (routing_cdg.c).  1 with a description in
+ * where, 0 none, -1 out of memory.  ftree and updn tables never have one;
+ * minhop's can, on fabrics with cycles (a ring of five switches).
+ */
+int routing_credit_loop(const struct routing_table *t, char *where, size_t len);
+
 /* The table of one switch (by node GUID), NULL if it is not a switch of t. */
 const struct routing_lft *routing_lft_of(const struct routing_table *t, uint64_t sw_guid);
 

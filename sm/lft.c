@@ -184,6 +184,26 @@ say_engine(struct sm *sm)
 		    sm->cfg.routing == ROUTING_AUTO ? "auto: " : "", sm->rt->reason);
 }
 
+/* minhop has no guard against credit loops: look for one in what it
+ * computed, and warn once each time the tables come to have one.  ftree
+ * and updn cannot have one, so their tables are not searched. */
+static void
+check_loops(struct sm *sm)
+{
+	char where[160];
+	int rc;
+
+	if (sm->rt->engine != ROUTING_MINHOP) {
+		sm->loop_warned = false;
+		return;
+	}
+	rc = routing_credit_loop(sm->rt, where, sizeof(where));
+	if (rc == 1 && !sm->loop_warned)
+		event_post(EV_WARNING, "sm", NULL, "routing: the minhop tables have a credit loop "
+		    "(%s); updn or ftree route without one", where);
+	sm->loop_warned = rc == 1;
+}
+
 void
 sm_lft_program(struct sm *sm)
 {
@@ -208,6 +228,7 @@ sm_lft_program(struct sm *sm)
 	log_debug("sm: routes for %zu LIDs on %zu switches in %llu us", sm->rt->nlids,
 	    sm->rt->nswitches, (unsigned long long)sm->rt->usec);
 	say_engine(sm);
+	check_loops(sm);
 	if (sm->rt->updn_fallback && !sm->roots_warned) {
 		event_post(EV_WARNING, "sm", NULL, "updn: the %s roots left switch pairs without "
 		    "a legal path; routed from one central root instead",

@@ -121,6 +121,7 @@ struct sm {
 	size_t			 ndup_reported;
 	bool			 roots_warned;	/* told of missing updn roots or a fallback */
 	char			 routing_said[192];	/* engine and reason last told */
+	bool			 loop_warned;	/* told the tables have a credit loop */
 
 	/* election (standby.c) */
 	uint8_t			 state;		/* enum sm_state */

@@ -5,6 +5,7 @@
  *   2-level fat tree:  -k LEAVES -h HOSTS_PER_LEAF -s SPINES
  *   3-level fat tree:  -p PODS [-k LEAVES_PER_POD] [-h HOSTS] [-a AGGS_PER_POD] [-c CORES]
  *   random irregular:  -r SEED -n SWITCHES [-e EXTRA_LINKS] [-h HOSTS_PER_SWITCH]
+ *   ring of switches:  -R SWITCHES [-h HOSTS_PER_SWITCH]   (credit loops for minhop)
  *   -u N: the last N leaves of a fat tree (of its last pod) get no hosts,
  *   still cabled up as the others: leaves waiting for their hosts.
  *
@@ -207,6 +208,27 @@ gen_random(unsigned seed, int nsw, int extra, int hosts)
 	}
 }
 
+/* A ring: each switch cabled to the next, the last to the first.  Shortest
+ * paths on a ring of 5 or more go round it in both directions, and the
+ * clockwise ones alone close a cycle of channel dependencies. */
+static void
+gen_ring(int nsw, int hosts)
+{
+	char name[NAME_LEN];
+	int first = nnodes;
+
+	if (nsw < 3 || hosts + 2 > radix)
+		errx(1, "ring: need 3+ switches and hosts + 2 <= radix");
+	for (int s = 0; s < nsw; s++) {
+		snprintf(name, sizeof(name), "sw-r%d", s + 1);
+		add_node(name, 1);
+	}
+	for (int s = 0; s < nsw; s++)
+		add_hosts(first + s, hosts);
+	for (int s = 0; s < nsw; s++)
+		cable(first + s, first + (s + 1) % nsw);
+}
+
 static int
 find_node(const char *name)
 {
@@ -275,7 +297,8 @@ usage(void)
 	    "               [-u EMPTY_LEAVES]\n"
 	    "         -k LEAVES -h HOSTS -s SPINES              2-level fat tree\n"
 	    "         -p PODS [-k L] [-h H] [-a AGGS] [-c CORES] 3-level fat tree\n"
-	    "         -r SEED -n SWITCHES [-e EXTRA] [-h HOSTS]  random irregular\n");
+	    "         -r SEED -n SWITCHES [-e EXTRA] [-h HOSTS]  random irregular\n"
+	    "         -R SWITCHES [-h HOSTS]                    ring\n");
 	exit(2);
 }
 
@@ -283,12 +306,12 @@ int
 main(int argc, char **argv)
 {
 	int leaves = 18, hosts = -1, spines = 18, pods = 0, aggs = 18, cores = 0;
-	int nsw = 0, extra = -1, rnd = 0, c;
+	int nsw = 0, extra = -1, rnd = 0, ring = 0, c;
 	unsigned seed = 0;
 	const char *outpath = NULL;
 	FILE *out = stdout;
 
-	while ((c = getopt(argc, argv, "o:P:w:S:x:k:h:s:p:a:c:r:n:e:u:")) != -1) {
+	while ((c = getopt(argc, argv, "o:P:w:S:x:k:h:s:p:a:c:r:n:e:u:R:")) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case 'P': radix = atoi(optarg); break;
@@ -309,12 +332,15 @@ main(int argc, char **argv)
 		case 'n': nsw = atoi(optarg); break;
 		case 'e': extra = atoi(optarg); break;
 		case 'u': empty_leaves = atoi(optarg); break;
+		case 'R': ring = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (optind != argc || radix < 2 || radix > 254)
 		usage();
-	if (rnd)
+	if (ring)
+		gen_ring(ring, hosts < 0 ? 2 : hosts);
+	else if (rnd)
 		gen_random(seed, nsw, extra < 0 ? nsw : extra, hosts < 0 ? 2 : hosts);
 	else if (pods)
 		gen_fat3(pods, leaves, hosts < 0 ? 18 : hosts, aggs, cores);

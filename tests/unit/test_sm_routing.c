@@ -390,6 +390,50 @@ test_fat_tree3_fast(void **state)
 	tfab_free(&f);
 }
 
+/* The credit-loop check: minhop on a ring of five switches closes the
+ * clockwise cycle of dependencies; ftree on fat trees and updn on the ring
+ * and on irregular fabrics have none. */
+static void
+test_credit_loops(void **state)
+{
+	struct fabric_node *sw[5];
+	struct routing_table *t;
+	struct tfab f;
+	char where[160];
+
+	memset(&f, 0, sizeof(f));
+	f.next_lid = 1;
+	for (int i = 0; i < 5; i++)
+		sw[i] = add_switch(&f, 8);
+	for (int i = 0; i < 5; i++)
+		cable(sw[i], sw[(i + 1) % 5]);
+	for (int i = 0; i < 5; i++)
+		add_hosts(&f, sw[i], 2);
+	t = route(&f, ROUTING_MINHOP);
+	assert_int_equal(routing_credit_loop(t, where, sizeof(where)), 1);
+	assert_non_null(strstr(where, "on or behind a cycle"));
+	routing_table_free(t);
+	t = route(&f, ROUTING_UPDN);
+	assert_int_equal(routing_credit_loop(t, where, sizeof(where)), 0);
+	routing_table_free(t);
+	tfab_free(&f);
+
+	fat_tree3(&f, 2);
+	t = route(&f, ROUTING_FTREE);
+	assert_int_equal(t->engine, ROUTING_FTREE);
+	assert_int_equal(routing_credit_loop(t, where, sizeof(where)), 0);
+	routing_table_free(t);
+	tfab_free(&f);
+
+	for (uint32_t seed = 1; seed <= 5; seed++) {
+		irregular(&f, seed, 24, 20);
+		t = route(&f, ROUTING_UPDN);
+		assert_int_equal(routing_credit_loop(t, where, sizeof(where)), 0);
+		routing_table_free(t);
+		tfab_free(&f);
+	}
+}
+
 /* auto on fabrics that are not fat trees: updn, and the reason names a
  * link within a level. */
 static void
@@ -590,6 +634,7 @@ main(void)
 		cmocka_unit_test(test_fat_tree_balance),
 		cmocka_unit_test(test_fat_tree3_fast),
 		cmocka_unit_test(test_auto_irregular_updn),
+		cmocka_unit_test(test_credit_loops),
 		cmocka_unit_test(test_irregular_minhop_shortest),
 		cmocka_unit_test(test_irregular_updn_legal),
 		cmocka_unit_test(test_updn_configured_roots),
