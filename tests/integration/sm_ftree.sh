@@ -36,6 +36,16 @@ compare() {	# LABEL LEAVES TOPOGEN-ARGS...: LEAVES as the engine must count them
 	sm_start_fabricd host1
 	sm_wait_up 60 || fail "subnet not up ($label)"
 	ours=$(loads)
+	# the operator view agrees with the walk from outside
+	ctl routing > "$T/routing.txt" || fail "fabricctl routing"
+	pairs=$(sed -n 's/^lftwalk: \([0-9]*\) pairs ok.*/\1/p' "$T/walk.txt")
+	grep -q "^CA pairs routed $pairs, failed 0" "$T/routing.txt" ||
+	    fail "fabricctl routing counts other pairs than the walk ($pairs): $(cat "$T/routing.txt")"
+	[ "$(awk '/^L[0-9]+->L/ && $5 > m { m = $5 } END { print m + 0 }' "$T/routing.txt")" = \
+	    "$(field max "$ours")" ] || fail "fabricctl routing's busiest link is not the walk's: $(cat "$T/routing.txt")"
+	grep -q '^engine ftree (configured auto)' "$T/routing.txt" || fail "routing: $(head -1 "$T/routing.txt")"
+	ctl --json routing | grep -q '"hottest"' || fail "no hottest links in --json"
+	cat "$T/routing.txt"
 	db "SELECT message FROM events WHERE message LIKE 'routing: ftree engine (auto: %'" |
 	    grep -q "fat tree: $leaves leaves," || fail "no event naming ftree ($label): $(db "SELECT message FROM events WHERE message LIKE 'routing%'")"
 	fd_stop
