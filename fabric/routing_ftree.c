@@ -1,14 +1,6 @@
 /*
- * The fat-tree engine (see fabric/routing.h).
- *
- * Levels come from the CAs: the leaves (level 0) are the switches with CAs,
- * every other switch is as many hops above them as a breadth-first search
- * says.  A switch with no CA that is cabled only to switches one level
- * down and looks like a sibling of a real leaf (its neighbours are a good
- * part of one leaf's) is a leaf without hosts, not a top switch.  The
- * fabric is a fat tree when every inter-switch link joins two adjacent
- * levels; anything else (two leaves cabled together, a link within a
- * level) is refused with the link named, and auto routes it with updn.
+ * The fat-tree engine (see fabric/routing.h); its levels are found by
+ * routing_ftree_levels.c.
  *
  * Routing is per destination LID, destinations taken one CA of every leaf
  * at a time so that every leaf's shares grow together:
@@ -32,232 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fabric/routing_internal.h"
+#include "fabric/routing_ftree.h"
 
-#define NONE		UINT32_MAX
-#define FTREE_PASSES	2	/* route, then route again knowing the loads */
-
-enum state { ST_NONE, ST_MAIN, ST_DOWN, ST_CONV, ST_UP };
-
-/* How a destination weighs in the balance. */
-enum mode {
-	MODE_MGMT,	/* a switch's own LID: management only, not counted */
-	MODE_WHOLE,	/* a CA: every source converges on its main path */
-	MODE_SPLIT,	/* a CA whose leaf's shares do not come out even */
-};
-
-struct dest {
-	uint32_t		 sw;		/* the switch it is cabled to */
-	struct dest_lid		 dl;
-	enum mode		 mode;
-};
-
-struct ftree {
-	const struct graph	*g;
-	uint16_t		*lvl;		/* 0: leaves; INF: no CA reachable */
-	uint16_t		 height;
-	uint32_t		*by_lvl;	/* switch indices by level, ascending */
-	size_t			*lvl_at;	/* [height + 2] offsets into by_lvl */
-	uint32_t		*rev;		/* [nadj] the reverse of each link */
-	uint32_t		*dn_load;	/* [nadj] main destinations descending */
-	uint64_t		*w_load;	/* [nadj] CA routes crossing each link */
-	uint64_t		*chain;		/* [ns] per destination: busiest link
-						   of the climb from a switch */
-	uint64_t		*flow;		/* [ns] per destination: sources through */
-	uint32_t		*ncas;		/* [ns] CA LIDs on each switch */
-	uint32_t		*route;		/* [ns] per destination: adj index */
-	uint8_t			*state;		/* [ns] per destination: enum state */
-	uint16_t		*plain;		/* [ns] shortest distances, fallback */
-	uint32_t		*queue;		/* [ns] */
-	uint32_t		*mark;		/* [ns] stamps for neighbour sets */
-	uint32_t		 stamp;
-	struct dest		*order;		/* CA destinations in routing order */
-	uint32_t		*mainrec;	/* [ndest * height] main paths */
-	size_t			*p2a_at;	/* [ns + 1] offsets into p2a */
-	uint32_t		*p2a;		/* by switch and port: adj index */
-};
-
-static const char *
-sw_name(const struct graph *g, uint32_t s, char *buf, size_t len)
-{
-	const struct fabric_node *n = g->sw[s];
-
-	if (n->desc[0])
-		snprintf(buf, len, "%s", n->desc);
-	else
-		snprintf(buf, len, "%#llx", (unsigned long long)n->guid);
-	return buf;
-}
-
-/* Multi-source BFS from the switches whose level is 0. */
-static void
-level_bfs(struct ftree *f)
-{
-	const struct graph *g = f->g;
-	size_t head = 0, tail = 0;
-
-	for (uint32_t s = 0; s < g->ns; s++)
-		if (f->lvl[s] == 0)
-			f->queue[tail++] = s;
-	while (head < tail) {
-		uint32_t u = f->queue[head++];
-		for (size_t k = g->adj_at[u]; k < g->adj_at[u + 1]; k++) {
-			uint32_t v = g->adj[k].nbr;
-			if (f->lvl[v] == INF) {
-				f->lvl[v] = f->lvl[u] + 1;
-				f->queue[tail++] = v;
-			}
-		}
-	}
-}
-
-/* Distinct neighbours of s; marks them with a fresh stamp. */
-static size_t
-mark_nbrs(struct ftree *f, uint32_t s)
-{
-	const struct graph *g = f->g;
-	size_t n = 0;
-
-	f->stamp++;
-	for (size_t k = g->adj_at[s]; k < g->adj_at[s + 1]; k++)
-		if (f->mark[g->adj[k].nbr] != f->stamp) {
-			f->mark[g->adj[k].nbr] = f->stamp;
-			n++;
-		}
-	return n;
-}
-
-/* Whether hostless switch s (level 2, all neighbours at level 1) shares at
- * least half of the up-neighbours of some real leaf and has no other. */
-static bool
-looks_like_leaf(struct ftree *f, uint32_t s)
-{
-	const struct graph *g = f->g;
-	uint32_t y = g->adj[g->adj_at[s]].nbr;
-	size_t ks = mark_nbrs(f, s);
-	uint32_t st = f->stamp;
-
-	for (size_t k = g->adj_at[y]; k < g->adj_at[y + 1]; k++) {
-		uint32_t l = g->adj[k].nbr;
-		size_t nl = 0, both = 0;
-
-		if (f->lvl[l] != 0 || !graph_has_ca(g, l))
-			continue;
-		for (size_t m = g->adj_at[l]; m < g->adj_at[l + 1]; m++) {
-			uint32_t v = g->adj[m].nbr;
-			bool first = true;
-			for (size_t q = g->adj_at[l]; q < m; q++)
-				first = first && g->adj[q].nbr != v;
-			if (!first)
-				continue;
-			nl++;
-			both += f->mark[v] == st;
-		}
-		if (both == ks && 2 * ks >= nl)
-			return true;
-	}
-	return false;
-}
-
-static bool
-only_down_nbrs(const struct ftree *f, uint32_t s)
-{
-	const struct graph *g = f->g;
-
-	for (size_t k = g->adj_at[s]; k < g->adj_at[s + 1]; k++)
-		if (f->lvl[g->adj[k].nbr] + 1 != f->lvl[s])
-			return false;
-	return g->adj_at[s] < g->adj_at[s + 1];
-}
-
-/* Levels, and whether they make a fat tree (why says what breaks it). */
-static bool
-ftree_levels(struct ftree *f, char *why, size_t len)
-{
-	const struct graph *g = f->g;
-	char a[FABRIC_NODE_DESC_LEN + 24], b[FABRIC_NODE_DESC_LEN + 24];
-	bool hostless = false;
-
-	for (uint32_t s = 0; s < g->ns; s++)
-		f->lvl[s] = graph_has_ca(g, s) ? 0 : INF;
-	level_bfs(f);
-	for (uint32_t s = 0; s < g->ns; s++)
-		if (f->lvl[s] == 2 && only_down_nbrs(f, s) && looks_like_leaf(f, s)) {
-			f->lvl[s] = UINT16_MAX - 1;	/* a leaf, once all are found */
-			hostless = true;
-		}
-	if (hostless) {
-		for (uint32_t s = 0; s < g->ns; s++)
-			f->lvl[s] = graph_has_ca(g, s) || f->lvl[s] == UINT16_MAX - 1 ? 0 : INF;
-		level_bfs(f);
-	}
-	f->height = 0;
-	for (uint32_t s = 0; s < g->ns; s++) {
-		if (f->lvl[s] == INF)
-			continue;
-		if (f->lvl[s] > f->height)
-			f->height = f->lvl[s];
-		for (size_t k = g->adj_at[s]; k < g->adj_at[s + 1]; k++) {
-			uint32_t v = g->adj[k].nbr;
-			if (f->lvl[v] != f->lvl[s])
-				continue;
-			snprintf(why, len, "not a fat tree: %s and %s are cabled within level %u%s",
-			    sw_name(g, s, a, sizeof(a)), sw_name(g, v, b, sizeof(b)), f->lvl[s],
-			    f->lvl[s] == 0 ? " (both have CAs)" : "");
-			return false;
-		}
-	}
-	if (f->height == 0) {
-		snprintf(why, len, "not a fat tree: no switch above the leaves");
-		return false;
-	}
-	return true;
-}
-
-/* Switches by level (counting sort); unreached switches are left out. */
-static void
-sort_levels(struct ftree *f)
-{
-	const struct graph *g = f->g;
-
-	memset(f->lvl_at, 0, ((size_t)f->height + 2) * sizeof(*f->lvl_at));
-	for (uint32_t s = 0; s < g->ns; s++)
-		if (f->lvl[s] != INF)
-			f->lvl_at[f->lvl[s] + 1]++;
-	for (unsigned l = 0; l <= f->height; l++)
-		f->lvl_at[l + 1] += f->lvl_at[l];
-	size_t *fill = f->lvl_at;	/* reuse: fill, then shift back */
-	for (uint32_t s = 0; s < g->ns; s++)
-		if (f->lvl[s] != INF)
-			f->by_lvl[fill[f->lvl[s]]++] = s;
-	for (unsigned l = f->height + 1; l > 0; l--)
-		f->lvl_at[l] = f->lvl_at[l - 1];
-	f->lvl_at[0] = 0;
-}
-
-/* The reverse of every link: the adjacency entry of the peer port. */
-static void
-link_reverse(struct ftree *f)
-{
-	const struct graph *g = f->g;
-
-	for (uint32_t s = 0; s < g->ns; s++)
-		for (size_t k = g->adj_at[s]; k < g->adj_at[s + 1]; k++) {
-			uint32_t v = g->adj[k].nbr;
-			uint8_t q = g->sw[s]->ports[g->adj[k].port].peer->num;
-
-			f->rev[k] = NONE;
-			for (size_t m = g->adj_at[v]; m < g->adj_at[v + 1]; m++)
-				if (g->adj[m].nbr == s && g->adj[m].port == q)
-					f->rev[k] = (uint32_t)m;
-		}
-}
-
-static bool
-is_up(const struct ftree *f, uint32_t s, size_t k)
-{
-	return f->lvl[f->g->adj[k].nbr] == f->lvl[s] + 1;
-}
 
 /*
  * Step 1: climb from d over the up-links least used on the way down.  rec
@@ -294,38 +62,61 @@ main_path(struct ftree *f, uint32_t d, bool count, uint32_t *rec, bool replay)
 	}
 }
 
-/* Step 2: from the level above d up, every switch that reaches d going
- * only down descends. */
+/* Whether down-link a (into a main switch when into_main) beats y's
+ * current one: the main path first, then the fewest destinations, then
+ * the lower port. */
+static bool
+down_better(const struct ftree *f, uint32_t y, uint32_t a, bool into_main)
+{
+	uint32_t cur = f->route[y];
+
+	if (into_main != (bool)f->via_main[y])
+		return into_main;
+	if (f->dn_load[a] != f->dn_load[cur])
+		return f->dn_load[a] < f->dn_load[cur];
+	return a < cur;
+}
+
+/*
+ * Step 2: every switch that reaches d going only down descends.  Those are
+ * the switches d reaches going only up, so a breadth-first climb from d
+ * finds them, level by level, and each link it climbs is a way down for
+ * the switch it reaches: nothing else is looked at.
+ */
 static void
 down_tree(struct ftree *f, uint32_t d)
 {
 	const struct graph *g = f->g;
+	size_t head = 0, tail = 0;
 
-	for (unsigned l = f->lvl[d] + 1u; l <= f->height; l++)
-		for (size_t i = f->lvl_at[l]; i < f->lvl_at[l + 1]; i++) {
-			uint32_t y = f->by_lvl[i];
-			size_t best = NONE;
-			bool best_main = false;
+	f->stamp++;
+	f->mark[d] = f->stamp;
+	f->queue[tail++] = d;
+	while (head < tail) {
+		uint32_t x = f->queue[head++];
+		bool xm = f->state[x] == ST_MAIN;
 
-			if (f->state[y] != ST_NONE)
+		for (size_t k = g->adj_at[x]; k < g->adj_at[x + 1]; k++) {
+			uint32_t y = g->adj[k].nbr, a = f->rev[k];
+
+			if (!is_up(f, x, k) || a == NONE)
 				continue;
-			for (size_t k = g->adj_at[y]; k < g->adj_at[y + 1]; k++) {
-				uint32_t v = g->adj[k].nbr;
-				bool m = f->state[v] == ST_MAIN;
-
-				if ((unsigned)f->lvl[v] + 1 != l || (!m && f->state[v] != ST_DOWN))
+			if (f->mark[y] != f->stamp) {
+				f->mark[y] = f->stamp;
+				f->queue[tail++] = y;
+				if (f->state[y] == ST_NONE) {
+					f->state[y] = ST_DOWN;
+					f->route[y] = a;
+					f->via_main[y] = xm;
 					continue;
-				if (best == NONE || (m && !best_main) ||
-				    (m == best_main && f->dn_load[k] < f->dn_load[best])) {
-					best = k;
-					best_main = m;
 				}
 			}
-			if (best != NONE) {
-				f->state[y] = ST_DOWN;
-				f->route[y] = (uint32_t)best;
+			if (f->state[y] == ST_DOWN && down_better(f, y, a, xm)) {
+				f->route[y] = a;
+				f->via_main[y] = xm;
 			}
 		}
+	}
 }
 
 /* Preference of climbing into a switch in state st: lower is better. */
@@ -444,6 +235,131 @@ climb(struct ftree *f, bool split)
 		}
 }
 
+/* ---- the climb of a whole destination, by pushes ---- */
+
+/* Choose x's up-link by looking at all of them (recursing into up
+ * neighbours not routed yet), as climb() does: the full comparison. */
+static void
+pull(struct ftree *f, uint32_t x)
+{
+	const struct graph *g = f->g;
+	size_t best = NONE;
+	uint64_t bcost = 0;
+	int bc = 4;
+
+	for (size_t k = g->adj_at[x]; k < g->adj_at[x + 1]; k++) {
+		uint32_t y = g->adj[k].nbr;
+		uint64_t cost;
+		int c;
+
+		if (!is_up(f, x, k))
+			continue;
+		if (f->state[y] == ST_NONE)
+			pull(f, y);
+		if ((c = climb_class(f->state[y])) == 4)
+			continue;
+		cost = climb_cost(f, k, y);
+		if (climb_better(f, k, c, cost, best, bc, bcost, false)) {
+			best = k;
+			bc = c;
+			bcost = cost;
+		}
+	}
+	if (best == NONE)
+		return;
+	f->state[x] = bc <= 1 ? ST_CONV : ST_UP;
+	f->route[x] = (uint32_t)best;
+	f->chain[x] = bcost;
+}
+
+/* Offer x the link up to y (k is x's adjacency index), of class c. */
+static void
+offer(struct ftree *f, uint32_t x, size_t k, uint32_t y, int c)
+{
+	uint64_t cost = climb_cost(f, k, y);
+
+	if (f->mark[x] != f->stamp) {
+		f->mark[x] = f->stamp;
+		f->pending[f->npending++] = x;
+		f->route[x] = (uint32_t)k;
+		f->chain[x] = cost;
+		return;
+	}
+	if (climb_better(f, k, c, cost, f->route[x], c, f->chain[x], false)) {
+		f->route[x] = (uint32_t)k;
+		f->chain[x] = cost;
+	}
+}
+
+/* Every switch below y that is not routed yet is offered its link to y. */
+static void
+push_down(struct ftree *f, uint32_t y, int c)
+{
+	const struct graph *g = f->g;
+
+	for (size_t a = g->adj_at[y]; a < g->adj_at[y + 1]; a++) {
+		uint32_t x = g->adj[a].nbr, k = f->rev[a];
+
+		if (f->lvl[x] + 1 == f->lvl[y] && f->state[x] == ST_NONE && k != NONE)
+			offer(f, x, k, y, c);
+	}
+}
+
+/* The switches offered a link of one class take their best offer. */
+static void
+commit(struct ftree *f, size_t from)
+{
+	for (size_t i = from; i < f->npending; i++)
+		f->state[f->pending[i]] = ST_CONV;
+}
+
+/*
+ * Step 3 for a whole destination, the same choices as climb() where it
+ * matters, at a fraction of the cost: level by level from the top, the
+ * main switch above offers its link to every switch below it, then the
+ * switches that climb into it offer theirs; a switch offered one of those
+ * takes the best and needs no look at its other up-links.  Leaves left
+ * over compare all their up-links (recursing where a switch above is not
+ * routed yet).  Switches no leaf climbed into carry no route to d and
+ * take their first up-link that leads somewhere, for their own traffic.
+ */
+static void
+climb_whole(struct ftree *f)
+{
+	const struct graph *g = f->g;
+	size_t conv_from = 0, conv_to = 0;	/* CONV switches of the level above */
+
+	f->npending = 0;
+	f->stamp++;
+	for (unsigned l = f->height; l-- > 0;) {
+		size_t start = f->npending;
+
+		for (size_t i = f->lvl_at[l + 1]; i < f->lvl_at[l + 2]; i++)
+			if (f->state[f->by_lvl[i]] == ST_MAIN && f->lvl[f->by_lvl[i]] == l + 1)
+				push_down(f, f->by_lvl[i], 0);
+		commit(f, start);
+		start = f->npending;
+		for (size_t i = conv_from; i < conv_to; i++)
+			push_down(f, f->pending[i], 1);
+		commit(f, start);
+		conv_from = conv_to;
+		conv_to = f->npending;
+	}
+	for (size_t i = f->lvl_at[0]; i < f->lvl_at[1]; i++)
+		if (f->state[f->by_lvl[i]] == ST_NONE)
+			pull(f, f->by_lvl[i]);
+	for (unsigned l = f->height; l-- > 1;)
+		for (size_t i = f->lvl_at[l]; i < f->lvl_at[l + 1]; i++) {
+			uint32_t x = f->by_lvl[i];
+
+			for (size_t k = g->adj_at[x]; f->state[x] == ST_NONE && k < g->adj_at[x + 1]; k++)
+				if (is_up(f, x, k) && f->state[g->adj[k].nbr] != ST_NONE) {
+					f->state[x] = ST_UP;
+					f->route[x] = (uint32_t)k;
+				}
+		}
+}
+
 /*
  * Charge the routes to d to the links they cross: every CA not on d is a
  * source; flows climb level by level, then descend.  These are the counts
@@ -506,7 +422,10 @@ route_lid(struct ftree *f, struct routing_table *t, uint32_t d, const struct des
 	memset(f->state, ST_NONE, g->ns);
 	main_path(f, d, count, rec, replay);
 	down_tree(f, d);
-	climb(f, mode == MODE_SPLIT);
+	if (mode == MODE_WHOLE)
+		climb_whole(f);
+	else
+		climb(f, mode == MODE_SPLIT);
 	if (mode == MODE_WHOLE)
 		charge(f, d);
 	for (uint32_t s = 0; s < g->ns; s++) {
@@ -611,19 +530,49 @@ dest_order(struct ftree *f, struct dest_lid *tmp)
 }
 
 /*
- * Route the CA destinations, then route each again with the others' final
- * loads known: choosing in order, an early destination cannot see what
- * the later ones must take (a link that is some later destination's only
- * way), and the second pass corrects that.  Then the switches' own LIDs,
- * which carry management only and do not count.
+ * Whether every switch of a level has as many up-links and as many
+ * down-links as every other of that level, and no leaf's destinations are
+ * split: then the shares come out even in one pass.
+ */
+static bool
+regular(const struct ftree *f, size_t ndest)
+{
+	for (size_t i = 0; i < ndest; i++)
+		if (f->order[i].mode != MODE_WHOLE)
+			return false;
+	for (unsigned l = 0; l <= f->height; l++) {
+		size_t up0 = 0, all0 = 0;
+		for (size_t i = f->lvl_at[l]; i < f->lvl_at[l + 1]; i++) {
+			uint32_t s = f->by_lvl[i];
+			size_t up = up_links(f, s), all = f->g->adj_at[s + 1] - f->g->adj_at[s];
+
+			if (i == f->lvl_at[l]) {
+				up0 = up;
+				all0 = all;
+			} else if (up != up0 || all != all0 ||
+			    (l == 0 && f->ncas[s] != f->ncas[f->by_lvl[f->lvl_at[0]]])) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/*
+ * Route the CA destinations; on an irregular tree route each again with
+ * the others' final loads known: choosing in order, an early destination
+ * cannot see what the later ones must take (a link that is some later
+ * destination's only way), and the second pass corrects that.  Then the
+ * switches' own LIDs, which carry management only and do not count.
  */
 static void
 route_all(struct ftree *f, struct routing_table *t, struct dest_lid *tmp)
 {
 	const struct graph *g = f->g;
 	size_t n = dest_order(f, tmp);
+	int passes = regular(f, n) ? 1 : FTREE_PASSES;
 
-	for (int pass = 0; pass < FTREE_PASSES; pass++) {
+	for (int pass = 0; pass < passes; pass++) {
 		t->unreachable = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct dest *o = &f->order[i];
@@ -665,6 +614,8 @@ ftree_free(struct ftree *f)
 	free(f->ncas);
 	free(f->route);
 	free(f->state);
+	free(f->via_main);
+	free(f->pending);
 	free(f->plain);
 	free(f->queue);
 	free(f->mark);
@@ -674,26 +625,6 @@ ftree_free(struct ftree *f)
 	free(f->p2a);
 }
 
-/* Port -> adjacency index of every switch, to follow a table's entries. */
-static int
-port_index(struct ftree *f)
-{
-	const struct graph *g = f->g;
-
-	f->p2a_at = calloc(g->ns + 1, sizeof(*f->p2a_at));
-	if (f->p2a_at == NULL)
-		return -1;
-	for (size_t s = 0; s < g->ns; s++)
-		f->p2a_at[s + 1] = f->p2a_at[s] + g->sw[s]->nports + 1u;
-	f->p2a = malloc(f->p2a_at[g->ns] * sizeof(*f->p2a));
-	if (f->p2a == NULL)
-		return -1;
-	memset(f->p2a, 0xff, f->p2a_at[g->ns] * sizeof(*f->p2a));
-	for (size_t s = 0; s < g->ns; s++)
-		for (size_t k = g->adj_at[s]; k < g->adj_at[s + 1]; k++)
-			f->p2a[f->p2a_at[s] + g->adj[k].port] = (uint32_t)k;
-	return 0;
-}
 
 static void
 reset_tables(struct routing_table *t)
@@ -735,18 +666,21 @@ ftree_route(const struct graph *g, struct routing_table *t, char *why, size_t wh
 	f.ncas = calloc(ns, sizeof(*f.ncas));
 	f.route = calloc(ns, sizeof(*f.route));
 	f.state = calloc(ns, sizeof(*f.state));
+	f.via_main = calloc(ns, sizeof(*f.via_main));
+	f.pending = calloc(ns, sizeof(*f.pending));
 	f.plain = calloc(ns, sizeof(*f.plain));
 	f.order = calloc(g->dst_at[ns] + 1, sizeof(*f.order));
 	f.mainrec = calloc((g->dst_at[ns] + 1) * (f.height + 1u), sizeof(*f.mainrec));
 	if (!f.by_lvl || !f.lvl_at || !f.rev || !f.dn_load || !f.w_load || !f.chain ||
-	    !f.flow || !f.ncas || !f.route || !f.state || !f.plain || !f.order || !f.mainrec ||
-	    port_index(&f) < 0)
+	    !f.flow || !f.ncas || !f.route || !f.state || !f.via_main || !f.pending ||
+	    !f.plain || !f.order || !f.mainrec ||
+	    ftree_port_index(&f) < 0)
 		goto out;
 	for (size_t s = 0; s < ns; s++)
 		for (size_t k = g->dst_at[s]; k < g->dst_at[s + 1]; k++)
 			f.ncas[s] += g->dst[k].port != 0;
-	sort_levels(&f);
-	link_reverse(&f);
+	ftree_sort_levels(&f);
+	ftree_link_reverse(&f);
 	reset_tables(t);
 	route_all(&f, t, tmp);
 	count_routes(t);
