@@ -106,6 +106,8 @@ demo: all
 	@sh tools/demo.sh $(O)
 
 bench: all
+	$(O)/bench/routebench 36 4 16 36
+	$(O)/bench/routebench 64 44
 	@sh bench/run.sh $(O)
 
 install: $(O)/fabricd $(O)/fabricctl

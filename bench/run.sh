@@ -15,6 +15,7 @@
 #           independent measure for both SMs; fabricd's own count in ()
 #   rss_mb  peak resident memory of the SM process (VmHWM) at subnet up
 # Usage: bench/run.sh BUILD_DIR [SIZE...]   SIZE: 324 1296 2592 (default all)
+# OpenSM options in OSM_ARGS (OSM_ARGS='-R ftree': against its fat-tree engine).
 # Not part of make check: the largest fabric alone takes OpenSM ~5-10 s.
 set -u
 build=$(cd "${1:-build}" && pwd) || exit 2

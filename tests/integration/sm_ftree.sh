@@ -6,6 +6,8 @@
 # hottest link must be no busier than OpenSM's.  Fabrics: a 2-level radix-36
 # tree (324 hosts), a 3-level radix-16 tree, a 3-level tree with parallel
 # links between aggregation and core switches and a leaf without hosts.
+# A rail-optimised tree (4 HCAs a host, HCA i on leaf i of its group):
+# walking only the pairs of one rail, every rail is at its ideal.
 # Every walk runs the credit-loop check too: neither SM's tables may have
 # one.  The figures are printed for the README.
 . "$FABRICD_SRC/tests/lib/common.sh"
@@ -66,4 +68,24 @@ compare "3-level radix 16, 256 hosts" 32 -P 16 -p 4 -k 8 -h 8 -a 8
 # 2 cables from every aggregation switch to each of 6 cores; 4 leaves a
 # pod, the last one without hosts
 compare "3-level radix 16, parallel links, 84 hosts" 8 -P 16 -p 2 -k 4 -h 12 -a 4 -u 1
+# rail-local pairs only: the hottest link at the per-rail bound
+sim_topology -P 16 -k 8 -h 8 -s 8 -G 4 || fail topogen
+sim_start || fail ibsim
+rm -rf "$STATE"
+sm_start_fabricd host1
+sm_wait_up 60 || fail "subnet not up (rails)"
+lft_dump || fail dump_fts
+awk -v loads=1 -v rails=1 -f "$LFTWALK_AWK" "$SIM_DIR/disc.txt" "$SIM_DIR/fts.txt" > "$T/walk.txt" ||
+    fail "LFT walk (rails): $(head -5 "$T/walk.txt")"
+rl=$(sed -n 's/^loads: //p' "$T/walk.txt")
+echo "rail-optimised, 16 hosts x 4 HCAs, rail pairs: fabricd $rl"
+[ "$(field max "$rl")" = "$(field bound "$rl")" ] || fail "a rail is not at its ideal: $rl"
+fd_stop
+sim_stop
+sim_start || fail ibsim
+OSM_ARGS='-R ftree' sim_opensm host1 120 || fail "OpenSM ftree (rails)"
+lft_dump || fail dump_fts
+awk -v loads=1 -v rails=1 -f "$LFTWALK_AWK" "$SIM_DIR/disc.txt" "$SIM_DIR/fts.txt" > "$T/walk.txt"
+echo "rail-optimised, 16 hosts x 4 HCAs, rail pairs: OpenSM ftree $(sed -n 's/^loads: //p' "$T/walk.txt")"
+sim_stop
 pass

@@ -19,6 +19,10 @@
 # crosses, B the largest lower bound ceil(L*(N-L)/u) over the leaves (L CA
 # ports, u cabled uplinks to switches, N CA ports in all).
 #
+#   awk -v rails=1 ...   only pairs of one rail (a CA's rail: the N of a
+# description ending "-rN", else 1), and the bound per rail (N the rail's
+# CA ports): how rail-local traffic (NCCL's) loads the links.
+#
 #   awk -v cdg=1 -f lftwalk.awk DISC FTS             also the credit-loop
 # check: the channel dependency graph of the CA-to-CA routes (a channel is
 # an inter-switch link direction; a route that enters a switch by channel
@@ -177,7 +181,7 @@ END {
 	ok = 0; bad = 0; maxh = 0
 	for (i = 1; i <= ncaports; i++)
 		for (j = 1; j <= ncaports; j++) {
-			if (i == j)
+			if (i == j || (rails && rail_of(caport_node[i]) != rail_of(caport_node[j])))
 				continue
 			if (walk(caport_node[i], caport_num[i], caport_lid[j])) {
 				ok++
@@ -198,8 +202,13 @@ END {
 	exit (bad > 0 || ok == 0)
 }
 
+function rail_of(node,    d) {
+	d = name[node]
+	return match(d, /-r[0-9]+$/) ? substr(d, RSTART + 2) + 0 : 1
+}
+
 # The per-link figures of the loads mode (see the top of this file).
-function print_loads(    k, kp, m, hot, nl, idle, n, sw, l, u, b, bound) {
+function print_loads(    k, kp, m, hot, nl, idle, n, sw, l, u, b, bound, i, nr, rl) {
 	m = 0; nl = 0; idle = 0
 	for (k in peer) {
 		split(k, kp, SUBSEP)
@@ -219,17 +228,21 @@ function print_loads(    k, kp, m, hot, nl, idle, n, sw, l, u, b, bound) {
 		split(k, kp, SUBSEP)
 		if (type[kp[1]] != "sw")
 			continue
-		if (type[peer[k]] == "ca")
+		if (type[peer[k]] == "ca") {
 			nca[kp[1]]++
-		else
+			swrail[kp[1]] = rail_of(peer[k])
+		} else
 			nup[kp[1]]++
 	}
+	for (i = 1; i <= ncaports; i++)
+		nr[rail_of(caport_node[i])]++
 	bound = 0
 	for (sw in nca) {
 		l = nca[sw]; u = nup[sw]
 		if (u == 0)
 			continue
-		b = int((l * (ncaports - l) + u - 1) / u)
+		rl = rails ? nr[swrail[sw]] : ncaports
+		b = int((l * (rl - l) + u - 1) / u)
 		if (b > bound)
 			bound = b
 	}
