@@ -8,9 +8,10 @@
  * cables it: per pod k/2 leaves of k/2 hosts and k/2 aggregation
  * switches, every leaf cabled to every aggregation switch of its pod;
  * p*k/4 cores (full ports), the aggregation switches' k/2 uplinks dealt
- * round-robin over them.  p = k is the full tree (k^3/4 hosts).  LIDs: hosts first, then switches; the unicast LID space
+ * round-robin over them.  p = k is the full tree (k^3/4 hosts).
+ * LIDs: hosts first, then switches; the unicast LID space
  * (49151) bounds the size: radix 64 holds at most 44 pods.
- * Prints one line per size: hosts, switches, engine, milliseconds, peak RSS.
+ * Prints one line per size: hosts, switches, engine, seconds, peak RSS.
  */
 #include <err.h>
 #include <stdio.h>

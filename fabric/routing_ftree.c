@@ -352,7 +352,8 @@ climb_whole(struct ftree *f)
 		for (size_t i = f->lvl_at[l]; i < f->lvl_at[l + 1]; i++) {
 			uint32_t x = f->by_lvl[i];
 
-			for (size_t k = g->adj_at[x]; f->state[x] == ST_NONE && k < g->adj_at[x + 1]; k++)
+			for (size_t k = g->adj_at[x];
+			    f->state[x] == ST_NONE && k < g->adj_at[x + 1]; k++)
 				if (is_up(f, x, k) && f->state[g->adj[k].nbr] != ST_NONE) {
 					f->state[x] = ST_UP;
 					f->route[x] = (uint32_t)k;
@@ -579,7 +580,8 @@ route_all(struct ftree *f, struct routing_table *t, struct dest_lid *tmp)
 
 			if (pass)
 				uncharge(f, t, o->sw, o->dl.lid);
-			route_lid(f, t, o->sw, &o->dl, o->mode, f->mainrec + i * f->height, pass > 0);
+			route_lid(f, t, o->sw, &o->dl, o->mode, f->mainrec + i * f->height,
+			    pass > 0);
 		}
 	}
 	for (uint32_t s = 0; s < g->ns; s++)

@@ -224,7 +224,8 @@ sm_status_json(struct sm *sm)
 		/* the engine that ran (auto picks one) and why */
 		json_object_set_new(sub, "routing_engine", json_string(sm->rt ?
 		    routing_engine_name(sm->rt->engine) : "none"));
-		json_object_set_new(sub, "routing_reason", json_string(sm->rt ? sm->rt->reason : ""));
+		json_object_set_new(sub, "routing_reason",
+		    json_string(sm->rt ? sm->rt->reason : ""));
 	}
 	if (o) {
 		const struct sa_counters *sa = sa_counters();

@@ -434,6 +434,47 @@ test_credit_loops(void **state)
 	}
 }
 
+/* A leaf without hosts is a leaf (not a third level), and two leaves
+ * cabled together make the fabric no fat tree, said so. */
+static void
+test_ftree_levels(void **state)
+{
+	struct routing_table *t;
+	struct fabric_node *empty, *a, *b;
+	struct walk_stats st;
+	struct tfab f;
+
+	fat_tree2(&f, 4, 3, 3);
+	empty = add_switch(&f, 36);
+	for (size_t i = 0; i < f.n; i++)
+		if (f.nodes[i]->type == FABRIC_SWITCH && f.nodes[i]->guid <= 3)
+			cable(empty, f.nodes[i]);	/* the spines come first */
+	t = route(&f, ROUTING_AUTO);
+	assert_int_equal(t->engine, ROUTING_FTREE);
+	assert_non_null(strstr(t->reason, "2-level fat tree: 5 leaves"));
+	check_all_pairs(&f, t, 1, &st);
+	assert_int_equal(st.max_hops, 5);	/* CA leaf spine leaf CA */
+	routing_table_free(t);
+	tfab_free(&f);
+
+	fat_tree2(&f, 4, 3, 3);
+	a = b = NULL;	/* the first two leaves, after the 3 spines */
+	for (size_t i = 0; i < f.n && b == NULL; i++) {
+		if (f.nodes[i]->type != FABRIC_SWITCH || f.nodes[i]->guid <= 3)
+			continue;
+		if (a == NULL)
+			a = f.nodes[i];
+		else
+			b = f.nodes[i];
+	}
+	cable(a, b);
+	t = route(&f, ROUTING_AUTO);
+	assert_int_equal(t->engine, ROUTING_UPDN);
+	assert_non_null(strstr(t->reason, "cabled within level 0 (both have CAs)"));
+	routing_table_free(t);
+	tfab_free(&f);
+}
+
 /* auto on fabrics that are not fat trees: updn, and the reason names a
  * link within a level. */
 static void
@@ -635,6 +676,7 @@ main(void)
 		cmocka_unit_test(test_fat_tree3_fast),
 		cmocka_unit_test(test_auto_irregular_updn),
 		cmocka_unit_test(test_credit_loops),
+		cmocka_unit_test(test_ftree_levels),
 		cmocka_unit_test(test_irregular_minhop_shortest),
 		cmocka_unit_test(test_irregular_updn_legal),
 		cmocka_unit_test(test_updn_configured_roots),
