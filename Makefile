@@ -38,7 +38,8 @@ TOOL_SRCS = $(wildcard tools/*.c)
 TOOL_BINS = $(TOOL_SRCS:tools/%.c=$(O)/tools/%)
 SQL      = $(sort $(wildcard schemas/*.sql))
 
-all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS) $(O)/tests/libroce_nlfake.so
+all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS) $(O)/tests/libroce_nlfake.so \
+    $(O)/bench/routebench
 
 # deps: install the Debian packages that are missing.  Idempotent and quiet
 # when all are present; apt-get update only when something must be fetched.
@@ -60,6 +61,11 @@ $(O)/libfabricd.a: $(LIB_OBJS)
 $(O)/tests/%: tests/unit/%.c $(O)/libfabricd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libfabricd.a $(LIBS) $(TEST_LIBS)
+
+# The model-only routing benchmark (make bench runs it first).
+$(O)/bench/routebench: bench/routebench.c $(O)/libfabricd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libfabricd.a $(LIBS)
 
 $(O)/tools/%: tools/%.c
 	@mkdir -p $(dir $@)
@@ -100,6 +106,8 @@ demo: all
 	@sh tools/demo.sh $(O)
 
 bench: all
+	$(O)/bench/routebench 36 4 16 36
+	$(O)/bench/routebench 64 44
 	@sh bench/run.sh $(O)
 
 install: $(O)/fabricd $(O)/fabricctl

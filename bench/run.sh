@@ -14,7 +14,8 @@
 #           another host (PortXmitPkts, extended counters): the same
 #           independent measure for both SMs; fabricd's own count in ()
 #   rss_mb  peak resident memory of the SM process (VmHWM) at subnet up
-# Usage: bench/run.sh BUILD_DIR [SIZE...]   SIZE: 324 1296 2592 (default all)
+# Usage: bench/run.sh BUILD_DIR [SIZE...]   SIZE: 324 1296 2592 (default), 5184
+# OpenSM options in OSM_ARGS (OSM_ARGS='-R ftree': against its fat-tree engine).
 # Not part of make check: the largest fabric alone takes OpenSM ~5-10 s.
 set -u
 build=$(cd "${1:-build}" && pwd) || exit 2
@@ -34,6 +35,7 @@ topo_args() {
 	324) echo "-k 18 -h 18 -s 18" ;;		# 2-level radix 36: 36 switches
 	1296) echo "-p 4" ;;			# 3-level radix 36: 180 switches
 	2592) echo "-p 8" ;;			# 3-level, 360 switches: ibsim -N/-S/-P raised
+	5184) echo "-p 16" ;;			# 3-level, 720 switches: not in the default sizes
 	*) echo "bench: unknown size $1" >&2; return 1 ;;
 	esac
 }

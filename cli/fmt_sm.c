@@ -2,6 +2,7 @@
  * Human output for the sm commands (the rest use the generic printer).
  *   route     one line per hop, as ibtracert prints a path
  *   topology  the text itself, so that it can be redirected to a file
+ *   routing   the engine, a table of levels, the hottest links
  */
 #include <stdio.h>
 
@@ -56,7 +57,33 @@ topology_result(json_t *res)
 	fputs(cli_str(res, "text", "?"), stdout);
 }
 
+/* Levels as "L0->L1": from the leaves (0) up, and back down. */
+static void
+routing_result(json_t *res)
+{
+	json_t *rows = json_object_get(res, "levels"), *r;
+	size_t i;
+
+	printf("engine %s (configured %s): %s\n", cli_str(res, "engine", "?"),
+	    cli_str(res, "configured", "?"), cli_str(res, "reason", ""));
+	printf("CA pairs routed %lld, failed %lld\n", num(res, "pairs"), num(res, "failed"));
+	printf("%-10s %8s %10s %12s %10s\n", "links", "count", "min", "mean", "max");
+	json_array_foreach(rows, i, r) {
+		char lv[24];
+		snprintf(lv, sizeof(lv), "L%lld->L%lld", num(r, "level"), num(r, "peer_level"));
+		printf("%-10s %8lld %10lld %12.1f %10lld\n", lv, num(r, "links"), num(r, "min"),
+		    json_real_value(json_object_get(r, "mean")), num(r, "max"));
+	}
+	rows = json_object_get(res, "hottest");
+	if (json_array_size(rows))
+		printf("hottest:\n");
+	json_array_foreach(rows, i, r)
+		printf("  %s[%lld] -> %s[%lld]  %lld routes\n", cli_str(r, "node", "?"),
+		    num(r, "port"), cli_str(r, "peer", "?"), num(r, "peer_port"), num(r, "routes"));
+}
+
 const struct cli_formatter fmt_sm[] = {
+	{ "routing", routing_result, NULL },
 	{ "route", route_result, NULL },
 	{ "topology", topology_result, NULL },
 	{ NULL, NULL, NULL }

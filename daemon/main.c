@@ -21,6 +21,7 @@
 #include "daemon/daemon.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "sm/sm.h"
 
 static struct fabricd daemon_state;
 
@@ -111,7 +112,11 @@ main(int argc, char **argv)
 	}
 	cfg_errors_free(errs, n);
 	if (check_only) {
+		char note[200];
+
 		printf("configuration OK\n");
+		if (sm_routing_note(fabricd->config->module[MOD_SM], note, sizeof(note))[0])
+			printf("%s\n", note);
 		config_free(fabricd->config);
 		return 0;
 	}

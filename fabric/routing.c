@@ -14,35 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fabric/routing.h"
-
-#define INF	UINT16_MAX
-
-struct adj {
-	uint32_t	 nbr;		/* neighbouring switch index */
-	uint8_t		 port;		/* egress port on this switch */
-};
-
-struct dest_lid {
-	uint16_t	 lid;
-	uint8_t		 port;		/* on the destination switch (0: itself) */
-};
-
-struct graph {
-	size_t			 ns;
-	const struct fabric_node **sw;	/* by index, sorted by GUID */
-	size_t			*adj_at;	/* [ns + 1] CSR offsets into adj */
-	struct adj		*adj;
-	size_t			*dst_at;	/* [ns + 1] CSR offsets into dst */
-	struct dest_lid		*dst;
-	/* pointer -> index hash, open addressing */
-	const struct fabric_node **hkey;
-	uint32_t		*hval;
-	size_t			 hmask;
-	/* updn: (rank, guid) order; lower is "up" */
-	uint16_t		*rank;
-	uint32_t		*order;		/* position in the (rank, guid) order */
-};
+#include "fabric/routing_internal.h"
 
 static uint64_t
 now_usec(void)
@@ -112,8 +84,8 @@ graph_free(struct graph *g)
 	free(g->order);
 }
 
-static bool
-is_switch(const struct fabric_node *n)
+bool
+routing_is_switch(const struct fabric_node *n)
 {
 	return n != NULL && n->type == FABRIC_SWITCH;
 }
@@ -158,7 +130,7 @@ graph_collect_lids(struct graph *g, struct fabric_node *const *nodes, size_t n,
 			const struct fabric_node *nd = nodes[i];
 			long s;
 
-			if (is_switch(nd)) {
+			if (routing_is_switch(nd)) {
 				if (nd->lid == 0)
 					continue;
 				if (!pass && claim_lid(owner, nd->lid, nd, err, errlen) < 0)
@@ -180,7 +152,7 @@ graph_collect_lids(struct graph *g, struct fabric_node *const *nodes, size_t n,
 					continue;
 				if (!pass && claim_lid(owner, pt->lid, nd, err, errlen) < 0)
 					goto out;
-				if (pt->peer == NULL || !is_switch(pt->peer->node))
+				if (pt->peer == NULL || !routing_is_switch(pt->peer->node))
 					continue;	/* not reachable through a switch */
 				s = index_of(g, pt->peer->node);
 				if (s < 0)
@@ -222,7 +194,7 @@ graph_build(struct graph *g, struct fabric_node *const *nodes, size_t n, uint16_
 	if (g->sw == NULL)
 		goto nomem;
 	for (size_t i = 0; i < n; i++)
-		if (is_switch(nodes[i]))
+		if (routing_is_switch(nodes[i]))
 			g->sw[g->ns++] = nodes[i];
 	if (g->ns == 0) {
 		snprintf(err, errlen, "no switch to route");
@@ -272,16 +244,14 @@ nomem:
 	return -1;
 }
 
-/* Whether CAs are cabled to switch s (its LIDs beyond its own). */
-static bool
-has_ca(const struct graph *g, size_t s)
+bool
+graph_has_ca(const struct graph *g, size_t s)
 {
 	return g->dst_at[s + 1] - g->dst_at[s] > (g->sw[s]->lid ? 1u : 0u);
 }
 
-/* Plain breadth-first distances (in switch hops) from d. */
-static void
-bfs(const struct graph *g, uint32_t d, uint16_t *dist, uint32_t *queue)
+void
+graph_bfs(const struct graph *g, uint32_t d, uint16_t *dist, uint32_t *queue)
 {
 	size_t head = 0, tail = 0;
 
@@ -356,7 +326,7 @@ central_switch(const struct graph *g, uint16_t *dist, uint32_t *queue)
 
 	for (size_t s = 0; s < g->ns; s++) {
 		uint16_t ecc = 0;
-		bfs(g, (uint32_t)s, dist, queue);
+		graph_bfs(g, (uint32_t)s, dist, queue);
 		for (size_t t = 0; t < g->ns; t++)
 			if (dist[t] != INF && dist[t] > ecc)
 				ecc = dist[t];
@@ -381,7 +351,7 @@ updn_detect_roots(const struct graph *g, bool *is_root, uint16_t *dist, uint32_t
 	uint16_t far = 0;
 
 	for (size_t s = 0; s < g->ns; s++) {
-		dist[s] = has_ca(g, s) ? 0 : INF;
+		dist[s] = graph_has_ca(g, s) ? 0 : INF;
 		if (dist[s] == 0)
 			queue[tail++] = (uint32_t)s;
 	}
@@ -566,13 +536,13 @@ route_all(const struct graph *g, struct work *w, struct routing_table *t)
 			continue;
 		if (t->engine == ROUTING_UPDN) {
 			updn_distances(g, d, w->dist, w->dist2, w->queue, w->by_order);
-			bfs(g, d, w->plain, w->queue);
+			graph_bfs(g, d, w->plain, w->queue);
 			candidates_updn(g, w);
 			for (size_t s = 0; s < g->ns; s++)
-				if (w->dist2[s] == INF && has_ca(g, s))
+				if (w->dist2[s] == INF && graph_has_ca(g, s))
 					lost++;
 		} else {
-			bfs(g, d, w->dist, w->queue);
+			graph_bfs(g, d, w->dist, w->queue);
 			candidates_minhop(g, w);
 		}
 		place_lids(g, w, t, d);
@@ -687,12 +657,23 @@ routing_compute(struct fabric_node *const *nodes, size_t n,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (p->engine == ROUTING_UPDN) {
+	if (p->engine == ROUTING_FTREE || p->engine == ROUTING_AUTO) {
+		int fr = ftree_route(&g, t, t->reason, sizeof(t->reason));
+		if (fr < 0) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		/* not a fat tree: up/down is loop-free on anything */
+		t->engine = fr ? ROUTING_FTREE : ROUTING_UPDN;
+	} else {
+		snprintf(t->reason, sizeof(t->reason), "configured");
+	}
+	if (t->engine == ROUTING_UPDN) {
 		if (route_updn(&g, &w, t, p) < 0) {
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-	} else {
+	} else if (t->engine == ROUTING_MINHOP) {
 		route_all(&g, &w, t);
 	}
 	rc = 0;
@@ -747,7 +728,12 @@ routing_lft_of(const struct routing_table *t, uint64_t sw_guid)
 const char *
 routing_engine_name(enum routing_engine e)
 {
-	return e == ROUTING_UPDN ? "updn" : "minhop";
+	static const char *const names[] = {
+		[ROUTING_MINHOP] = "minhop", [ROUTING_UPDN] = "updn",
+		[ROUTING_FTREE] = "ftree", [ROUTING_AUTO] = "auto",
+	};
+
+	return (unsigned)e < sizeof(names) / sizeof(names[0]) ? names[e] : "?";
 }
 
 int
@@ -757,5 +743,9 @@ routing_engine_parse(const char *name)
 		return ROUTING_MINHOP;
 	if (strcmp(name, "updn") == 0)
 		return ROUTING_UPDN;
+	if (strcmp(name, "ftree") == 0)
+		return ROUTING_FTREE;
+	if (strcmp(name, "auto") == 0)
+		return ROUTING_AUTO;
 	return -1;
 }

@@ -12,6 +12,13 @@
  *           farthest from the CAs); a route never turns from a down hop to
  *           an up hop, which makes it loop- and deadlock-free on any
  *           topology.  Balanced like minhop.
+ *   ftree   fat trees (routing_ftree.c): levels counted from the leaves
+ *           (the switches with CAs), routes climb then descend, each
+ *           destination has one way down and every up-port carries an
+ *           equal share of the destinations (D-mod-K style).  Refuses a
+ *           fabric that is not a fat tree, saying why.
+ *   auto    ftree when the fabric is a fat tree, else updn; the table's
+ *           engine and reason say which ran and why.
  *
  * Cost: one breadth-first search per destination *switch*, not per LID;
  * a CA's LID reuses the distances of the switch it is cabled to.
@@ -36,7 +43,7 @@
 #define ROUTING_BLOCK_SIZE	64	/* LFT entries per LinearForwardingTable MAD */
 #define ROUTING_NO_PORT		0xFF
 
-enum routing_engine { ROUTING_MINHOP, ROUTING_UPDN };
+enum routing_engine { ROUTING_MINHOP, ROUTING_UPDN, ROUTING_FTREE, ROUTING_AUTO };
 
 struct routing_params {
 	enum routing_engine	 engine;
@@ -56,7 +63,8 @@ struct routing_lft {
 };
 
 struct routing_table {
-	enum routing_engine	 engine;
+	enum routing_engine	 engine;	/* the engine that ran (never auto) */
+	char			 reason[160];	/* ftree/auto: why this engine */
 	size_t			 nswitches;
 	struct routing_lft	*lfts;		/* sorted by switch node GUID */
 	uint16_t		 top;		/* highest LID routed */
@@ -75,6 +83,14 @@ struct routing_table {
 struct routing_table *routing_compute(struct fabric_node *const *nodes, size_t n,
     const struct routing_params *params, char *err, size_t errlen);
 void routing_table_free(struct routing_table *t);
+
+/*
+ * Whether the CA-to-CA routes of t have a credit loop: a cycle in the
+ * channel dependency graph (routing_cdg.c).  1 with a description in
+ * where, 0 none, -1 out of memory.  ftree and updn tables never have one;
+ * minhop's can, on fabrics with cycles (a ring of five switches).
+ */
+int routing_credit_loop(const struct routing_table *t, char *where, size_t len);
 
 /* The table of one switch (by node GUID), NULL if it is not a switch of t. */
 const struct routing_lft *routing_lft_of(const struct routing_table *t, uint64_t sw_guid);
@@ -126,7 +142,7 @@ const char *routing_walk_status_str(enum routing_walk_status s);
 const char *routing_walk_status_code(enum routing_walk_status s);
 
 const char *routing_engine_name(enum routing_engine e);
-/* "minhop" / "updn" -> engine; -1 when unknown. */
+/* "minhop" / "updn" / "ftree" / "auto" -> engine; -1 when unknown. */
 int routing_engine_parse(const char *name);
 
 /* Adapter for the fabric model: routes every node of f. */

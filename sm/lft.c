@@ -162,6 +162,48 @@ check_roots(struct sm *sm)
 	}
 }
 
+/* Which engine routed and why, as an event whenever that changes (the
+ * first routing, auto finding the fabric is no longer a fat tree...). */
+static void
+say_engine(struct sm *sm)
+{
+	char said[sizeof(sm->routing_said)];
+	bool refused = sm->cfg.routing == ROUTING_FTREE && sm->rt->engine != ROUTING_FTREE;
+
+	snprintf(said, sizeof(said), "%s: %s", routing_engine_name(sm->rt->engine),
+	    sm->rt->reason);
+	if (strcmp(said, sm->routing_said) == 0)
+		return;
+	memcpy(sm->routing_said, said, sizeof(said));
+	if (refused)
+		event_post(EV_WARNING, "sm", NULL, "routing: ftree refused (%s); routed with updn",
+		    sm->rt->reason);
+	else
+		event_post(EV_INFO, "sm", NULL, "routing: %s engine (%s%s)",
+		    routing_engine_name(sm->rt->engine),
+		    sm->cfg.routing == ROUTING_AUTO ? "auto: " : "", sm->rt->reason);
+}
+
+/* minhop has no guard against credit loops: look for one in what it
+ * computed, and warn once each time the tables come to have one.  ftree
+ * and updn cannot have one, so their tables are not searched. */
+static void
+check_loops(struct sm *sm)
+{
+	char where[160];
+	int rc;
+
+	if (sm->rt->engine != ROUTING_MINHOP) {
+		sm->loop_warned = false;
+		return;
+	}
+	rc = routing_credit_loop(sm->rt, where, sizeof(where));
+	if (rc == 1 && !sm->loop_warned)
+		event_post(EV_WARNING, "sm", NULL, "routing: the minhop tables have a credit loop "
+		    "(%s); updn or ftree route without one", where);
+	sm->loop_warned = rc == 1;
+}
+
 void
 sm_lft_program(struct sm *sm)
 {
@@ -185,6 +227,8 @@ sm_lft_program(struct sm *sm)
 	}
 	log_debug("sm: routes for %zu LIDs on %zu switches in %llu us", sm->rt->nlids,
 	    sm->rt->nswitches, (unsigned long long)sm->rt->usec);
+	say_engine(sm);
+	check_loops(sm);
 	if (sm->rt->updn_fallback && !sm->roots_warned) {
 		event_post(EV_WARNING, "sm", NULL, "updn: the %s roots left switch pairs without "
 		    "a legal path; routed from one central root instead",

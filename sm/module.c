@@ -7,7 +7,7 @@
  *     port_guid: 0x0002c90300000001   # default: the first port found
  *     priority: 15                    # SMInfo priority, 0..15
  *     sweep_interval: 10s             # light sweep period
- *     routing: minhop                 # or updn
+ *     routing: auto                   # ftree on a fat tree, else updn; or minhop, updn, ftree
  *     max_outstanding: 64             # MAD window, 1..64
  *     mad_timeout: 200ms              # per try
  *     mad_retries: 3
@@ -67,7 +67,8 @@ sm_attach_io(struct sm *sm, struct fabricd *fd)
 		mad_engine_set_handler(sm->me, sm_handle_mad, sm);
 }
 
-static const char *const routing_names[] = { "minhop", "updn", NULL };
+/* In enum routing_engine order. */
+static const char *const routing_names[] = { "minhop", "updn", "ftree", "auto", NULL };
 
 static bool
 parse_guid(struct cfg_ctx *ctx, yaml_node_t *node, uint64_t *guid)
@@ -144,7 +145,7 @@ sm_config_init(void *p)
 	c->port_guid = 0;
 	c->priority = 15;
 	c->sweep_interval_ms = 10000;
-	c->routing = ROUTING_MINHOP;
+	c->routing = ROUTING_AUTO;
 	c->max_outstanding = MAD_WINDOW_DEFAULT;
 	c->timeout_ms = 200;
 	c->retries = 3;
@@ -152,6 +153,25 @@ sm_config_init(void *p)
 	c->standby_misses = 3;
 	c->sm_key = 1;		/* OpenSM's default: the two recognise each other */
 	c->subnet_prefix = 0xfe80000000000000ULL;	/* link-local, IB_DEFAULT_SUBNET_PREFIX */
+}
+
+const char *
+sm_routing_note(const void *cfgp, char *buf, size_t len)
+{
+	const struct sm_config *c = cfgp;
+
+	if (c == NULL || !c->enabled)
+		snprintf(buf, len, "%s", "");
+	else if (c->routing == ROUTING_AUTO)
+		snprintf(buf, len, "sm: routing auto: ftree when the fabric is a fat tree (the "
+		    "switches with CAs as leaves), else updn; decided at each heavy sweep, "
+		    "the choice and its reason in status and events");
+	else if (c->routing == ROUTING_FTREE)
+		snprintf(buf, len, "sm: routing ftree (updn, with a warning, on a fabric that is "
+		    "not a fat tree)");
+	else
+		snprintf(buf, len, "sm: routing %s", routing_engine_name(c->routing));
+	return buf;
 }
 
 /* The engine's settings live in the sm section (port, window, timeout,

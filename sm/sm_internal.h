@@ -122,6 +122,8 @@ struct sm {
 	uint64_t		 dup_reported[SM_DUP_REPORTED_MAX];	/* this discovery's */
 	size_t			 ndup_reported;
 	bool			 roots_warned;	/* told of missing updn roots or a fallback */
+	char			 routing_said[192];	/* engine and reason last told */
+	bool			 loop_warned;	/* told the tables have a credit loop */
 
 	/* election (standby.c) */
 	uint8_t			 state;		/* enum sm_state */

@@ -91,6 +91,15 @@ sm_status_json(struct sm *sm)
 	    "errors", (json_int_t)c->errors, "unsolicited", (json_int_t)c->unsolicited,
 	    "outstanding", (int)mad_engine_outstanding(sm->me), "queued", (int)mad_engine_queued(sm->me));
 	if (o) {
+		json_t *sub = json_object_get(o, "subnet");
+
+		/* the engine that ran (auto picks one) and why */
+		json_object_set_new(sub, "routing_engine", json_string(sm->rt ?
+		    routing_engine_name(sm->rt->engine) : "none"));
+		json_object_set_new(sub, "routing_reason",
+		    json_string(sm->rt ? sm->rt->reason : ""));
+	}
+	if (o) {
 		const struct sa_counters *sa = &sm->sa_counters;
 		json_object_set_new(o, "sa", json_pack("{s:I, s:I, s:I, s:I, s:I}",
 		    "requests", (json_int_t)sa->requests, "records", (json_int_t)sa->records,

@@ -5,6 +5,13 @@
  *   2-level fat tree:  -k LEAVES -h HOSTS_PER_LEAF -s SPINES
  *   3-level fat tree:  -p PODS [-k LEAVES_PER_POD] [-h HOSTS] [-a AGGS_PER_POD] [-c CORES]
  *   random irregular:  -r SEED -n SWITCHES [-e EXTRA_LINKS] [-h HOSTS_PER_SWITCH]
+ *   ring of switches:  -R SWITCHES [-h HOSTS_PER_SWITCH]   (credit loops for minhop)
+ *   -G RAILS (2-level): rail-optimised, as GPU clusters are cabled: the
+ *   leaves in groups of RAILS, each host of a group with RAILS HCAs, HCA i
+ *   cabled to leaf i of the group; -h is then HCAs per leaf.  HCA 1 of a
+ *   host is named hostN, the others hostN-r2.. (the rail after "-r").
+ *   -u N: the last N leaves of a fat tree (of its last pod) get no hosts,
+ *   still cabled up as the others: leaves waiting for their hosts.
  *
  * Every port is cabled explicitly at width mask W and speed mask S
  * (default 8 and 4: 12X QDR, the most ibsim's ports support), because
@@ -34,7 +41,7 @@ struct node {
 };
 
 static struct node *nodes;
-static int nnodes, radix = 36, width = 8, speed = 4;
+static int nnodes, radix = 36, width = 8, speed = 4, empty_leaves, rails = 1;
 static char *slow_spec[MAX_SLOW];
 static int nslow;
 
@@ -97,6 +104,28 @@ add_hosts(int sw, int n)
 	}
 }
 
+/* Hosts of a rail-optimised tree: per group of `rails` leaves, `hosts`
+ * hosts, HCA i of each on leaf i of the group. */
+static void
+add_rail_hosts(const int *lf, int leaves, int hosts)
+{
+	char name[NAME_LEN];
+
+	if (leaves % rails)
+		errx(1, "rails: %d leaves are not groups of %d", leaves, rails);
+	for (int g = 0; g < leaves / rails; g++)
+		for (int h = 0; h < hosts; h++) {
+			++nhosts;
+			for (int r = 0; r < rails; r++) {
+				if (r == 0)
+					snprintf(name, sizeof(name), "host%d", nhosts);
+				else
+					snprintf(name, sizeof(name), "host%d-r%d", nhosts, r + 1);
+				cable(add_node(name, 0), lf[g * rails + r]);
+			}
+		}
+}
+
 static void
 gen_fat2(int leaves, int hosts, int spines)
 {
@@ -119,8 +148,11 @@ gen_fat2(int leaves, int hosts, int spines)
 		sp[s] = add_node(name, 1);
 	}
 	/* hosts first so that host ports are 1..hosts on every leaf */
-	for (int l = 0; l < leaves; l++)
-		add_hosts(lf[l], hosts);
+	if (rails > 1)
+		add_rail_hosts(lf, leaves, hosts);
+	else
+		for (int l = 0; l < leaves; l++)
+			add_hosts(lf[l], l >= leaves - empty_leaves ? 0 : hosts);
 	for (int l = 0; l < leaves; l++)
 		for (int s = 0; s < spines; s++)
 			for (int k = 0; k < per_pair; k++)
@@ -161,7 +193,7 @@ gen_fat3(int pods, int leaves, int hosts, int aggs, int cores)
 			add_node(name, 1);
 		}
 		for (int l = 0; l < leaves; l++)
-			add_hosts(first_leaf + l, hosts);
+			add_hosts(first_leaf + l, p == pods - 1 && l >= leaves - empty_leaves ? 0 : hosts);
 		for (int l = 0; l < leaves; l++)
 			for (int a = 0; a < aggs; a++)
 				cable(first_leaf + l, first_agg + a);
@@ -205,6 +237,27 @@ gen_random(unsigned seed, int nsw, int extra, int hosts)
 	}
 }
 
+/* A ring: each switch cabled to the next, the last to the first.  Shortest
+ * paths on a ring of 5 or more go round it in both directions, and the
+ * clockwise ones alone close a cycle of channel dependencies. */
+static void
+gen_ring(int nsw, int hosts)
+{
+	char name[NAME_LEN];
+	int first = nnodes;
+
+	if (nsw < 3 || hosts + 2 > radix)
+		errx(1, "ring: need 3+ switches and hosts + 2 <= radix");
+	for (int s = 0; s < nsw; s++) {
+		snprintf(name, sizeof(name), "sw-r%d", s + 1);
+		add_node(name, 1);
+	}
+	for (int s = 0; s < nsw; s++)
+		add_hosts(first + s, hosts);
+	for (int s = 0; s < nsw; s++)
+		cable(first + s, first + (s + 1) % nsw);
+}
+
 static int
 find_node(const char *name)
 {
@@ -245,8 +298,9 @@ emit(FILE *out)
 	}
 	fprintf(out, "# ibsim net file written by topogen: %d switches, %d hosts, %d links\n",
 	    nsw, nhosts, links / 2);
+	/* CA nodes: a host of a rail-optimised tree has several */
 	fprintf(out, "# ibsim needs -N >= %d, -S >= %d, -P >= %d\n\n", nnodes, nsw,
-	    nsw * (radix + 1) + nhosts * 2);
+	    nsw * (radix + 1) + (nnodes - nsw) * 2);
 	for (int i = 0, s = 0; i < nnodes; i++) {
 		const struct node *n = &nodes[i];
 		if (n->sw)
@@ -270,9 +324,11 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: topogen [-o FILE] [-P RADIX] [-w WIDTHMASK] [-S SPEEDMASK] [-x NODE:PORT]...\n"
+	    "               [-u EMPTY_LEAVES] [-G RAILS]\n"
 	    "         -k LEAVES -h HOSTS -s SPINES              2-level fat tree\n"
 	    "         -p PODS [-k L] [-h H] [-a AGGS] [-c CORES] 3-level fat tree\n"
-	    "         -r SEED -n SWITCHES [-e EXTRA] [-h HOSTS]  random irregular\n");
+	    "         -r SEED -n SWITCHES [-e EXTRA] [-h HOSTS]  random irregular\n"
+	    "         -R SWITCHES [-h HOSTS]                    ring\n");
 	exit(2);
 }
 
@@ -280,12 +336,12 @@ int
 main(int argc, char **argv)
 {
 	int leaves = 18, hosts = -1, spines = 18, pods = 0, aggs = 18, cores = 0;
-	int nsw = 0, extra = -1, rnd = 0, c;
+	int nsw = 0, extra = -1, rnd = 0, ring = 0, c;
 	unsigned seed = 0;
 	const char *outpath = NULL;
 	FILE *out = stdout;
 
-	while ((c = getopt(argc, argv, "o:P:w:S:x:k:h:s:p:a:c:r:n:e:")) != -1) {
+	while ((c = getopt(argc, argv, "o:P:w:S:x:k:h:s:p:a:c:r:n:e:u:R:G:")) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case 'P': radix = atoi(optarg); break;
@@ -305,12 +361,17 @@ main(int argc, char **argv)
 		case 'r': seed = (unsigned)strtoul(optarg, NULL, 0); rnd = 1; break;
 		case 'n': nsw = atoi(optarg); break;
 		case 'e': extra = atoi(optarg); break;
+		case 'u': empty_leaves = atoi(optarg); break;
+		case 'R': ring = atoi(optarg); break;
+		case 'G': rails = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (optind != argc || radix < 2 || radix > 254)
 		usage();
-	if (rnd)
+	if (ring)
+		gen_ring(ring, hosts < 0 ? 2 : hosts);
+	else if (rnd)
 		gen_random(seed, nsw, extra < 0 ? nsw : extra, hosts < 0 ? 2 : hosts);
 	else if (pods)
 		gen_fat3(pods, leaves, hosts < 0 ? 18 : hosts, aggs, cores);

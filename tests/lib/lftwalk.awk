@@ -11,6 +11,24 @@
 # naming an uncabled port, a loop, or a route that ends on the wrong node.
 # Output: "lftwalk: N pairs ok, M failed, max H switch hops" (and up to 20
 # failures); exit status 1 on any failure or when nothing was walked.
+#
+#   awk -v loads=1 -f lftwalk.awk DISC FTS           also the routes that
+# cross each inter-switch link direction, after the pairs line:
+#   "loads: max M links K idle I bound B hottest NAME[P]->NAME[Q]"
+# M the busiest link direction, K the link directions, I those no route
+# crosses, B the largest lower bound ceil(L*(N-L)/u) over the leaves (L CA
+# ports, u cabled uplinks to switches, N CA ports in all).
+#
+#   awk -v rails=1 ...   only pairs of one rail (a CA's rail: the N of a
+# description ending "-rN", else 1), and the bound per rail (N the rail's
+# CA ports): how rail-local traffic (NCCL's) loads the links.
+#
+#   awk -v cdg=1 -f lftwalk.awk DISC FTS             also the credit-loop
+# check: the channel dependency graph of the CA-to-CA routes (a channel is
+# an inter-switch link direction; a route that enters a switch by channel
+# a and leaves by b makes b a dependency of a) must have no cycle:
+#   "cdg: channels C dependencies D acyclic"  or
+#   "cdg: channels C dependencies D cycle NAME[P] NAME[P] ..." (exit 1)
 
 function field_after(s, key,    i, r) {
 	i = index(s, key)
@@ -86,7 +104,7 @@ function strtonum_hex(s,    n, i, c) {
 
 # Walk from CA port (node, port) to dlid; sets walk_err, walk_hops, and
 # walk_path (switch ids, space separated).  Returns 1 when it arrived.
-function walk(node, port, dlid,    cur, out, seen, hops) {
+function walk(node, port, dlid,    cur, out, seen, hops, prev, ch) {
 	walk_err = ""
 	walk_path = ""
 	if (calid[node, port] == dlid)
@@ -125,6 +143,17 @@ function walk(node, port, dlid,    cur, out, seen, hops) {
 			walk_err = name[cur] " forwards LID " dlid " to uncabled port " out
 			return 0
 		}
+		if (loads && type[peer[cur, out]] == "sw")
+			load[cur, out]++
+		if (cdg && type[peer[cur, out]] == "sw") {
+			ch = cur SUBSEP out
+			if (prev != "" && !((prev, ch) in dep)) {
+				dep[prev, ch] = 1
+				succ[prev] = succ[prev] " " ch_id(ch)
+				ndep++
+			}
+			prev = ch
+		}
 		last_in = peerport[cur, out]
 		cur = peer[cur, out]
 	}
@@ -152,7 +181,7 @@ END {
 	ok = 0; bad = 0; maxh = 0
 	for (i = 1; i <= ncaports; i++)
 		for (j = 1; j <= ncaports; j++) {
-			if (i == j)
+			if (i == j || (rails && rail_of(caport_node[i]) != rail_of(caport_node[j])))
 				continue
 			if (walk(caport_node[i], caport_num[i], caport_lid[j])) {
 				ok++
@@ -166,5 +195,105 @@ END {
 			}
 		}
 	printf "lftwalk: %d pairs ok, %d failed, max %d switch hops\n", ok, bad, maxh
+	if (loads)
+		print_loads()
+	if (cdg && !check_cdg())
+		exit 1
 	exit (bad > 0 || ok == 0)
+}
+
+function rail_of(node,    d) {
+	d = name[node]
+	return match(d, /-r[0-9]+$/) ? substr(d, RSTART + 2) + 0 : 1
+}
+
+# The per-link figures of the loads mode (see the top of this file).
+function print_loads(    k, kp, m, hot, nl, idle, n, sw, l, u, b, bound, i, nr, rl) {
+	m = 0; nl = 0; idle = 0
+	for (k in peer) {
+		split(k, kp, SUBSEP)
+		if (type[kp[1]] != "sw" || type[peer[k]] != "sw")
+			continue
+		nl++
+		if (!(k in load)) {
+			idle++
+			continue
+		}
+		if (load[k] > m) {
+			m = load[k]
+			hot = name[kp[1]] "[" kp[2] "]->" name[peer[k]] "[" peerport[k] "]"
+		}
+	}
+	for (k in peer) {
+		split(k, kp, SUBSEP)
+		if (type[kp[1]] != "sw")
+			continue
+		if (type[peer[k]] == "ca") {
+			nca[kp[1]]++
+			swrail[kp[1]] = rail_of(peer[k])
+		} else
+			nup[kp[1]]++
+	}
+	for (i = 1; i <= ncaports; i++)
+		nr[rail_of(caport_node[i])]++
+	bound = 0
+	for (sw in nca) {
+		l = nca[sw]; u = nup[sw]
+		if (u == 0)
+			continue
+		rl = rails ? nr[swrail[sw]] : ncaports
+		b = int((l * (rl - l) + u - 1) / u)
+		if (b > bound)
+			bound = b
+	}
+	printf "loads: max %d links %d idle %d bound %d hottest %s\n", m, nl, idle, bound, hot
+}
+
+# Channels get small numbers, so that successor lists are plain strings.
+function ch_id(ch) {
+	if (!(ch in chnum)) {
+		chnum[ch] = ++nch
+		chname[nch] = ch
+	}
+	return chnum[ch]
+}
+
+# Depth-first search for a cycle, iterative (awk has no deep recursion to
+# spare): colour 1 on the stack, 2 done.  Prints the cdg line.
+function check_cdg(    i, c, top, stk, pos, nxt, lst, n, k, cyc, kp) {
+	for (c in succ)
+		ch_id(c)
+	for (i = 1; i <= nch; i++) {
+		if (colour[i])
+			continue
+		top = 1; stk[1] = i; pos[1] = 0; colour[i] = 1
+		while (top > 0) {
+			c = stk[top]
+			n = split(succ[chname[c]], lst, " ")
+			if (pos[top] >= n) {
+				colour[c] = 2
+				top--
+				continue
+			}
+			nxt = lst[++pos[top]] + 0
+			if (colour[nxt] == 1) {
+				cyc = ""
+				for (k = top; k >= 1 && stk[k] != nxt; k--)
+					;
+				for (; k <= top; k++) {
+					split(chname[stk[k]], kp, SUBSEP)
+					cyc = cyc " " name[kp[1]] "[" kp[2] "]"
+				}
+				printf "cdg: channels %d dependencies %d cycle%s\n", nch, ndep, cyc
+				return 0
+			}
+			if (!colour[nxt]) {
+				colour[nxt] = 1
+				stk[++top] = nxt
+				pos[top] = 0
+			}
+		}
+	}
+	printf "cdg: channels %d dependencies %d acyclic\n", nch, ndep
+	return 1
 }

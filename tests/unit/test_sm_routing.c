@@ -378,7 +378,121 @@ test_fat_tree3_fast(void **state)
 	check_all_pairs(&f, t, 37, &st);
 	assert_int_equal(st.max_hops, 7);
 	routing_table_free(t);
+
+	t = route(&f, ROUTING_AUTO);
+	printf("# ftree  1296 hosts / 180 switches: %.1f ms\n", t->usec / 1000.0);
+	assert_int_equal(t->engine, ROUTING_FTREE);
+	assert_non_null(strstr(t->reason, "3-level fat tree: 72 leaves"));
+	assert_int_equal(t->unreachable, 0);
+	check_all_pairs(&f, t, 37, &st);
+	assert_int_equal(st.max_hops, 7);
+	routing_table_free(t);
 	tfab_free(&f);
+}
+
+/* The credit-loop check: minhop on a ring of five switches closes the
+ * clockwise cycle of dependencies; ftree on fat trees and updn on the ring
+ * and on irregular fabrics have none. */
+static void
+test_credit_loops(void **state)
+{
+	struct fabric_node *sw[5];
+	struct routing_table *t;
+	struct tfab f;
+	char where[160];
+
+	memset(&f, 0, sizeof(f));
+	f.next_lid = 1;
+	for (int i = 0; i < 5; i++)
+		sw[i] = add_switch(&f, 8);
+	for (int i = 0; i < 5; i++)
+		cable(sw[i], sw[(i + 1) % 5]);
+	for (int i = 0; i < 5; i++)
+		add_hosts(&f, sw[i], 2);
+	t = route(&f, ROUTING_MINHOP);
+	assert_int_equal(routing_credit_loop(t, where, sizeof(where)), 1);
+	assert_non_null(strstr(where, "on or behind a cycle"));
+	routing_table_free(t);
+	t = route(&f, ROUTING_UPDN);
+	assert_int_equal(routing_credit_loop(t, where, sizeof(where)), 0);
+	routing_table_free(t);
+	tfab_free(&f);
+
+	fat_tree3(&f, 2);
+	t = route(&f, ROUTING_FTREE);
+	assert_int_equal(t->engine, ROUTING_FTREE);
+	assert_int_equal(routing_credit_loop(t, where, sizeof(where)), 0);
+	routing_table_free(t);
+	tfab_free(&f);
+
+	for (uint32_t seed = 1; seed <= 5; seed++) {
+		irregular(&f, seed, 24, 20);
+		t = route(&f, ROUTING_UPDN);
+		assert_int_equal(routing_credit_loop(t, where, sizeof(where)), 0);
+		routing_table_free(t);
+		tfab_free(&f);
+	}
+}
+
+/* A leaf without hosts is a leaf (not a third level), and two leaves
+ * cabled together make the fabric no fat tree, said so. */
+static void
+test_ftree_levels(void **state)
+{
+	struct routing_table *t;
+	struct fabric_node *empty, *a, *b;
+	struct walk_stats st;
+	struct tfab f;
+
+	fat_tree2(&f, 4, 3, 3);
+	empty = add_switch(&f, 36);
+	for (size_t i = 0; i < f.n; i++)
+		if (f.nodes[i]->type == FABRIC_SWITCH && f.nodes[i]->guid <= 3)
+			cable(empty, f.nodes[i]);	/* the spines come first */
+	t = route(&f, ROUTING_AUTO);
+	assert_int_equal(t->engine, ROUTING_FTREE);
+	assert_non_null(strstr(t->reason, "2-level fat tree: 5 leaves"));
+	check_all_pairs(&f, t, 1, &st);
+	assert_int_equal(st.max_hops, 5);	/* CA leaf spine leaf CA */
+	routing_table_free(t);
+	tfab_free(&f);
+
+	fat_tree2(&f, 4, 3, 3);
+	a = b = NULL;	/* the first two leaves, after the 3 spines */
+	for (size_t i = 0; i < f.n && b == NULL; i++) {
+		if (f.nodes[i]->type != FABRIC_SWITCH || f.nodes[i]->guid <= 3)
+			continue;
+		if (a == NULL)
+			a = f.nodes[i];
+		else
+			b = f.nodes[i];
+	}
+	cable(a, b);
+	t = route(&f, ROUTING_AUTO);
+	assert_int_equal(t->engine, ROUTING_UPDN);
+	assert_non_null(strstr(t->reason, "cabled within level 0 (both have CAs)"));
+	routing_table_free(t);
+	tfab_free(&f);
+}
+
+/* auto on fabrics that are not fat trees: updn, and the reason names a
+ * link within a level. */
+static void
+test_auto_irregular_updn(void **state)
+{
+	for (uint32_t seed = 1; seed <= 5; seed++) {
+		struct tfab f;
+		struct walk_stats st;
+
+		irregular(&f, seed, 24, 20);
+		struct routing_table *t = route(&f, ROUTING_AUTO);
+		assert_int_equal(t->engine, ROUTING_UPDN);
+		assert_non_null(strstr(t->reason, "not a fat tree: "));
+		assert_non_null(strstr(t->reason, "cabled within level"));
+		check_all_pairs(&f, t, 1, &st);
+		routing_table_free(t);
+		tfab_free(&f);
+	}
 }
 
 static void
@@ -548,7 +662,9 @@ test_bad_input(void **state)
 
 	assert_int_equal(routing_engine_parse("updn"), ROUTING_UPDN);
 	assert_int_equal(routing_engine_parse("minhop"), ROUTING_MINHOP);
-	assert_int_equal(routing_engine_parse("ftree"), -1);
+	assert_int_equal(routing_engine_parse("ftree"), ROUTING_FTREE);
+	assert_int_equal(routing_engine_parse("auto"), ROUTING_AUTO);
+	assert_int_equal(routing_engine_parse("lash"), -1);
 }
 
 int
@@ -558,6 +674,9 @@ main(void)
 		cmocka_unit_test(test_fat_tree_minhop_all_pairs),
 		cmocka_unit_test(test_fat_tree_balance),
 		cmocka_unit_test(test_fat_tree3_fast),
+		cmocka_unit_test(test_auto_irregular_updn),
+		cmocka_unit_test(test_credit_loops),
+		cmocka_unit_test(test_ftree_levels),
 		cmocka_unit_test(test_irregular_minhop_shortest),
 		cmocka_unit_test(test_irregular_updn_legal),
 		cmocka_unit_test(test_updn_configured_roots),

@@ -1,0 +1,106 @@
+/*
+ * `routing` (common/commands.def, sm section): the engine that routed and
+ * why, then how busy the links are, from the tables the switches hold
+ * (fabric/routing_loads.c): per level the links and their min/mean/max
+ * routes, and the hottest link directions by name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "daemon/control.h"
+#include "fabric/routing_loads.h"
+#include "sm/sm_internal.h"
+
+#define TOP_DEFAULT	10
+
+static const char *
+node_name(const struct fabric_node *n, char *buf, size_t len)
+{
+	if (n->desc[0])
+		return n->desc;
+	snprintf(buf, len, "%#llx", (unsigned long long)n->guid);
+	return buf;
+}
+
+static int
+cmp_hot(const void *a, const void *b)
+{
+	const struct routing_link_load *x = a, *y = b;
+
+	return x->routes < y->routes ? 1 : x->routes > y->routes ? -1 : 0;
+}
+
+/* One row per (level, peer level) pair, in level order: leaves up first. */
+static json_t *
+level_rows(const struct routing_loads *l)
+{
+	json_t *rows = json_array();
+
+	for (unsigned from = 0; from < 64; from++)
+		for (unsigned to = 0; to < 64; to++) {
+			uint64_t n = 0, sum = 0, min = UINT64_MAX, max = 0;
+
+			for (size_t i = 0; i < l->nlinks; i++) {
+				const struct routing_link_load *k = &l->links[i];
+				if (k->level != from || k->peer_level != to)
+					continue;
+				n++;
+				sum += k->routes;
+				min = k->routes < min ? k->routes : min;
+				max = k->routes > max ? k->routes : max;
+			}
+			if (n)
+				json_array_append_new(rows, json_pack("{s:i, s:i, s:I, s:I, s:f, s:I}",
+				    "level", from, "peer_level", to, "links", (json_int_t)n,
+				    "min", (json_int_t)min, "mean", (double)sum / (double)n,
+				    "max", (json_int_t)max));
+		}
+	return rows;
+}
+
+static json_t *
+hot_rows(struct routing_loads *l, size_t top)
+{
+	char a[24], b[24];
+	json_t *rows = json_array();
+
+	qsort(l->links, l->nlinks, sizeof(*l->links), cmp_hot);
+	for (size_t i = 0; i < l->nlinks && i < top; i++) {
+		const struct routing_link_load *k = &l->links[i];
+		json_array_append_new(rows, json_pack("{s:s, s:i, s:s, s:i, s:I}",
+		    "node", node_name(k->sw, a, sizeof(a)), "port", k->port,
+		    "peer", node_name(k->peer, b, sizeof(b)), "peer_port", k->peer_port,
+		    "routes", (json_int_t)k->routes));
+	}
+	return rows;
+}
+
+void
+ctl_sm_routing(struct ctl_req *req, json_t *args)
+{
+	struct sm *sm = sm_current();
+	struct routing_loads l;
+	long long top = TOP_DEFAULT;
+	struct fabric *f;
+	json_t *res;
+
+	if (json_object_get(args, "top") && (!ctl_arg_int(args, "top", &top) || top < 0)) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "top: expected a number of links");
+		return;
+	}
+	if ((f = sm_ctl_fabric(req)) == NULL)
+		return;
+	if (routing_loads_compute(f, &l) < 0) {
+		ctl_reply_error(req, PERR_INTERNAL, "out of memory");
+		return;
+	}
+	res = json_pack("{s:s, s:s, s:s, s:I, s:I, s:o}",
+	    "configured", routing_engine_name(sm->cfg.routing),
+	    "engine", sm->rt ? routing_engine_name(sm->rt->engine) : "none",
+	    "reason", sm->rt ? sm->rt->reason : "",
+	    "pairs", (json_int_t)l.pairs, "failed", (json_int_t)l.failed,
+	    "levels", level_rows(&l));
+	json_object_set_new(res, "hottest", hot_rows(&l, (size_t)top));
+	routing_loads_free(&l);
+	ctl_reply_ok(req, res);
+}

@@ -1,0 +1,135 @@
+#!/bin/sh
+# ftree on degraded fat trees, judged by infiniband-diags (the dump_fts
+# walk of tests/lib/lftwalk.awk) with OpenSM's ftree beside:
+#  - 5% of the leaf uplinks, picked at random, unplugged in ibsim's console
+#    before the SM starts: the hottest link is within 1.2 times the bound
+#    ceil(L*(N-L)/u) of the worst leaf (L hosts, u live uplinks, N CAs);
+#  - on the whole tree, one inter-switch Unlink while fabricd runs: the
+#    loads meet the same target after the re-sweep; the ReLink: they are
+#    back at the ideal.  The LFT blocks that changed (counted between the
+#    dumps, the same measure for both SMs) are printed next to OpenSM's,
+#    with fabricd's own count of blocks sent.
+. "$FABRICD_SRC/tests/lib/common.sh"
+. "$FABRICD_SRC/tests/lib/ibsim.sh"
+. "$FABRICD_SRC/tests/lib/lftwalk.sh"
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_available || skip "ibsim or umad2sim not installed"
+command -v opensm >/dev/null || skip "opensm not installed"
+fd_setup
+fd_on_exit sim_stop
+SIM_DIR=$T/sim
+FTSDIFF=$FABRICD_SRC/tests/lib/ftsdiff.awk
+
+loads() {	# the "loads:" line of the walk over the current dump
+	lft_dump || fail "dump_fts"
+	awk -v loads=1 -f "$LFTWALK_AWK" "$SIM_DIR/disc.txt" "$SIM_DIR/fts.txt" > "$T/walk.txt" ||
+	    fail "LFT walk: $(head -5 "$T/walk.txt")"
+	sed -n 's/^loads: //p' "$T/walk.txt"
+}
+field() { echo "$2" | sed -n "s/.*\\b$1 \\([^ ]*\\).*/\\1/p"; }
+within() {	# LABEL LOADS: the hottest link within 1.2 times the bound
+	m=$(field max "$2")
+	b=$(field bound "$2")
+	[ $((m * 10)) -le $((b * 12)) ] || fail "$1: hottest link $m above 1.2 x bound $b ($2)"
+}
+
+# Leaf uplinks of the net file ("NAME PORT", sw-l*/sw-p*-l* to a switch),
+# PCT percent of them picked at random with SEED.
+pick_uplinks() {	# PCT SEED
+	awk -v pct="$1" -v seed="$2" '
+	/^Switch/ { split($0, q, "\""); cur = q[2]; leaf = cur ~ /^sw-(p[0-9]+-)?l[0-9]+$/; next }
+	leaf && /^\[/ { split($0, q, "\""); if (q[2] ~ /^sw-/) { n++; up[n] = cur " " substr($1, 2) + 0 } }
+	END {
+		srand(seed)
+		for (i = n; i > 1; i--) { j = int(rand() * i) + 1; t = up[i]; up[i] = up[j]; up[j] = t }
+		k = int((n * pct + 99) / 100)
+		for (i = 1; i <= k; i++) print up[i]
+	}' "$SIM_DIR/topo.net"
+}
+unplug() {	# FILE of "NAME PORT"
+	while read -r name port; do
+		sim_console "Unlink \"$name\"[$port]" || fail "Unlink $name $port"
+	done < "$1"
+}
+# settle SECS TEST: dump and walk until TEST (a function of the loads
+# line) holds; the last loads line in $got.  1 if it never did.
+settle() {
+	end=$(( $(date +%s) + $1 ))
+	while :; do
+		if lft_dump && awk -v loads=1 -f "$LFTWALK_AWK" "$SIM_DIR/disc.txt" \
+		    "$SIM_DIR/fts.txt" > "$T/walk.txt" 2>&1; then
+			got=$(sed -n 's/^loads: //p' "$T/walk.txt")
+			"$2" && return 0
+		fi
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.5
+	done
+}
+in_target() { m=$(field max "$got"); b=$(field bound "$got"); [ $((m * 10)) -le $((b * 12)) ]; }
+changed() { ! cmp -s "$SIM_DIR/fts.txt" "$T/before.txt"; }
+changed_in_target() { changed && in_target; }
+at_ideal() { [ "$(field max "$got")" = "$(field max "$ideal")" ] && [ "$(field idle "$got")" = 0 ]; }
+blocks() { awk -f "$FABRICD_SRC/tests/lib/ftsdiff.awk" "$T/before.txt" "$SIM_DIR/fts.txt"; }
+
+# SM: "fabricd" or "opensm", on the whole 2-level tree: Unlink one leaf
+# uplink, then ReLink it; prints the loads and the changed blocks.
+flap() {
+	sm=$1
+	sent=
+	sim_topology -k 18 -h 18 -s 18 || fail topogen
+	sim_start || fail ibsim
+	if [ "$sm" = fabricd ]; then
+		rm -rf "$STATE"
+		sm_start_fabricd host1
+		sm_wait_up 60 || fail "subnet not up"
+	else
+		OSM_ARGS='-R ftree' sim_opensm host1 120 || fail "OpenSM ftree"
+	fi
+	settle 10 true || fail "$sm: no walkable tables"
+	ideal=$got
+	cp "$SIM_DIR/fts.txt" "$T/before.txt"
+	last=$(db "SELECT max(id) FROM sm_sweeps" 2>/dev/null)
+	sim_console 'Unlink "sw-l3"[20]' || fail console
+	if settle 15 changed_in_target; then ok=yes; else ok=no; fi
+	[ "$sm" = fabricd ] && sent=$(db "SELECT coalesce(sum(lft_blocks), 0) FROM sm_sweeps WHERE id > $last")
+	echo "$sm after Unlink sw-l3[20]: $got; changed $(blocks)${sent:+, blocks sent $sent}; target met: $ok"
+	[ "$sm" = fabricd ] && [ $ok = no ] && fail "fabricd: loads after the Unlink: $got"
+	cp "$SIM_DIR/fts.txt" "$T/before.txt"
+	last=$(db "SELECT max(id) FROM sm_sweeps" 2>/dev/null)
+	sim_console 'ReLink "sw-l3"[20]' || fail console
+	if settle 15 at_ideal; then ok=yes; else ok=no; fi
+	[ "$sm" = fabricd ] && sent=$(db "SELECT coalesce(sum(lft_blocks), 0) FROM sm_sweeps WHERE id > $last")
+	echo "$sm after ReLink: $got; changed $(blocks)${sent:+, blocks sent $sent}; back at the ideal: $ok"
+	[ "$sm" = fabricd ] && [ $ok = no ] && fail "fabricd: loads after the ReLink: $got (ideal $ideal)"
+	[ "$sm" = fabricd ] && fd_stop
+	sim_stop
+}
+
+degraded() {	# LABEL TOPOGEN-ARGS...
+	label=$1
+	shift
+	sim_topology "$@" || fail topogen
+	pick_uplinks 5 13 > "$T/cut.txt"
+	sim_start || fail ibsim
+	unplug "$T/cut.txt"
+	rm -rf "$STATE"
+	sm_start_fabricd host1
+	sm_wait_up 60 || fail "subnet not up ($label)"
+	ours=$(loads)
+	fd_stop
+	sim_stop
+	sim_start || fail ibsim
+	unplug "$T/cut.txt"
+	OSM_ARGS='-R ftree' sim_opensm host1 120 || fail "OpenSM ftree ($label)"
+	theirs=$(loads)
+	sim_stop
+	echo "$label, $(wc -l < "$T/cut.txt") leaf uplinks unplugged: fabricd $ours"
+	echo "$label, $(wc -l < "$T/cut.txt") leaf uplinks unplugged: OpenSM ftree $theirs"
+	within "$label" "$ours"
+}
+
+degraded "2-level radix 36, 324 hosts" -k 18 -h 18 -s 18
+degraded "3-level radix 16, 256 hosts" -P 16 -p 4 -k 8 -h 8 -a 8
+flap fabricd
+flap opensm
+pass
