@@ -139,6 +139,20 @@ port_counters(const struct hport *p)
 	return o;
 }
 
+/* The BER window of a port, with what it was computed from. */
+static json_t *
+port_ber(const struct hport *p)
+{
+	int64_t now = p->last_eval_ms ? p->last_eval_ms : event_now_ms();
+	struct ber_sum b = ber_window_sum(&p->ber, health->th.ber_window_ms, now);
+
+	return json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f}",
+	    "window_ms", (json_int_t)health->th.ber_window_ms, "covered_ms", (json_int_t)b.ms,
+	    "symbol_errors", (json_int_t)b.errors, "bits", b.bits, "ber", b.ber,
+	    "line_gbps", p->line_bps / 1e9, "warning", health->th.ber_warning,
+	    "critical", health->th.ber_critical);
+}
+
 void
 ctl_health_port(struct ctl_req *req, json_t *args)
 {
@@ -166,14 +180,15 @@ ctl_health_port(struct ctl_req *req, json_t *args)
 		hist = history_query(health->fd->store, p->hist.id, since_ms);
 	guid_format(p->node_guid, guid, sizeof(guid));
 	ctl_reply_ok(req, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:I, s:i, s:i, s:i, "
-	    "s:o, s:o, s:o}",
+	    "s:o, s:o, s:o, s:o, s:I}",
 	    "object", p->object, "node", p->desc, "node_guid", guid, "port", p->port,
 	    "lid", p->lid, "state", p->state,
 	    "status", health_port_status_name(health_port_status(p->node_guid, p->port)),
 	    "extended_counters", !p->no_ext, "last_eval_ms", (json_int_t)p->last_eval_ms,
 	    "resets", (int)p->resets, "saturations", (int)p->saturations, "clears", (int)p->clears,
 	    "counters", port_counters(p), "events", health_port_events(p->node_guid, p->port),
-	    "history", hist ? hist : json_array()));
+	    "history", hist ? hist : json_array(), "ber", port_ber(p),
+	    "quiet_time_ms", (json_int_t)health->cfg.quiet_ms));
 }
 
 /*

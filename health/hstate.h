@@ -26,6 +26,9 @@ struct health_config {
 	uint64_t	flap_count;
 	uint64_t	flap_window_ms;
 	uint64_t	clear_after;
+	uint64_t	quiet_ms;		/* no failure this long before a clear */
+	double		ber_warning, ber_critical;
+	uint64_t	ber_window_ms;
 	uint64_t	keep_raw_ms, keep_5m_ms, keep_1h_ms;
 	uint64_t	max_outstanding;	/* PerfMgt MADs in flight at once */
 	bool		clear_near_saturation;
@@ -48,6 +51,8 @@ struct hport {
 	bool			 was_active;	/* ever ACTIVE with a peer: should be up */
 	bool			 linked;	/* has a peer now */
 	struct flap_history	 flaps;
+	double			 line_bps;	/* active width x speed at the last sweep */
+	struct ber_window	 ber;
 
 	struct hc_counter_state	 c[HC_COUNT];
 	uint64_t		 raw[HC_COUNT];		/* last readings, as perfquery shows them */

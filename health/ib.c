@@ -492,6 +492,7 @@ sweep_port(struct fabric_node *n, struct fabric_port *p, int64_t now)
 	}
 	h->linked = true;
 	h->state = p->state;
+	h->line_bps = link_line_bps(p->width_active, p->speed_active, p->ext_speed_active);
 	alarm_update(health->alarms, h->object, n->guid, p->num, HCHK_NOT_ACTIVE, p->state != FABRIC_PORT_ACTIVE,
 	    EV_ERROR, now, "cabled and LinkUp but not ACTIVE after the sweep");
 	if (p->state == FABRIC_PORT_ACTIVE) {

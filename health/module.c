@@ -4,6 +4,7 @@
  * ports.c, IB polling in ib.c, the control commands in ctl.c, the
  * Prometheus export in metrics.c.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,10 @@ health_config_init(void *p)
 	c->flap_count = t.flap_count;
 	c->flap_window_ms = t.flap_window_ms;
 	c->clear_after = t.clear_after;
+	c->quiet_ms = 15 * 60 * 1000;
+	c->ber_warning = t.ber_warning;
+	c->ber_critical = t.ber_critical;
+	c->ber_window_ms = t.ber_window_ms;
 	c->keep_raw_ms = h.keep_ms[0];
 	c->keep_5m_ms = h.keep_ms[1];
 	c->keep_1h_ms = h.keep_ms[2];
@@ -44,6 +49,26 @@ health_config_init(void *p)
 	c->roce_sysfs_root = xstrdup("/sys");
 	c->roce_interval_ms = 5000;
 	c->pfc_storm_window_ms = 20000;
+}
+
+/* A bit error rate: 1e-12, 0.000001, between 1e-18 and 1. */
+static bool
+parse_ber(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "a bit error rate (e.g. 1e-12)");
+	char *end;
+	double v;
+
+	if (s == NULL)
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= 1e-18 && v <= 1)) {
+		cfg_error(ctx, node, "invalid bit error rate \"%s\": expected a number from 1e-18 to 1", s);
+		return false;
+	}
+	*(double *)field = v;
+	return true;
 }
 
 #define HC struct health_config
@@ -58,6 +83,10 @@ static const struct cfg_field health_fields[] = {
 	CFG_F_UINT("flap_count", HC, flap_count, 1, FLAP_HISTORY),
 	CFG_F_DURATION("flap_window", HC, flap_window_ms, 1000, 7 * DAY_MS),
 	CFG_F_UINT("clear_after", HC, clear_after, 1, 100),
+	CFG_F_DURATION("quiet_time", HC, quiet_ms, 0, 7 * DAY_MS),
+	CFG_F_CUSTOM("ber_warning", HC, ber_warning, parse_ber),
+	CFG_F_CUSTOM("ber_critical", HC, ber_critical, parse_ber),
+	CFG_F_DURATION("ber_window", HC, ber_window_ms, 16000, 7 * DAY_MS),
 	CFG_F_DURATION("keep_raw", HC, keep_raw_ms, 60000, 7 * DAY_MS),
 	CFG_F_DURATION("keep_5m", HC, keep_5m_ms, 600000, 90 * DAY_MS),
 	CFG_F_DURATION("keep_1h", HC, keep_1h_ms, 7200000, 3650 * DAY_MS),
@@ -94,6 +123,11 @@ apply_config(struct health *h, const struct health_config *c)
 	h->th.flap_count = (uint32_t)c->flap_count;
 	h->th.flap_window_ms = c->flap_window_ms;
 	h->th.clear_after = (uint32_t)c->clear_after;
+	h->th.ber_warning = c->ber_warning;
+	h->th.ber_critical = c->ber_critical;
+	h->th.ber_window_ms = c->ber_window_ms;
+	if (h->alarms)
+		alarm_table_set_quiet(h->alarms, c->quiet_ms);
 	h->hcfg.keep_ms[0] = c->keep_raw_ms;
 	h->hcfg.keep_ms[1] = c->keep_5m_ms;
 	h->hcfg.keep_ms[2] = c->keep_1h_ms;
@@ -162,6 +196,7 @@ health_start(struct fabricd *fd, const void *cfgp)
 	health_thresholds_default(&health->th);
 	apply_config(health, c);
 	health->alarms = alarm_table_new(health->th.clear_after, alarm_notify, health);
+	alarm_table_set_quiet(health->alarms, c->quiet_ms);
 	roce_start(health);
 	if (health_ib_start(health) < 0)
 		log_warnx("health: InfiniBand polling not started");

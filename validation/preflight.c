@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/xmalloc.h"
 #include "daemon/control.h"
+#include "daemon/events.h"
 #include "daemon/fabricd.h"
 #include "health/health.h"
 #include "partitions/partitions.h"
@@ -146,21 +148,50 @@ module_up(enum module_id m)
 	return fabricd != NULL && fabricd->module_running[m] > 0;
 }
 
-/* An active health event or a bad status on a port: a fault naming it. */
+/* "2026-12-01 11:40:02 UTC": when a health check last failed. */
+static void
+format_when(int64_t ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+/* The newest failure of a port within the pre-flight window, or a bad
+ * status: a fault naming node, port, check and when.  A failure that
+ * health has cleared since still counts while it is inside the window. */
 static void
 health_port(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
     const char *role)
 {
+	int64_t now = event_now_ms();
 	enum health_port_status st = health_port_status(p->node->guid, p->num);
-	json_t *ev = health_port_events(p->node->guid, p->num);
-	const char *detail = json_string_value(json_object_get(json_array_get(ev, 0), "detail"));
-	const char *check = json_string_value(json_object_get(json_array_get(ev, 0), "check"));
+	json_t *ev = health_port_failures_since(p->node->guid, p->num,
+	    now - (int64_t)validation_config()->preflight_window_ms);
+	json_t *e = json_array_get(ev, 0);
+	const char *detail = json_string_value(json_object_get(e, "detail"));
+	const char *check = json_string_value(json_object_get(e, "check"));
+	int64_t last = (int64_t)json_integer_value(json_object_get(e, "last_seen_ms"));
+	char when[40] = "";
 
-	if (json_array_size(ev) > 0 || st == HEALTH_PORT_DOWN || st == HEALTH_PORT_DEGRADED ||
-	    st == HEALTH_PORT_WARNING)
-		fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s", role, p->node->desc,
-		    p->num, health_port_status_name(st), check ? ", " : "", check ? check : "",
+	if (e != NULL)
+		format_when(last, when, sizeof(when));
+	if (e != NULL || st == HEALTH_PORT_DOWN || st == HEALTH_PORT_DEGRADED ||
+	    st == HEALTH_PORT_WARNING) {
+		fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s%s%s%s", role,
+		    p->node->desc, p->num, health_port_status_name(st), check ? ", " : "",
+		    check ? check : "", e ? " failing at " : "", when,
+		    json_object_get(e, "cleared_ms") ? " (cleared since): " : ": ",
 		    detail ? detail : "");
+		if (e != NULL) {
+			json_t *f = json_array_get(c->faults, json_array_size(c->faults) - 1);
+			json_object_set_new(f, "health_check", json_string(check));
+			json_object_set_new(f, "when", json_string(when));
+			json_object_set_new(f, "when_ms", json_integer(last));
+		}
+	}
 	json_decref(ev);
 }
 

@@ -43,6 +43,7 @@ struct validation_config {
 	uint64_t	 max_parallel;		/* probes of one campaign at once */
 	uint64_t	 rdma_port;		/* first TCP port of perftest pairs */
 	bool		 json_report;		/* pass -J (nccl-tests >= 2.17.3) */
+	uint64_t	 preflight_window_ms;	/* a failure this recent fails a pre-flight */
 	struct validation_profile *profiles;
 	size_t		 nprofiles;
 };
