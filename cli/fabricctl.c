@@ -74,6 +74,25 @@ send_all(int fd, const char *buf, size_t len)
 
 /* Print one reply or stream item; returns the exit status once the
  * final reply arrives, -1 while the stream continues. */
+/*
+ * The one exit contract: 0 pass, 1 a named fault (something the daemon
+ * found wrong in the fabric or its state), 2 a usage error or an
+ * inconclusive answer (the request was wrong, or nothing could be judged).
+ * A scheduler drains a node on 1 only, so every error that says nothing
+ * about the fabric must be 2.
+ */
+static int
+error_exit(const char *code)
+{
+	static const char *const faults[] = { "not_found", "conflict", "fabric_error",
+	    "capacity", "check_failed", NULL };
+
+	for (size_t i = 0; code && faults[i]; i++)
+		if (strcmp(code, faults[i]) == 0)
+			return EXIT_DAEMON_ERROR;
+	return EXIT_USAGE;
+}
+
 static int
 handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 {
@@ -114,9 +133,7 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 	fprintf(stderr, "fabricctl: %s: %s\n",
 	    json_string_value(json_object_get(err, "code")) ?: "error",
 	    json_string_value(json_object_get(err, "message")) ?: "(no message)");
-	if (strcmp(json_string_value(json_object_get(err, "code")) ?: "", "version_mismatch") == 0)
-		return EXIT_USAGE;
-	return EXIT_DAEMON_ERROR;
+	return error_exit(json_string_value(json_object_get(err, "code")));
 }
 
 #define REPLY_MAX (64u << 20)

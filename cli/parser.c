@@ -80,6 +80,37 @@ key_of(const char *name, char *key, size_t len)
 	key[i] = '\0';
 }
 
+
+/*
+ * A comma-separated list, split only at commas outside brackets, so that a
+ * Slurm hostlist (gpu[001-064,070]) stays one item for the daemon to
+ * expand; spaces around items are dropped ("a1, a2").
+ */
+static json_t *
+list_value(const char *val)
+{
+	json_t *a = json_array();
+	const char *p = val;
+
+	while (*p) {
+		const char *q = p;
+		size_t len;
+		int depth = 0;
+
+		for (; *q && (depth > 0 || *q != ','); q++)
+			depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
+		while (p < q && isspace((unsigned char)*p))
+			p++;
+		len = (size_t)(q - p);
+		while (len > 0 && isspace((unsigned char)p[len - 1]))
+			len--;
+		if (len > 0)
+			json_array_append_new(a, json_stringn(p, len));
+		p = *q ? q + 1 : q;
+	}
+	return a;
+}
+
 static json_t *
 typed_value(const char *type, const char *val, const char *opt)
 {
@@ -94,14 +125,8 @@ typed_value(const char *type, const char *val, const char *opt)
 		}
 		return json_integer(v);
 	}
-	if (strcmp(type, "LIST") == 0) {
-		json_t *a = json_array();
-		char *copy = strdup(val), *save = NULL;
-		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			json_array_append_new(a, json_string(t));
-		free(copy);
-		return a;
-	}
+	if (strcmp(type, "LIST") == 0)
+		return list_value(val);
 	return json_string(val);
 }
 

@@ -42,40 +42,61 @@ valid_word(const char *s, const char *extra)
 	return true;
 }
 
-/* Hosts from --hosts: names a launcher and a shell can take verbatim. */
+/* One host name: checked, and refused when already in hosts[0..n). */
+static bool
+host_add(struct ctl_req *req, char **hosts, size_t n, const char *s)
+{
+	if (!valid_word(s, "._-")) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "invalid host name \"%s\"", s ? s : "");
+		return false;
+	}
+	for (size_t j = 0; j < n; j++)
+		if (strcmp(hosts[j], s) == 0) {
+			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "host \"%s\" given twice", s);
+			return false;
+		}
+	hosts[n] = xstrdup(s);
+	return true;
+}
+
+/* Hosts from --hosts: each item a Slurm hostlist expression (gpu[001-064,070]),
+ * expanded to names a launcher and a shell can take verbatim. */
 char **
 validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n)
 {
 	json_t *a = json_object_get(args, "hosts"), *v;
-	char **hosts;
-	size_t i;
+	char **hosts, **one, err[160];
+	size_t i, k, m, total = 0;
+	bool ok = true;
 
 	if (!json_is_array(a) || json_array_size(a) == 0) {
-		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts is required (H1,H2,...)");
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts is required (H1,H2,... or gpu[01-64])");
 		return NULL;
 	}
-	if (json_array_size(a) > 4096) {
-		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "too many hosts (at most 4096)");
-		return NULL;
-	}
-	hosts = xcalloc(json_array_size(a) + 1, sizeof(*hosts));
+	hosts = xcalloc(VALIDATION_MAX_HOSTS + 1, sizeof(*hosts));
 	json_array_foreach(a, i, v) {
-		const char *s = json_string_value(v);
-		size_t j;
-		if (!valid_word(s, "._-")) {
-			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "invalid host name \"%s\"", s ? s : "");
+		if (!json_is_string(v) || hostlist_expand(json_string_value(v), &one, &m,
+		    VALIDATION_MAX_HOSTS - total, err, sizeof(err)) != 0) {
+			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts: %s",
+			    json_is_string(v) ? err : "expected host names");
 			launch_free(hosts);
 			return NULL;
 		}
-		for (j = 0; j < i; j++)
-			if (strcmp(hosts[j], s) == 0) {
-				ctl_reply_error(req, PERR_INVALID_ARGUMENT, "host \"%s\" given twice", s);
-				launch_free(hosts);
-				return NULL;
-			}
-		hosts[i] = xstrdup(s);
+		for (k = 0; k < m; k++)
+			if (ok && (ok = host_add(req, hosts, total, one[k])))
+				total++;
+		launch_free(one);
+		if (!ok) {
+			launch_free(hosts);
+			return NULL;
+		}
 	}
-	*n = json_array_size(a);
+	if (total == 0) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts names no host");
+		launch_free(hosts);
+		return NULL;
+	}
+	*n = total;
 	return hosts;
 }
 

@@ -48,6 +48,12 @@ struct validation_config {
 	size_t		 nprofiles;
 };
 
+/* hostlist.c: a Slurm hostlist expression ("gpu[001-064,070], login1") to
+ * at most max names (a new NULL-terminated array); -1 with err set. */
+#define VALIDATION_MAX_HOSTS 4096
+int hostlist_expand(const char *expr, char ***hosts, size_t *n, size_t max, char *err,
+    size_t errlen);
+
 /* vconfig.c: the section's parser (for the module table in module.c)
  * and the accessors. */
 extern const struct cfg_field validation_fields[];

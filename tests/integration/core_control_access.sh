@@ -1,5 +1,5 @@
 # Peer credentials decide access: a read_group member can read but not
-# change (permission_denied, exit 1); root can change; a stranger is
+# change (permission_denied, exit 2: not a fault of the fabric); root can change; a stranger is
 # refused even reads.  A second daemon on the same socket refuses to start.
 . "$FABRICD_SRC/tests/lib/common.sh"
 fd_setup
@@ -21,7 +21,7 @@ printf '%s' "$out" | grep -q '"protocol": 1' || fail "status lacks protocol: $ou
 
 out=$(as_nobody --json reload 2>/dev/null)
 rc=$?
-[ $rc -eq 1 ] || fail "unprivileged reload exited $rc, expected 1"
+[ $rc -eq 2 ] || fail "unprivileged reload exited $rc, expected 2"
 printf '%s' "$out" | grep -q '"code": "permission_denied"' || fail "no permission_denied code: $out"
 
 # The directory (0750, group read_group) already keeps strangers out; open
@@ -31,7 +31,7 @@ mode=$(stat -c %a "$(dirname "$SOCK")")
 as_stranger status 2>/dev/null; [ $? -eq 2 ] || fail "stranger passed the 0750 directory"
 chmod 755 "$(dirname "$SOCK")"
 out=$(as_stranger --json status 2>/dev/null)
-[ $? -eq 1 ] || fail "a user in neither group could read"
+[ $? -eq 2 ] || fail "a user in neither group could read"
 printf '%s' "$out" | grep -q permission_denied || fail "stranger: $out"
 
 ctl reload >/dev/null || fail "root reload refused"
