@@ -171,6 +171,25 @@ parse_option(const struct cli_command *c, char specw[][48], int nspec, int argc,
 	return -1;
 }
 
+/*
+ * --tenant once named the partition a job uses in validate, nccl-env and
+ * preflight, while partition create --tenant takes a tenant.  Where a
+ * command has --partition, --tenant is its alias for one release.
+ */
+static void
+tenant_alias(const struct cli_command *c, json_t *args)
+{
+	json_t *t = json_object_get(args, "tenant");
+
+	if (t == NULL || strstr(c->spec, "--partition=") == NULL)
+		return;
+	fprintf(stderr, "fabricctl: warning: --tenant is deprecated for \"%s\", use --partition\n",
+	    c->words);
+	if (json_object_get(args, "partition") == NULL)
+		json_object_set(args, "partition", t);
+	json_object_del(args, "tenant");
+}
+
 static int
 parse_args(const struct cli_command *c, int argc, char **argv, json_t *args)
 {
@@ -208,6 +227,7 @@ parse_args(const struct cli_command *c, int argc, char **argv, json_t *args)
 			pos++;
 		}
 	}
+	tenant_alias(c, args);
 	for (int s = 0; s < nspec; s++) {
 		if (specw[s][0] == '-' || specw[s][0] == '[')
 			continue;

@@ -42,6 +42,18 @@ valid_word(const char *s, const char *extra)
 	return true;
 }
 
+/*
+ * The partition a job uses: --partition, else --tenant, which meant a
+ * partition name here before it meant a tenant (fabricctl warns; kept for
+ * one release).
+ */
+const char *
+validation_partition_arg(json_t *args)
+{
+	const char *p = ctl_arg_str(args, "partition");
+	return p ? p : ctl_arg_str(args, "tenant");
+}
+
 /* One host name: checked, and refused when already in hosts[0..n). */
 static bool
 host_add(struct ctl_req *req, char **hosts, size_t n, const char *s)
@@ -173,7 +185,7 @@ spec_from_args(struct ctl_req *req, json_t *args, enum job_kind kind, struct job
 	const char *test = ctl_arg_str(args, "test"), *launcher = ctl_arg_str(args, "launcher");
 	const char *sizes = ctl_arg_str(args, "sizes"), *profile = ctl_arg_str(args, "profile");
 	const char *minbw = ctl_arg_str(args, "min_busbw"), *strategy = ctl_arg_str(args, "strategy");
-	const char *tenant = ctl_arg_str(args, "tenant"), *hca = ctl_arg_str(args, "hca");
+	const char *tenant = validation_partition_arg(args), *hca = ctl_arg_str(args, "hca");
 	const struct validation_profile *p;
 	long long timeout = 0;
 	uint64_t lo, hi;

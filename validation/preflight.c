@@ -267,6 +267,7 @@ struct preflight {
 	json_t		*faults;
 	json_t		*hosts;
 	bool		 any_fail, any_inconclusive, no_fabric;
+	bool		 slurm;		/* --format slurm: the drain lines too */
 };
 
 static void
@@ -285,14 +286,46 @@ add_check(struct preflight *pf, struct check *c)
 	    "status", check_status_names[c->status], "detail", c->detail, "faults", c->faults));
 }
 
+/*
+ * Slurm drain lines: one per host that a fault names, with the first
+ * fault's code and port as reason (what examples/slurm-prolog.sh writes).
+ * Faults naming no host (a switch port on a route) drain nobody, and an
+ * inconclusive pre-flight none at all: only a named fault takes a node.
+ */
+static json_t *
+drain_lines(json_t *faults)
+{
+	json_t *out = json_array(), *seen = json_object(), *f;
+	size_t i;
+
+	json_array_foreach(faults, i, f) {
+		const char *host = json_string_value(json_object_get(f, "host"));
+		const char *port = json_string_value(json_object_get(f, "port"));
+		if (host == NULL || json_object_get(seen, host))
+			continue;
+		json_object_set_new(seen, host, json_true());
+		json_array_append_new(out, json_sprintf("scontrol update nodename=%s state=drain "
+		    "reason=\"fabricd: %s %s\"", host,
+		    json_string_value(json_object_get(f, "code")), port ? port : host));
+	}
+	json_decref(seen);
+	return out;
+}
+
 static void
 preflight_answer(struct preflight *pf)
 {
 	int code = pf->any_fail ? 1 : pf->any_inconclusive ? 2 : 0;
-
-	ctl_reply_ok(pf->req, json_pack("{s:s, s:i, s:o, s:o, s:o}", "verdict",
+	json_t *res = json_pack("{s:s, s:i, s:O, s:o, s:o}", "verdict",
 	    code == 0 ? "pass" : code == 1 ? "fail" : "inconclusive", "exit_code", code,
-	    "hosts", pf->hosts, "checks", pf->checks, "faults", pf->faults));
+	    "hosts", pf->hosts, "checks", pf->checks, "faults", pf->faults);
+
+	if (pf->slurm) {
+		json_object_set_new(res, "format", json_string("slurm"));
+		json_object_set_new(res, "drain", code == 1 ? drain_lines(pf->faults) : json_array());
+	}
+	json_decref(pf->hosts);
+	ctl_reply_ok(pf->req, res);
 	free(pf);
 }
 
@@ -446,13 +479,14 @@ roce_check(struct preflight *pf)
 
 void
 preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *tenant, bool nccl,
-    const char *launcher, uint64_t timeout_ms)
+    const char *launcher, uint64_t timeout_ms, bool slurm)
 {
 	struct preflight *pf = xcalloc(1, sizeof(*pf));
 	const struct validation_config *cfg = validation_config();
 	size_t i;
 
 	pf->req = req;
+	pf->slurm = slurm;
 	pf->checks = json_array();
 	pf->faults = json_array();
 	pf->hosts = json_array();
@@ -645,7 +679,7 @@ ctl_nccl_env(struct ctl_req *req, json_t *args)
 
 	if (hosts == NULL)
 		return;
-	ctl_reply_ok(req, nccl_env_compute(hosts, n, ctl_arg_str(args, "tenant"),
+	ctl_reply_ok(req, nccl_env_compute(hosts, n, validation_partition_arg(args),
 	    ctl_arg_str(args, "ifname")));
 	launch_free(hosts);
 }
@@ -654,7 +688,8 @@ void
 ctl_preflight(struct ctl_req *req, json_t *args)
 {
 	bool nccl = ctl_arg_bool(args, "nccl");
-	const char *launcher = ctl_arg_str(args, "launcher");
+	const char *launcher = ctl_arg_str(args, "launcher"), *format = ctl_arg_str(args, "format");
+	bool slurm = format && strcmp(format, "slurm") == 0;
 	long long timeout = 0;
 	size_t n;
 	char **hosts;
@@ -677,9 +712,13 @@ ctl_preflight(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--timeout: 1 to 86400 seconds");
 		return;
 	}
+	if (format && strcmp(format, "slurm") && strcmp(format, "text")) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--format: expected text or slurm");
+		return;
+	}
 	if ((hosts = validation_hosts_arg(req, args, &n)) == NULL)
 		return;
-	preflight_run(req, hosts, n, ctl_arg_str(args, "tenant"), nccl, launcher,
-	    timeout > 0 ? (uint64_t)timeout * 1000 : 0);
+	preflight_run(req, hosts, n, validation_partition_arg(args), nccl, launcher,
+	    timeout > 0 ? (uint64_t)timeout * 1000 : 0, slurm);
 	launch_free(hosts);
 }

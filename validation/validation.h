@@ -48,6 +48,9 @@ struct validation_config {
 	size_t		 nprofiles;
 };
 
+/* ctl.c: --partition, or the deprecated --tenant alias. */
+const char *validation_partition_arg(json_t *args);
+
 /* hostlist.c: a Slurm hostlist expression ("gpu[001-064,070], login1") to
  * at most max names (a new NULL-terminated array); -1 with err set. */
 #define VALIDATION_MAX_HOSTS 4096
@@ -161,6 +164,6 @@ char **validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n);
 json_t *nccl_env_compute(char *const *hosts, size_t nhosts, const char *tenant,
     const char *ifname);
 void preflight_run(struct ctl_req *req, char *const *hosts, size_t nhosts, const char *tenant,
-    bool nccl, const char *launcher, uint64_t timeout_ms);
+    bool nccl, const char *launcher, uint64_t timeout_ms, bool slurm);
 
 #endif
