@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/fabricctl.h"
+#include "cli/fanout.h"
 #include "cli/parser.h"
 #include "common/proto.h"
 
@@ -260,6 +261,18 @@ main(int argc, char **argv)
 	}
 	if ((cmd = cli_parse(argc, argv, &args)) == NULL)
 		return EXIT_USAGE;
+	/* The host checks run here, not in the daemon: on the host itself, or
+	 * on every host through a launcher (cli/local.c, cli/fanout.c). */
+	if (strcmp(cmd->wire, "preflight") == 0 && json_is_true(json_object_get(args, "local")))
+		rc = cli_preflight_local(args, json_out);
+	else if (strcmp(cmd->wire, "preflight") == 0 && json_object_get(args, "fanout"))
+		rc = cli_preflight_fanout(args, json_out);
+	else
+		rc = -1;
+	if (rc >= 0) {
+		json_decref(args);
+		return rc;
+	}
 	if (strcmp(cmd->wire, "version") == 0 && !json_out)
 		printf("fabricctl %s (protocol %d)\n", FABRICD_VERSION, PROTO_VERSION);
 	rc = run(sock, cmd, args, json_out);

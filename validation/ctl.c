@@ -19,6 +19,7 @@
 #include <event2/event.h>
 
 #include "common/log.h"
+#include "common/hostlist.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/fabricd.h"

@@ -694,6 +694,11 @@ ctl_preflight(struct ctl_req *req, json_t *args)
 	size_t n;
 	char **hosts;
 
+	if (ctl_arg_bool(args, "local") || ctl_arg_str(args, "fanout")) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--local and --fanout are run by fabricctl "
+		    "on the hosts, not by the daemon");
+		return;
+	}
 	if (nccl && !ctl_req_admin(req)) {
 		ctl_reply_error(req, PERR_PERMISSION, "preflight --nccl starts a job: admin only");
 		return;

@@ -51,11 +51,7 @@ struct validation_config {
 /* ctl.c: --partition, or the deprecated --tenant alias. */
 const char *validation_partition_arg(json_t *args);
 
-/* hostlist.c: a Slurm hostlist expression ("gpu[001-064,070], login1") to
- * at most max names (a new NULL-terminated array); -1 with err set. */
 #define VALIDATION_MAX_HOSTS 4096
-int hostlist_expand(const char *expr, char ***hosts, size_t *n, size_t max, char *err,
-    size_t errlen);
 
 /* vconfig.c: the section's parser (for the module table in module.c)
  * and the accessors. */

@@ -1,14 +1,15 @@
-/* Slurm hostlist expressions (validation/hostlist.c): ranges, lists in a
+/* Slurm hostlist expressions (common/hostlist.c): ranges, lists in a
  * bracket, zero padding, several brackets, spaces, and what is refused. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
-#include "validation/validation.h"
+#include "common/hostlist.h"
 
 static char *
 joined(const char *expr, size_t max)

@@ -3,7 +3,9 @@
  * "a1, a2,b[3-4]".  Slurm's own syntax, so that a prolog can pass
  * $SLURM_JOB_NODELIST as it comes; the zero padding of a range's low bound
  * is kept (gpu[001-003] is gpu001..gpu003), as scontrol show hostnames
- * does.  Pure: no daemon state, so the unit test links only this.
+ * does.  In common/ because both the daemon (--hosts of every request) and
+ * fabricctl (preflight --fanout, which starts one launcher per host) expand
+ * them.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -11,7 +13,7 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
-#include "validation/validation.h"
+#include "common/hostlist.h"
 
 struct hl_out {
 	char	**v;
