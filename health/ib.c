@@ -374,6 +374,7 @@ finish_round(struct hpoll *hp)
 			history_record(st, &health->hcfg, &p->hist, now, dt, p->delta);
 		memset(p->valid, 0, sizeof(p->valid));
 	}
+	health_isolate_review(now);
 	store_commit(st);
 	health->rounds++;
 	health->round_mads = hp->round_mads;
@@ -534,6 +535,7 @@ after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token),
 			link_went_down(h, now, "node no longer reachable from the SM");
 		check_flapping(h, now);
 	}
+	health_isolate_review(now);
 	done(token);
 }
 

@@ -5,6 +5,7 @@
  * Prometheus export in metrics.c.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "common/xmalloc.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "fabric/routing.h"
 #include "health/health.h"
 #include "health/hstate.h"
 
@@ -72,6 +74,23 @@ parse_ber(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 }
 
 #define HC struct health_config
+static const struct cfg_field isolate_fields[] = {
+	CFG_F_BOOL("enabled", HC, isolate_enabled),
+	CFG_F_BOOL("dry_run", HC, isolate_dry_run),
+	CFG_F_UINT("max", HC, isolate_max, 0, 100000),
+	CFG_F_END
+};
+
+/* health.isolate: a mapping of its own (enabled, dry_run, max). */
+static bool
+parse_isolate(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	if (!cfg_expect_mapping(ctx, node, "a mapping (enabled, dry_run, max)"))
+		return false;
+	cfg_parse_fields(ctx, node, isolate_fields, (char *)field - offsetof(HC, isolate_enabled));
+	return true;
+}
+
 static const struct cfg_field health_fields[] = {
 	CFG_F_BOOL("enabled", HC, enabled),
 	CFG_F_DURATION("interval", HC, interval_ms, 1000, 3600000),
@@ -87,6 +106,7 @@ static const struct cfg_field health_fields[] = {
 	CFG_F_CUSTOM("ber_warning", HC, ber_warning, parse_ber),
 	CFG_F_CUSTOM("ber_critical", HC, ber_critical, parse_ber),
 	CFG_F_DURATION("ber_window", HC, ber_window_ms, 16000, 7 * DAY_MS),
+	CFG_F_CUSTOM("isolate", HC, isolate_enabled, parse_isolate),
 	CFG_F_DURATION("keep_raw", HC, keep_raw_ms, 60000, 7 * DAY_MS),
 	CFG_F_DURATION("keep_5m", HC, keep_5m_ms, 600000, 90 * DAY_MS),
 	CFG_F_DURATION("keep_1h", HC, keep_1h_ms, 7200000, 3650 * DAY_MS),
@@ -227,6 +247,9 @@ health_stop(struct fabricd *fd)
 		return;
 	health_ib_stop(health);
 	roce_stop(health);
+	/* Nothing stays routed around once nobody watches those ports. */
+	if (health->nisolated)
+		routing_exclude_set(NULL, NULL, 0);
 	alarm_table_free(health->alarms);
 	hports_free(health);
 	free(health->cfg.roce_sysfs_root);
