@@ -273,6 +273,7 @@ struct follow {
 	bool		 campaign;
 	bool		 starting;	/* inside campaign_start/job_start */
 	bool		 finished;	/* ended while starting */
+	bool		 fail_on_inconclusive;	/* --fail-on inconclusive: exit 1, not 2 */
 };
 
 static void
@@ -309,8 +310,14 @@ follow_answer(struct follow *f)
 		f->finished = true;
 		return;
 	}
-	if ((rec = jobstore_show(f->id)) != NULL)
+	if ((rec = jobstore_show(f->id)) != NULL) {
+		/* The one exit contract: pass (and warn) 0, fail 1, inconclusive 2. */
+		const char *v = json_string_value(json_object_get(rec, "verdict"));
+		int code = v == NULL ? 2 : !strcmp(v, "pass") || !strcmp(v, "warn") ? 0 :
+		    !strcmp(v, "fail") ? 1 : f->fail_on_inconclusive ? 1 : 2;
+		json_object_set_new(rec, "exit_code", json_integer(code));
 		ctl_reply_ok(f->req, rec);
+	}
 	else
 		ctl_reply_error(f->req, PERR_INTERNAL, "job %lld has no record", (long long)f->id);
 	follow_free(f);
@@ -338,6 +345,7 @@ static void
 start_validation(struct ctl_req *req, json_t *args, struct job_spec *s)
 {
 	bool follow = ctl_arg_bool(args, "follow");
+	const char *fail_on = ctl_arg_str(args, "fail_on");
 	bool campaign = strcmp(s->strategy, "single") != 0 || (s->kind == JOB_RDMA && s->nhosts > 2);
 	struct follow *f = NULL;
 	char err[160];
@@ -347,10 +355,15 @@ start_validation(struct ctl_req *req, json_t *args, struct job_spec *s)
 		free(s->strategy);
 		s->strategy = xstrdup("pairwise");
 	}
+	if (fail_on && (strcmp(fail_on, "inconclusive") || !follow)) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--fail-on: only \"inconclusive\", with --follow");
+		return;
+	}
 	if (follow) {
 		struct timeval second = { 1, 0 };
 		f = xcalloc(1, sizeof(*f));
 		f->req = req;
+		f->fail_on_inconclusive = fail_on != NULL;
 		f->campaign = campaign;
 		f->starting = true;
 		f->tick = event_new(fabricd->base, -1, EV_PERSIST, follow_tick, f);

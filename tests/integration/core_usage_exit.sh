@@ -65,6 +65,10 @@ expect2 "reversed range" preflight --hosts 'host[4-1]'
 expect2 "unbalanced bracket" preflight --hosts 'host[1-4'
 expect2 "bad --since" events --since "not a time"
 expect2 "nccl-env without --hosts" nccl-env
+expect2 "--fail-on without --follow" validate nccl --hosts a1,a2 --fail-on inconclusive
+expect2 "--fail-on fail" validate nccl --hosts a1,a2 --follow --fail-on fail
+expect2 "preflight --format xml" preflight --hosts a1 --format xml
+expect2 "--fanout rsh" preflight --hosts a1 --fanout rsh
 # A valid Slurm hostlist is not a usage error (no fabric here: inconclusive
 # or skipped, but the hosts were accepted).
 ctl --json preflight --hosts 'host[1-4,7], h9' > "$T/pf.json" 2>&1
