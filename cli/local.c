@@ -2,7 +2,8 @@
  * fabricctl preflight --local: what only the host itself can see, read
  * from sysfs without the daemon (a compute host may run none, and the
  * check must answer even when the SM is down): every RDMA port under
- * <root>/class/infiniband, its state, physical state, rate and link layer.
+ * <root>/class/infiniband, its state, physical state, rate and link layer,
+ * and on RoCE ports the GID table (a RoCE v2 GID for NCCL_IB_GID_INDEX).
  * A port not ACTIVE is a fault; a host without RDMA ports is inconclusive.
  * Whether a port runs below its peers is judged by --fanout, which sees
  * every host (cli/fanout.c).
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/fanout.h"
@@ -46,6 +48,29 @@ state_of(const char *s, const char **name)
 	return atoi(s);
 }
 
+/* The lowest GID index of type "RoCE v2" (what NCCL_IB_GID_INDEX needs), -1 if none. */
+static int
+roce_v2_index(const char *pdir)
+{
+	char dir[1600], t[32];
+	struct dirent *e;
+	int best = -1;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/gid_attrs/types", pdir);
+	if ((d = opendir(dir)) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		int idx = atoi(e->d_name);
+		if (e->d_name[0] == '.' || read_line(dir, e->d_name, t, sizeof(t)) != 0)
+			continue;
+		if (strcasecmp(t, "RoCE v2") == 0 && (best < 0 || idx < best))
+			best = idx;
+	}
+	closedir(d);
+	return best;
+}
+
 static void
 local_port(json_t *res, const char *host, const char *hca, const char *pdir, unsigned port)
 {
@@ -65,6 +90,15 @@ local_port(json_t *res, const char *host, const char *hca, const char *pdir, uns
 	if (st != 4)
 		fanout_fault(res, host, hca, port, "IBPortDown", "%s port %u is %s (%s), not ACTIVE",
 		    hca, port, sname[0] ? sname : "unreadable", pname[0] ? pname : "?");
+	if (strcmp(ll, "Ethernet") == 0) {
+		int gid = roce_v2_index(pdir);
+		json_object_set_new(json_array_get(json_object_get(res, "ports"),
+		    json_array_size(json_object_get(res, "ports")) - 1), "roce_v2_gid_index",
+		    json_integer(gid));
+		if (gid < 0)
+			fanout_fault(res, host, hca, port, "RoceGidMissing", "%s port %u has no RoCE v2 "
+			    "GID: NCCL_IB_GID_INDEX has nothing to name", hca, port);
+	}
 }
 
 static void

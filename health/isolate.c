@@ -94,23 +94,24 @@ node_index(const struct fabric *f, uint64_t guid)
 	return -1;
 }
 
-/* Does every CA still reach every other with the isolated ports and extra cut? */
-static bool
-cas_connected(const struct fabric *f, const struct hport *extra)
+/* How many CAs the first cabled CA reaches with the isolated ports, and
+ * extra, cut. */
+static size_t
+cas_reached(const struct fabric *f, const struct hport *extra)
 {
-	size_t n = fabric_node_count(f), head = 0, tail = 0, i, cas = 0, seen_cas = 0;
+	size_t n = fabric_node_count(f), head = 0, tail = 0, i, reached = 0;
 	size_t *queue = xcalloc(n ? n : 1, sizeof(*queue));
 	bool *seen = xcalloc(n ? n : 1, sizeof(*seen));
 	struct fabric_node *nd;
 
 	FABRIC_FOREACH_NODE(f, i, nd)
-		if (nd->type != FABRIC_SWITCH && cas++ == 0) {
+		if (nd->type != FABRIC_SWITCH && nd->nports && nd->ports[1].peer && tail == 0) {
 			seen[i] = true;
 			queue[tail++] = i;
 		}
 	while (head < tail) {
 		nd = fabric_node_at(f, queue[head++]);
-		seen_cas += nd->type != FABRIC_SWITCH;
+		reached += nd->type != FABRIC_SWITCH;
 		for (unsigned p = 1; p <= nd->nports; p++) {
 			const struct fabric_port *pt = &nd->ports[p];
 			ssize_t j;
@@ -123,7 +124,15 @@ cas_connected(const struct fabric *f, const struct hport *extra)
 	}
 	free(queue);
 	free(seen);
-	return seen_cas == cas;
+	return reached;
+}
+
+/* Cutting p leaves some CA without a path to the others it reaches now
+ * (a CA already cut off by a dead cable does not block every isolation). */
+static bool
+last_path(const struct fabric *f, const struct hport *p)
+{
+	return cas_reached(f, p) < cas_reached(f, NULL);
 }
 
 static void
@@ -205,7 +214,7 @@ try_isolate(struct hport *p, const struct alarm *a, int64_t now)
 		refuse(p, check, why);
 		return;
 	}
-	if (!cas_connected(f, p)) {
+	if (last_path(f, p)) {
 		refuse(p, check, "it is the last path between two CAs");
 		return;
 	}

@@ -181,6 +181,8 @@ sm_lft_program(struct sm *sm)
 	cut_n = routing_exclude_cut(sm->next, &cut);
 	sm->rt = routing_compute_fabric(sm->next, &params, err, sizeof(err));
 	routing_exclude_restore(cut, cut_n);
+	if (cut_n)
+		log_info("sm: routed around %zu link(s) isolated by health", cut_n);
 	if (sm->rt == NULL) {
 		log_warnx("sm: routing failed: %s", err);
 		sm->cur.ok = false;

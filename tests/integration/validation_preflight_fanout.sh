@@ -9,6 +9,7 @@
 #   mpirun and ssh launchers                 -> the same verdict
 #   only a silent host and a healthy one     -> exit 2 (inconclusive)
 #   --local on a host whose port is DOWN     -> exit 1, IBPortDown
+#   --local on RoCE: a RoCE v2 GID is found  -> exit 0; none -> RoceGidMissing
 . "$FABRICD_SRC/tests/lib/common.sh"
 fd_setup
 R=$T/hosts
@@ -71,4 +72,21 @@ port down1 "1: DOWN" "10 Gb/sec (4X SDR)"
 FABRICCTL_HOST=down1 FABRICCTL_SYSFS_ROOT=$R/down1 "$FABRICCTL" preflight --local > "$T/down"; rc=$?
 [ $rc -eq 1 ] && grep -q 'IBPortDown: mlx5_0 port 1 is DOWN (LinkUp), not ACTIVE' "$T/down" ||
     fail "--local with a DOWN port: exit $rc: $(cat "$T/down")"
+# RoCE ports: --local wants a RoCE v2 GID (what NCCL_IB_GID_INDEX names)
+roce() {	# HOST TYPE...: an Ethernet port with these GID types at 0, 1...
+	h=$1; shift
+	d=$R/$h/class/infiniband/mlx5_0/ports/1
+	mkdir -p "$d/gid_attrs/types"
+	echo "4: ACTIVE" > "$d/state"; echo "5: LinkUp" > "$d/phys_state"
+	echo "100 Gb/sec (4X EDR)" > "$d/rate"; echo Ethernet > "$d/link_layer"
+	i=0
+	for t in "$@"; do echo "$t" > "$d/gid_attrs/types/$i"; i=$((i + 1)); done
+}
+roce roce1 "IB/RoCE v1" "RoCE v2"
+roce roce2 "IB/RoCE v1"
+FABRICCTL_HOST=roce1 FABRICCTL_SYSFS_ROOT=$R/roce1 "$FABRICCTL" --json preflight --local > "$T/r1"; rc=$?
+[ $rc -eq 0 ] && tr -d ' \n' < "$T/r1" | grep -q '"roce_v2_gid_index":1' || fail "RoCE v2 at GID 1: exit $rc: $(cat "$T/r1")"
+FABRICCTL_HOST=roce2 FABRICCTL_SYSFS_ROOT=$R/roce2 "$FABRICCTL" preflight --local > "$T/r2"; rc=$?
+[ $rc -eq 1 ] && grep -q 'RoceGidMissing: mlx5_0 port 1 has no RoCE v2 GID' "$T/r2" ||
+    fail "no RoCE v2 GID: exit $rc: $(cat "$T/r2")"
 pass
