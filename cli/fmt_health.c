@@ -4,6 +4,23 @@
 #include "cli/fabricctl.h"
 
 static void
+isolation_text(json_t *iso)
+{
+	json_t *p;
+	size_t i;
+
+	if (iso == NULL || !json_is_true(json_object_get(iso, "enabled")))
+		return;
+	printf("\nisolation%s: %zu of at most %lld ports routed around\n",
+	    json_is_true(json_object_get(iso, "dry_run")) ? " (dry run)" : "",
+	    json_array_size(json_object_get(iso, "isolated")),
+	    (long long)json_integer_value(json_object_get(iso, "cap")));
+	json_array_foreach(json_object_get(iso, "isolated"), i, p)
+		printf("  %s%s\n", cli_str(p, "port", "-"),
+		    json_is_true(json_object_get(p, "dry_run")) ? " (would be)" : "");
+}
+
+static void
 health_result(json_t *res)
 {
 	json_t *last = json_object_get(res, "last_round");
@@ -24,6 +41,7 @@ health_result(json_t *res)
 		cli_print_table(stdout, ports, (const char *const[]){ "port", "status",
 		    "errors_per_min", "events", "node_guid", NULL });
 	}
+	isolation_text(json_object_get(res, "isolation"));
 	printf("\n");
 	if (json_array_size(events) == 0) {
 		printf("no active health events\n");

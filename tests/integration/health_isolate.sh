@@ -8,7 +8,8 @@
 #  - with max: 1, a second failing uplink only alerts (the cap);
 #  - `health unisolate` restores the first (the row closed with the uid), and
 #    the freed slot goes to the second, which comes back by itself once its
-#    alarms have cleared (BER window 16 s + quiet time 2 s).
+#    alarms have cleared (BER window 16 s + quiet time 2 s);
+#  - dry_run: the event and a row with dry_run = 1, and the route unchanged.
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
@@ -90,5 +91,29 @@ done
 sleep 2
 lft_dump || fail dump_fts
 lft_check_all_pairs || fail "routes after the restore"
+fd_stop
+
+# 6. dry run: announced and recorded, no route changed
+sm_start_fabricd host1 "health:
+  interval: 1s
+  ber_window: 16s
+  ber_critical: 1e-10
+  isolate:
+    enabled: true
+    dry_run: true"
+sm_wait_up 30 || fail "subnet not up after the restart"
+i=0
+until [ "$(rounds)" -ge 2 ]; do
+	[ $i -ge 100 ] && fail "polling rounds do not advance"
+	i=$((i + 1)); sleep 0.1
+done
+D=$(egress host3)
+sim_console "PerformanceSet \"sw-l1\"[$D] PortCounters.SymbolErrorCounter=15000" || fail console
+wait_ev "sw-l1:$D" 'would isolate (dry run): ber: %' 15
+[ "$(db "SELECT dry_run FROM health_isolations WHERE object = 'sw-l1:$D' AND restored_ms IS NULL")" = 1 ] ||
+    fail "dry-run row: $(db "SELECT * FROM health_isolations")"
+ctl health | grep -q "isolation (dry run): 1 of at most 10 ports" || fail "health: $(ctl health)"
+sleep 3
+[ "$(egress host3)" = "$D" ] || fail "a dry run changed host3's route"
 fd_stop
 pass
