@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/fabricctl.h"
+#include "cli/fanout.h"
 #include "cli/parser.h"
 #include "common/proto.h"
 #include "common/spec.h"
@@ -169,6 +170,25 @@ send_all(int fd, const char *buf, size_t len)
 
 /* Print one reply or stream item; returns the exit status once the
  * final reply arrives, -1 while the stream continues. */
+/*
+ * The one exit contract: 0 pass, 1 a named fault (something the daemon
+ * found wrong in the fabric or its state), 2 a usage error or an
+ * inconclusive answer (the request was wrong, or nothing could be judged).
+ * A scheduler drains a node on 1 only, so every error that says nothing
+ * about the fabric must be 2.
+ */
+static int
+error_exit(const char *code)
+{
+	static const char *const faults[] = { "not_found", "conflict", "fabric_error",
+	    "capacity", "check_failed", NULL };
+
+	for (size_t i = 0; code && faults[i]; i++)
+		if (strcmp(code, faults[i]) == 0)
+			return EXIT_DAEMON_ERROR;
+	return EXIT_USAGE;
+}
+
 static int
 handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 {
@@ -209,9 +229,7 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 	fprintf(stderr, "fabricctl: %s: %s\n",
 	    json_string_value(json_object_get(err, "code")) ?: "error",
 	    json_string_value(json_object_get(err, "message")) ?: "(no message)");
-	if (strcmp(json_string_value(json_object_get(err, "code")) ?: "", "version_mismatch") == 0)
-		return EXIT_USAGE;
-	return EXIT_DAEMON_ERROR;
+	return error_exit(json_string_value(json_object_get(err, "code")));
 }
 
 #define REPLY_MAX (64u << 20)
@@ -361,6 +379,18 @@ main(int argc, char **argv)
 	}
 	if ((cmd = cli_parse(argc, argv, &args)) == NULL)
 		return EXIT_USAGE;
+	/* The host checks run here, not in the daemon: on the host itself, or
+	 * on every host through a launcher (cli/local.c, cli/fanout.c). */
+	if (strcmp(cmd->wire, "preflight") == 0 && json_is_true(json_object_get(args, "local")))
+		rc = cli_preflight_local(args, json_out);
+	else if (strcmp(cmd->wire, "preflight") == 0 && json_object_get(args, "fanout"))
+		rc = cli_preflight_fanout(args, json_out);
+	else
+		rc = -1;
+	if (rc >= 0) {
+		json_decref(args);
+		return rc;
+	}
 	if (strcmp(cmd->wire, "version") == 0 && !json_out)
 		printf("fabricctl %s (protocol %d)\n", FABRICD_VERSION, PROTO_VERSION);
 	rc = run(sock, cmd, args, json_out);

@@ -4,6 +4,23 @@
 #include "cli/fabricctl.h"
 
 static void
+isolation_text(json_t *iso)
+{
+	json_t *p;
+	size_t i;
+
+	if (iso == NULL || !json_is_true(json_object_get(iso, "enabled")))
+		return;
+	printf("\nisolation%s: %zu of at most %lld ports routed around\n",
+	    json_is_true(json_object_get(iso, "dry_run")) ? " (dry run)" : "",
+	    json_array_size(json_object_get(iso, "isolated")),
+	    (long long)json_integer_value(json_object_get(iso, "cap")));
+	json_array_foreach(json_object_get(iso, "isolated"), i, p)
+		printf("  %s%s\n", cli_str(p, "port", "-"),
+		    json_is_true(json_object_get(p, "dry_run")) ? " (would be)" : "");
+}
+
+static void
 health_result(json_t *res)
 {
 	json_t *last = json_object_get(res, "last_round");
@@ -24,6 +41,7 @@ health_result(json_t *res)
 		cli_print_table(stdout, ports, (const char *const[]){ "port", "status",
 		    "errors_per_min", "events", "node_guid", NULL });
 	}
+	isolation_text(json_object_get(res, "isolation"));
 	printf("\n");
 	if (json_array_size(events) == 0) {
 		printf("no active health events\n");
@@ -32,6 +50,44 @@ health_result(json_t *res)
 	printf("active events:\n");
 	cli_print_table(stdout, events, (const char *const[]){ "severity", "object", "check",
 	    "detail", NULL });
+}
+
+/* The BER window: what it covers and what it was computed from. */
+static void
+port_ber_text(json_t *b)
+{
+	if (b == NULL)
+		return;
+	printf("\nBER %.3e over a %.0f s window (%.0f s covered): %lld symbol errors in %.4g "
+	    "bits at %.4g Gb/s; warning above %.0e, critical above %.0e\n",
+	    json_number_value(json_object_get(b, "ber")),
+	    json_integer_value(json_object_get(b, "window_ms")) / 1000.0,
+	    json_integer_value(json_object_get(b, "covered_ms")) / 1000.0,
+	    (long long)json_integer_value(json_object_get(b, "symbol_errors")),
+	    json_number_value(json_object_get(b, "bits")),
+	    json_number_value(json_object_get(b, "line_gbps")),
+	    json_number_value(json_object_get(b, "warning")),
+	    json_number_value(json_object_get(b, "critical")));
+}
+
+/* Active events, each with the time it clears if nothing fails again. */
+static void
+port_events_text(json_t *events, json_int_t quiet_ms)
+{
+	json_t *e;
+	char when[32];
+	size_t i;
+
+	if (json_array_size(events) == 0)
+		return;
+	printf("\nactive events (each clears after a quiet time of %lld s with no failure):\n",
+	    (long long)quiet_ms / 1000);
+	json_array_foreach(events, i, e)
+		printf("  %-8s %-20s clears at %s  %s\n",
+		    json_string_value(json_object_get(e, "severity")),
+		    json_string_value(json_object_get(e, "check")),
+		    cli_time_text(json_integer_value(json_object_get(e, "clears_at_ms")), when,
+		    sizeof(when)), json_string_value(json_object_get(e, "detail")));
 }
 
 static void
@@ -54,11 +110,9 @@ health_port_result(json_t *res)
 		    (long long)json_integer_value(json_object_get(c, "reading")),
 		    (long long)json_integer_value(json_object_get(c, "total")),
 		    json_number_value(json_object_get(c, "rate_per_s")));
-	if (json_array_size(json_object_get(res, "events"))) {
-		printf("\nactive events:\n");
-		cli_print_table(stdout, json_object_get(res, "events"),
-		    (const char *const[]){ "severity", "check", "detail", NULL });
-	}
+	port_ber_text(json_object_get(res, "ber"));
+	port_events_text(json_object_get(res, "events"),
+	    json_integer_value(json_object_get(res, "quiet_time_ms")));
 	hist = json_object_get(res, "history");
 	if (json_array_size(hist) == 0)
 		return;

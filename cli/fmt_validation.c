@@ -116,6 +116,12 @@ preflight_result(json_t *r)
 	json_t *checks = json_object_get(r, "checks"), *c, *f;
 	size_t i, j;
 
+	if (json_object_get(r, "drain")) {
+		/* --format slurm: nothing but the lines a prolog may run. */
+		json_array_foreach(json_object_get(r, "drain"), i, c)
+			printf("%s\n", json_string_value(c));
+		return;
+	}
 	printf("preflight: %s\n", cli_str(r, "verdict", "-"));
 	json_array_foreach(checks, i, c) {
 		printf("  %-8s %-12s %s\n", cli_str(c, "name", "-"), cli_str(c, "status", "-"),

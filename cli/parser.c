@@ -73,6 +73,36 @@ cli_usage_all(FILE *out)
 		    cli_commands[i].admin ? " (admin)" : "");
 }
 
+/*
+ * A comma-separated list, split only at commas outside brackets, so that a
+ * Slurm hostlist (gpu[001-064,070]) stays one item for the daemon to
+ * expand; spaces around items are dropped ("a1, a2").
+ */
+static json_t *
+list_value(const char *val)
+{
+	json_t *a = json_array();
+	const char *p = val;
+
+	while (*p) {
+		const char *q = p;
+		size_t len;
+		int depth = 0;
+
+		for (; *q && (depth > 0 || *q != ','); q++)
+			depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
+		while (p < q && isspace((unsigned char)*p))
+			p++;
+		len = (size_t)(q - p);
+		while (len > 0 && isspace((unsigned char)p[len - 1]))
+			len--;
+		if (len > 0)
+			json_array_append_new(a, json_stringn(p, len));
+		p = *q ? q + 1 : q;
+	}
+	return a;
+}
+
 static json_t *
 typed_value(const struct spec_arg *a, const char *val)
 {
@@ -92,15 +122,9 @@ typed_value(const struct spec_arg *a, const char *val)
 		}
 		return json_integer(v);
 	}
-	if (a->type == SPEC_LIST) {
-		json_t *l = json_array();
-		char *copy = strdup(val), *save = NULL;
-		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			json_array_append_new(l, json_string(t));
-		free(copy);
-		return l;
-	}
-	/* SPEC_FILE stays a path here: fabricctl opens it (cli_open_files) */
+	if (a->type == SPEC_LIST)
+		return list_value(val);
+	/* SPEC_FILE stays a path here: fabricctl opens it (open_files) */
 	return json_string(val);
 }
 
@@ -148,6 +172,25 @@ parse_option(const struct cli_command *c, const struct spec *sp, int argc, char 
 	return 0;
 }
 
+/*
+ * --tenant once named the partition a job uses in validate, nccl-env and
+ * preflight, while partition create --tenant takes a tenant.  Where a
+ * command has --partition, --tenant is its alias for one release.
+ */
+static void
+tenant_alias(const struct cli_command *c, json_t *args)
+{
+	json_t *t = json_object_get(args, "tenant");
+
+	if (t == NULL || strstr(c->spec, "--partition=") == NULL)
+		return;
+	fprintf(stderr, "fabricctl: warning: --tenant is deprecated for \"%s\", use --partition\n",
+	    c->words);
+	if (json_object_get(args, "partition") == NULL)
+		json_object_set(args, "partition", t);
+	json_object_del(args, "tenant");
+}
+
 static int
 parse_args(const struct cli_command *c, int argc, char **argv, json_t *args)
 {
@@ -188,6 +231,7 @@ parse_args(const struct cli_command *c, int argc, char **argv, json_t *args)
 			pos++;
 		}
 	}
+	tenant_alias(c, args);
 	for (size_t s = 0; s < sp.n; s++) {
 		if (sp.arg[s].required && json_object_get(args, sp.arg[s].key) == NULL) {
 			fprintf(stderr, "fabricctl: missing %s\n", sp.arg[s].word);

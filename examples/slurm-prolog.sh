@@ -15,7 +15,8 @@
 #     pass can resume only the nodes fabricd drained, never a human's drain.
 #
 # Set FABRICD_PREFLIGHT_NCCL=1 to also run the NCCL job (slower: minutes),
-# FABRICD_TENANT to check the tenant's P_Key, FABRICCTL to the client path.
+# FABRICD_PARTITION (or the older FABRICD_TENANT) to check the P_Key of the
+# job's partition, FABRICCTL to the client path.
 #
 # Kubernetes: run the same command in an init container or a
 # node-problem-detector custom plugin (exit 0 OK / 1 problem / other
@@ -26,11 +27,13 @@
 
 FABRICCTL=${FABRICCTL:-fabricctl}
 me=$(hostname -s)
-hosts=$(scontrol show hostnames "$SLURM_JOB_NODELIST" 2>/dev/null | paste -sd, -)
+# fabricctl reads Slurm hostlists (gpu[001-064]) itself.
+hosts=$SLURM_JOB_NODELIST
 [ -n "$hosts" ] || hosts=$me
 
 set -- preflight --json --hosts "$hosts"
-[ -n "$FABRICD_TENANT" ] && set -- "$@" --tenant "$FABRICD_TENANT"
+part=${FABRICD_PARTITION:-$FABRICD_TENANT}
+[ -n "$part" ] && set -- "$@" --partition "$part"
 [ "$FABRICD_PREFLIGHT_NCCL" = 1 ] && set -- "$@" --nccl
 
 out=$("$FABRICCTL" "$@" 2>/dev/null)

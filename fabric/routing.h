@@ -145,6 +145,15 @@ const char *routing_engine_name(enum routing_engine e);
 /* "minhop" / "updn" / "ftree" / "auto" -> engine; -1 when unknown. */
 int routing_engine_parse(const char *name);
 
+/*
+ * Ports the engines route around (health isolation; route_exclude.c): both
+ * ends of such a link look uncabled to routing_compute_fabric() alone.
+ */
+void routing_exclude_set(const uint64_t *guids, const uint8_t *ports, size_t n);
+bool routing_excluded(uint64_t node_guid, uint8_t port);
+size_t routing_exclude_cut(struct fabric *f, struct fabric_port ***cut);
+void routing_exclude_restore(struct fabric_port **cut, size_t n);
+
 /* Adapter for the fabric model: routes every node of f. */
 static inline struct routing_table *
 routing_compute_fabric(const struct fabric *f, const struct routing_params *params,

@@ -19,12 +19,16 @@ static const char *const hchk_names[HCHK_COUNT] = {
 	[HCHK_LINK_DOWN] = "link_down",
 	[HCHK_PFC_STORM] = "pfc_storm",
 	[HCHK_ROCE_LOSS] = "roce_loss",
+	[HCHK_BER] = "ber",
 };
 
 struct alarm_table {
 	struct alarm	**v;
 	size_t		  n, cap;
 	unsigned	  clear_after;
+	uint64_t	  quiet_ms;
+	struct alarm	  recent[ALARM_RECENT];	/* ring of cleared alarms, object owned */
+	size_t		  recent_next, recent_n;
 	alarm_notify_fn	  notify;
 	void		 *arg;
 };
@@ -59,6 +63,8 @@ alarm_table_free(struct alarm_table *t)
 		return;
 	for (size_t i = 0; i < t->n; i++)
 		alarm_free(t->v[i]);
+	for (size_t i = 0; i < t->recent_n; i++)
+		free(t->recent[i].object);
 	free(t->v);
 	free(t);
 }
@@ -103,8 +109,24 @@ alarm_raise(struct alarm_table *t, const char *object, uint64_t guid, uint8_t po
 	return a;
 }
 
+/* Keep a cleared alarm in the ring, taking over its object string. */
 static void
-alarm_remove(struct alarm_table *t, size_t i)
+alarm_remember(struct alarm_table *t, struct alarm *a, int64_t now_ms)
+{
+	struct alarm *slot = &t->recent[t->recent_next];
+
+	if (t->recent_n == ALARM_RECENT)
+		free(slot->object);
+	else
+		t->recent_n++;
+	*slot = *a;
+	slot->cleared_ms = now_ms;
+	a->object = NULL;
+	t->recent_next = (t->recent_next + 1) % ALARM_RECENT;
+}
+
+static void
+alarm_remove(struct alarm_table *t, size_t i, int64_t now_ms)
 {
 	struct alarm *a = t->v[i];
 
@@ -112,7 +134,35 @@ alarm_remove(struct alarm_table *t, size_t i)
 	t->v[i] = t->v[--t->n];
 	if (t->notify)
 		t->notify(a, false, t->arg);
+	alarm_remember(t, a, now_ms);
 	alarm_free(a);
+}
+
+void
+alarm_table_set_quiet(struct alarm_table *t, uint64_t quiet_ms)
+{
+	t->quiet_ms = quiet_ms;
+}
+
+int64_t
+alarm_clears_at(const struct alarm_table *t, const struct alarm *a)
+{
+	return a->last_seen_ms + (int64_t)t->quiet_ms;
+}
+
+size_t
+alarm_recent_count(const struct alarm_table *t)
+{
+	return t->recent_n;
+}
+
+const struct alarm *
+alarm_recent_at(const struct alarm_table *t, size_t i)
+{
+	if (i >= t->recent_n)
+		return NULL;
+	/* Oldest first: the ring starts at recent_next once it is full. */
+	return &t->recent[(t->recent_n == ALARM_RECENT ? t->recent_next + i : i) % ALARM_RECENT];
 }
 
 const struct alarm *
@@ -128,8 +178,8 @@ alarm_update(struct alarm_table *t, const char *object, uint64_t node_guid,
 		    now_ms, detail) : NULL;
 	a = t->v[i];
 	if (!failing) {
-		if (++a->passes >= t->clear_after) {
-			alarm_remove(t, (size_t)i);
+		if (++a->passes >= t->clear_after && now_ms >= alarm_clears_at(t, a)) {
+			alarm_remove(t, (size_t)i, now_ms);
 			return NULL;
 		}
 		return a;
@@ -152,7 +202,7 @@ alarm_clear(struct alarm_table *t, const char *object, enum hchk check)
 {
 	ssize_t i = alarm_index(t, object, check);
 	if (i >= 0)
-		alarm_remove(t, (size_t)i);
+		alarm_remove(t, (size_t)i, event_now_ms());
 }
 
 const struct alarm *

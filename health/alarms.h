@@ -5,8 +5,10 @@
  * priority) every time it is evaluated.  The first failure raises the alarm
  * (one event); further failures only move last_seen and, if the severity
  * rises, raise it again at the new severity; `clear_after` consecutive passes
- * clear it (one event).  So a port that keeps failing produces two events in
- * its life, not one per round.  Only active alarms are kept.
+ * and a quiet time with no failure at all clear it (one event).  So a port
+ * that keeps failing produces two events in its life, not one per round.
+ * Cleared alarms are kept a while longer in a bounded ring, so that a
+ * pre-flight can ask what failed in the last hour, not only what fails now.
  */
 #ifndef FABRICD_HEALTH_ALARMS_H
 #define FABRICD_HEALTH_ALARMS_H
@@ -29,6 +31,7 @@ enum hchk {
 	HCHK_LINK_DOWN,
 	HCHK_PFC_STORM,
 	HCHK_ROCE_LOSS,
+	HCHK_BER,
 	HCHK_COUNT
 };
 
@@ -44,6 +47,7 @@ struct alarm {
 	uint32_t		 failures;	/* evaluations that failed */
 	uint32_t		 passes;	/* consecutive passes since the last failure */
 	char			 detail[160];	/* last failing reason */
+	int64_t			 cleared_ms;	/* 0 while active */
 };
 
 struct alarm_table;
@@ -61,6 +65,20 @@ void alarm_table_free(struct alarm_table *t);
 const struct alarm *alarm_update(struct alarm_table *t, const char *object,
     uint64_t node_guid, uint8_t port, enum hchk check, bool failing,
     enum event_severity sev, int64_t now_ms, const char *detail);
+
+/*
+ * Quiet time: an alarm clears only once quiet_ms have passed since its last
+ * failure (on top of clear_after passes), so that a burst followed by clean
+ * rounds is not forgotten in three rounds.  0 (the default) clears on passes.
+ */
+void alarm_table_set_quiet(struct alarm_table *t, uint64_t quiet_ms);
+/* When an active alarm will clear at the earliest, if it keeps passing. */
+int64_t alarm_clears_at(const struct alarm_table *t, const struct alarm *a);
+
+/* Cleared alarms still remembered (newest last), at most ALARM_RECENT. */
+#define ALARM_RECENT 1024
+size_t alarm_recent_count(const struct alarm_table *t);
+const struct alarm *alarm_recent_at(const struct alarm_table *t, size_t i);
 
 /* Clear at once, without waiting for clear_after passes (e.g. ReLink). */
 void alarm_clear(struct alarm_table *t, const char *object, enum hchk check);

@@ -19,6 +19,11 @@ health_thresholds_default(struct health_thresholds *t)
 	t->flap_count = 3;
 	t->flap_window_ms = 10 * 60 * 1000;
 	t->clear_after = 3;
+	/* IBA specifies links at a bit error rate of 1e-12 or better; UFM's
+	 * port isolation acts between 1e-8 and 1e-7: take the stricter end. */
+	t->ber_warning = 1e-12;
+	t->ber_critical = 1e-8;
+	t->ber_window_ms = 10 * 60 * 1000;
 }
 
 static void
@@ -167,4 +172,76 @@ flap_recent(const struct flap_history *h, int64_t now_ms, uint64_t window_ms)
 		if (now_ms - h->down_ms[i] <= (int64_t)window_ms)
 			n++;
 	return n;
+}
+
+/* Per-lane signalling rate in Gb/s (IBA vol. 2; extended speeds win). */
+static double
+lane_gbps(uint8_t speed, uint8_t ext)
+{
+	switch (mask_top(ext)) {
+	case 1: return 14.0625;		/* FDR */
+	case 2: return 25.78125;	/* EDR */
+	case 4: return 53.125;		/* HDR */
+	case 8: return 106.25;		/* NDR */
+	}
+	switch (mask_top(speed)) {
+	case 1: return 2.5;
+	case 2: return 5.0;
+	case 4: return 10.0;
+	default: return 0;
+	}
+}
+
+double
+link_line_bps(uint8_t width_active, uint8_t speed_active, uint8_t ext_speed_active)
+{
+	return width_lanes(widest(width_active)) * lane_gbps(speed_active, ext_speed_active) * 1e9;
+}
+
+void
+ber_window_add(struct ber_window *w, uint64_t window_ms, int64_t now_ms,
+    uint64_t errors, uint64_t dt_ms, double line_bps)
+{
+	int64_t slot_ms = (int64_t)(window_ms / BER_SLOTS ? window_ms / BER_SLOTS : 1);
+	int64_t start = now_ms - now_ms % slot_ms;
+	size_t i = (size_t)(now_ms / slot_ms) % BER_SLOTS;
+
+	if (w->slot_start[i] != start) {
+		w->slot_start[i] = start;
+		w->errors[i] = w->ms[i] = 0;
+		w->bits[i] = 0;
+	}
+	w->errors[i] += errors;
+	w->ms[i] += dt_ms;
+	w->bits[i] += line_bps * (double)dt_ms / 1e3;
+}
+
+struct ber_sum
+ber_window_sum(const struct ber_window *w, uint64_t window_ms, int64_t now_ms)
+{
+	struct ber_sum s = { 0, 0, 0, 0 };
+
+	for (size_t i = 0; i < BER_SLOTS; i++) {
+		if (w->ms[i] == 0 || w->slot_start[i] <= now_ms - (int64_t)window_ms)
+			continue;
+		s.errors += w->errors[i];
+		s.ms += w->ms[i];
+		s.bits += w->bits[i];
+	}
+	s.ber = s.bits > 0 ? (double)s.errors / s.bits : 0;
+	return s;
+}
+
+void
+checks_ber(const struct health_thresholds *t, const struct ber_sum *s, struct check_verdict *v)
+{
+	v->failing = s->errors > 0 && s->ber > t->ber_warning;
+	v->severity = s->ber > t->ber_critical ? EV_CRITICAL : EV_WARNING;
+	v->detail[0] = '\0';
+	if (v->failing)
+		snprintf(v->detail, sizeof(v->detail), "BER %.2e over %.0f s (%llu symbol errors "
+		    "in %.3g bits; %s %.0e)", s->ber, (double)s->ms / 1e3,
+		    (unsigned long long)s->errors, s->bits,
+		    v->severity == EV_CRITICAL ? "critical" : "warning",
+		    v->severity == EV_CRITICAL ? t->ber_critical : t->ber_warning);
 }

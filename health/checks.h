@@ -22,6 +22,9 @@ struct health_thresholds {
 	uint32_t	flap_count;			/* link downs in flap_window: default 3 */
 	uint64_t	flap_window_ms;			/* default 10 min */
 	uint32_t	clear_after;			/* passing rounds to clear: default 3 */
+	double		ber_warning;			/* default 1e-12: IBA's ceiling */
+	double		ber_critical;			/* default 1e-8: where UFM isolates */
+	uint64_t	ber_window_ms;			/* default 10 min */
 };
 
 void health_thresholds_default(struct health_thresholds *t);
@@ -40,6 +43,34 @@ struct check_verdict {
  */
 void checks_counters(const struct health_thresholds *t, const uint64_t delta[HC_COUNT],
     const bool valid[HC_COUNT], uint64_t dt_ms, struct check_verdict verdict[HCHK_COUNT]);
+
+/*
+ * Bit error rate.  A port carries lanes x the per-lane signalling rate of
+ * its active speed (SDR 2.5 .. NDR 106.25 Gb/s); SymbolErrorCounter counts
+ * errors on those line bits, so BER = symbol errors / (line rate x time).
+ * The window is BER_SLOTS slots of window/BER_SLOTS each, so it slides in
+ * steps of a sixteenth and a port costs a few hundred bytes whatever the
+ * polling interval.
+ */
+double link_line_bps(uint8_t width_active, uint8_t speed_active, uint8_t ext_speed_active);
+
+#define BER_SLOTS 16
+struct ber_window {
+	int64_t		slot_start[BER_SLOTS];
+	uint64_t	errors[BER_SLOTS];
+	uint64_t	ms[BER_SLOTS];
+	double		bits[BER_SLOTS];
+};
+struct ber_sum {
+	uint64_t	errors, ms;	/* in the window, and the time it covers */
+	double		bits, ber;
+};
+void ber_window_add(struct ber_window *w, uint64_t window_ms, int64_t now_ms,
+    uint64_t errors, uint64_t dt_ms, double line_bps);
+struct ber_sum ber_window_sum(const struct ber_window *w, uint64_t window_ms, int64_t now_ms);
+/* The BER check over a window sum: warning or critical, with the figures. */
+void checks_ber(const struct health_thresholds *t, const struct ber_sum *s,
+    struct check_verdict *v);
 
 /* Highest bit set in mask (0 when none): masks are "this or slower". */
 unsigned mask_top(unsigned mask);

@@ -13,6 +13,8 @@
 
 #define TOP_PORTS 20
 
+static json_t *isolated_ports(void);
+
 static json_t *
 alarm_json(const struct alarm *a)
 {
@@ -114,14 +116,19 @@ ctl_health(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the health module is disabled");
 		return;
 	}
-	ctl_reply_ok(req, json_pack("{s:s, s:I, s:I, s:I, s:{s:I, s:I, s:f}, s:I, s:o, s:o}",
+	json_t *res = json_pack("{s:s, s:I, s:I, s:I, s:{s:I, s:I, s:f}, s:I, s:o, s:o}",
 	    "state", health->poll ? "polling" : "waiting for the SM",
 	    "ports", (json_int_t)health->nports, "roce_ports", (json_int_t)health->roce.nports,
 	    "rounds", (json_int_t)health->rounds,
 	    "last_round", "mads", (json_int_t)health->round_mads, "ports",
 	    (json_int_t)health->round_ports, "seconds", health->round_seconds,
 	    "interval_ms", (json_int_t)health->cfg.interval_ms,
-	    "worst_ports", worst_ports(), "events", active_events()));
+	    "worst_ports", worst_ports(), "events", active_events());
+
+	json_object_set_new(res, "isolation", json_pack("{s:b, s:b, s:I, s:o}",
+	    "enabled", health->cfg.isolate_enabled, "dry_run", health->cfg.isolate_dry_run,
+	    "cap", (json_int_t)health_isolate_cap(), "isolated", isolated_ports()));
+	ctl_reply_ok(req, res);
 }
 
 static json_t *
@@ -137,6 +144,20 @@ port_counters(const struct hport *p)
 		    "rate_per_s", p->rate[i]));
 	}
 	return o;
+}
+
+/* The BER window of a port, with what it was computed from. */
+static json_t *
+port_ber(const struct hport *p)
+{
+	int64_t now = p->last_eval_ms ? p->last_eval_ms : event_now_ms();
+	struct ber_sum b = ber_window_sum(&p->ber, health->th.ber_window_ms, now);
+
+	return json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f}",
+	    "window_ms", (json_int_t)health->th.ber_window_ms, "covered_ms", (json_int_t)b.ms,
+	    "symbol_errors", (json_int_t)b.errors, "bits", b.bits, "ber", b.ber,
+	    "line_gbps", p->line_bps / 1e9, "warning", health->th.ber_warning,
+	    "critical", health->th.ber_critical);
 }
 
 void
@@ -166,14 +187,51 @@ ctl_health_port(struct ctl_req *req, json_t *args)
 		hist = history_query(health->fd->store, p->hist.id, since_ms);
 	guid_format(p->node_guid, guid, sizeof(guid));
 	ctl_reply_ok(req, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:I, s:i, s:i, s:i, "
-	    "s:o, s:o, s:o}",
+	    "s:o, s:o, s:o, s:o, s:I}",
 	    "object", p->object, "node", p->desc, "node_guid", guid, "port", p->port,
 	    "lid", p->lid, "state", p->state,
 	    "status", health_port_status_name(health_port_status(p->node_guid, p->port)),
 	    "extended_counters", !p->no_ext, "last_eval_ms", (json_int_t)p->last_eval_ms,
 	    "resets", (int)p->resets, "saturations", (int)p->saturations, "clears", (int)p->clears,
 	    "counters", port_counters(p), "events", health_port_events(p->node_guid, p->port),
-	    "history", hist ? hist : json_array()));
+	    "history", hist ? hist : json_array(), "ber", port_ber(p),
+	    "quiet_time_ms", (json_int_t)health->cfg.quiet_ms));
+}
+
+/* The ports isolation holds out of the routing, or would (dry run). */
+static json_t *
+isolated_ports(void)
+{
+	json_t *out = json_array();
+	struct hport *p;
+	size_t i;
+
+	HPORT_FOREACH(health, i, p)
+		if (p->isolated)
+			json_array_append_new(out, json_pack("{s:s, s:b, s:I}", "port", p->object,
+			    "dry_run", p->iso_dry, "since_ms", (json_int_t)p->isolated_ms));
+	return out;
+}
+
+void
+ctl_health_unisolate(struct ctl_req *req, json_t *args)
+{
+	const char *spec = ctl_arg_str(args, "port");
+	struct hport *p;
+
+	if (health == NULL) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "the health module is disabled");
+		return;
+	}
+	if (spec == NULL || (p = hport_lookup(spec)) == NULL) {
+		ctl_reply_error(req, PERR_NOT_FOUND, "no monitored port \"%s\"", spec ? spec : "");
+		return;
+	}
+	if (health_unisolate(p, (unsigned)ctl_req_uid(req)) != 0) {
+		ctl_reply_error(req, PERR_CONFLICT, "%s is not isolated", p->object);
+		return;
+	}
+	ctl_reply_ok(req, json_pack("{s:s, s:o}", "restored", p->object, "isolated", isolated_ports()));
 }
 
 /*

@@ -28,8 +28,13 @@ enum health_port_status health_port_status(uint64_t node_guid, uint8_t port);
 const char *health_port_status_name(enum health_port_status s);
 
 /* Active events of a port: a new array of {check, severity, first_seen_ms,
- * last_seen_ms, failures, detail}; empty when none or not monitored. */
+ * last_seen_ms, failures, detail, clears_at_ms}; empty when none or not
+ * monitored. */
 json_t *health_port_events(uint64_t node_guid, uint8_t port);
+
+/* The same plus the alarms that cleared but last failed at or after
+ * since_ms (those carry cleared_ms, active ones clears_at_ms). */
+json_t *health_port_failures_since(uint64_t node_guid, uint8_t port, int64_t since_ms);
 
 /* Active events anywhere at or above min severity. */
 size_t health_active_count(enum event_severity min);

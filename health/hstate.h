@@ -26,6 +26,11 @@ struct health_config {
 	uint64_t	flap_count;
 	uint64_t	flap_window_ms;
 	uint64_t	clear_after;
+	uint64_t	quiet_ms;		/* no failure this long before a clear */
+	double		ber_warning, ber_critical;
+	uint64_t	ber_window_ms;
+	bool		isolate_enabled, isolate_dry_run;	/* health.isolate */
+	uint64_t	isolate_max;		/* 0: max(10, 0.5 % of links) */
 	uint64_t	keep_raw_ms, keep_5m_ms, keep_1h_ms;
 	uint64_t	max_outstanding;	/* PerfMgt MADs in flight at once */
 	bool		clear_near_saturation;
@@ -48,6 +53,12 @@ struct hport {
 	bool			 was_active;	/* ever ACTIVE with a peer: should be up */
 	bool			 linked;	/* has a peer now */
 	struct flap_history	 flaps;
+	double			 line_bps;	/* active width x speed at the last sweep */
+	struct ber_window	 ber;
+	bool			 isolated, iso_dry;	/* routed around (or would be) */
+	bool			 released;	/* unisolated: not again until its alarms clear */
+	bool			 iso_refused;	/* refusal announced */
+	int64_t			 isolated_ms;
 
 	struct hc_counter_state	 c[HC_COUNT];
 	uint64_t		 raw[HC_COUNT];		/* last readings, as perfquery shows them */
@@ -82,6 +93,7 @@ struct health {
 	uint64_t		 mads_total, mad_failures;
 	double			 round_seconds;			/* last round, first send to last reply */
 	uint64_t		 events_raised[EV_CRITICAL + 1];
+	size_t			 nisolated;
 };
 
 extern struct health *health;
@@ -97,6 +109,11 @@ void hports_free(struct health *h);
 
 /* Evaluate a port's counter checks after a round (ports.c). */
 void health_eval_counters(struct hport *p, int64_t now_ms, uint64_t dt_ms);
+/* isolate.c: isolate or restore ports after a round or a sweep; the cap in
+ * force; unisolate (-1 when the port is not isolated). */
+void health_isolate_review(int64_t now_ms);
+size_t health_isolate_cap(void);
+int health_unisolate(struct hport *p, unsigned uid);
 /* metrics.c */
 char *health_metrics_text(size_t *len);
 

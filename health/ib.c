@@ -374,6 +374,7 @@ finish_round(struct hpoll *hp)
 			history_record(st, &health->hcfg, &p->hist, now, dt, p->delta);
 		memset(p->valid, 0, sizeof(p->valid));
 	}
+	health_isolate_review(now);
 	store_commit(st);
 	health->rounds++;
 	health->round_mads = hp->round_mads;
@@ -492,6 +493,7 @@ sweep_port(struct fabric_node *n, struct fabric_port *p, int64_t now)
 	}
 	h->linked = true;
 	h->state = p->state;
+	h->line_bps = link_line_bps(p->width_active, p->speed_active, p->ext_speed_active);
 	alarm_update(health->alarms, h->object, n->guid, p->num, HCHK_NOT_ACTIVE, p->state != FABRIC_PORT_ACTIVE,
 	    EV_ERROR, now, "cabled and LinkUp but not ACTIVE after the sweep");
 	if (p->state == FABRIC_PORT_ACTIVE) {
@@ -533,6 +535,7 @@ after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token),
 			link_went_down(h, now, "node no longer reachable from the SM");
 		check_flapping(h, now);
 	}
+	health_isolate_review(now);
 	done(token);
 }
 

@@ -4,6 +4,8 @@
  * ports.c, IB polling in ib.c, the control commands in ctl.c, the
  * Prometheus export in metrics.c.
  */
+#include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "common/xmalloc.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "fabric/routing.h"
 #include "health/health.h"
 #include "health/hstate.h"
 
@@ -36,6 +39,10 @@ health_config_init(void *p)
 	c->flap_count = t.flap_count;
 	c->flap_window_ms = t.flap_window_ms;
 	c->clear_after = t.clear_after;
+	c->quiet_ms = 15 * 60 * 1000;
+	c->ber_warning = t.ber_warning;
+	c->ber_critical = t.ber_critical;
+	c->ber_window_ms = t.ber_window_ms;
 	c->keep_raw_ms = h.keep_ms[0];
 	c->keep_5m_ms = h.keep_ms[1];
 	c->keep_1h_ms = h.keep_ms[2];
@@ -46,7 +53,44 @@ health_config_init(void *p)
 	c->pfc_storm_window_ms = 20000;
 }
 
+/* A bit error rate: 1e-12, 0.000001, between 1e-18 and 1. */
+static bool
+parse_ber(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "a bit error rate (e.g. 1e-12)");
+	char *end;
+	double v;
+
+	if (s == NULL)
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= 1e-18 && v <= 1)) {
+		cfg_error(ctx, node, "invalid bit error rate \"%s\": expected a number from 1e-18 to 1", s);
+		return false;
+	}
+	*(double *)field = v;
+	return true;
+}
+
 #define HC struct health_config
+static const struct cfg_field isolate_fields[] = {
+	CFG_F_BOOL("enabled", HC, isolate_enabled),
+	CFG_F_BOOL("dry_run", HC, isolate_dry_run),
+	CFG_F_UINT("max", HC, isolate_max, 0, 100000),
+	CFG_F_END
+};
+
+/* health.isolate: a mapping of its own (enabled, dry_run, max). */
+static bool
+parse_isolate(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	if (!cfg_expect_mapping(ctx, node, "a mapping (enabled, dry_run, max)"))
+		return false;
+	cfg_parse_fields(ctx, node, isolate_fields, (char *)field - offsetof(HC, isolate_enabled));
+	return true;
+}
+
 static const struct cfg_field health_fields[] = {
 	CFG_F_BOOL("enabled", HC, enabled),
 	CFG_F_DURATION("interval", HC, interval_ms, 1000, 3600000),
@@ -58,6 +102,11 @@ static const struct cfg_field health_fields[] = {
 	CFG_F_UINT("flap_count", HC, flap_count, 1, FLAP_HISTORY),
 	CFG_F_DURATION("flap_window", HC, flap_window_ms, 1000, 7 * DAY_MS),
 	CFG_F_UINT("clear_after", HC, clear_after, 1, 100),
+	CFG_F_DURATION("quiet_time", HC, quiet_ms, 0, 7 * DAY_MS),
+	CFG_F_CUSTOM("ber_warning", HC, ber_warning, parse_ber),
+	CFG_F_CUSTOM("ber_critical", HC, ber_critical, parse_ber),
+	CFG_F_DURATION("ber_window", HC, ber_window_ms, 16000, 7 * DAY_MS),
+	CFG_F_CUSTOM("isolate", HC, isolate_enabled, parse_isolate),
 	CFG_F_DURATION("keep_raw", HC, keep_raw_ms, 60000, 7 * DAY_MS),
 	CFG_F_DURATION("keep_5m", HC, keep_5m_ms, 600000, 90 * DAY_MS),
 	CFG_F_DURATION("keep_1h", HC, keep_1h_ms, 7200000, 3650 * DAY_MS),
@@ -94,6 +143,11 @@ apply_config(struct health *h, const struct health_config *c)
 	h->th.flap_count = (uint32_t)c->flap_count;
 	h->th.flap_window_ms = c->flap_window_ms;
 	h->th.clear_after = (uint32_t)c->clear_after;
+	h->th.ber_warning = c->ber_warning;
+	h->th.ber_critical = c->ber_critical;
+	h->th.ber_window_ms = c->ber_window_ms;
+	if (h->alarms)
+		alarm_table_set_quiet(h->alarms, c->quiet_ms);
 	h->hcfg.keep_ms[0] = c->keep_raw_ms;
 	h->hcfg.keep_ms[1] = c->keep_5m_ms;
 	h->hcfg.keep_ms[2] = c->keep_1h_ms;
@@ -162,6 +216,7 @@ health_start(struct fabricd *fd, const void *cfgp)
 	health_thresholds_default(&health->th);
 	apply_config(health, c);
 	health->alarms = alarm_table_new(health->th.clear_after, alarm_notify, health);
+	alarm_table_set_quiet(health->alarms, c->quiet_ms);
 	roce_start(health);
 	if (health_ib_start(health) < 0)
 		log_warnx("health: InfiniBand polling not started");
@@ -192,6 +247,9 @@ health_stop(struct fabricd *fd)
 		return;
 	health_ib_stop(health);
 	roce_stop(health);
+	/* Nothing stays routed around once nobody watches those ports. */
+	if (health->nisolated)
+		routing_exclude_set(NULL, NULL, 0);
 	alarm_table_free(health->alarms);
 	hports_free(health);
 	free(health->cfg.roce_sysfs_root);

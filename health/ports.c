@@ -120,6 +120,15 @@ health_eval_counters(struct hport *p, int64_t now_ms, uint64_t dt_ms)
 		alarm_update(health->alarms, p->object, p->node_guid, p->port, c,
 		    v[c].failing, v[c].severity, now_ms, v[c].failing ? v[c].detail : NULL);
 	}
+	if (p->valid[HC_SYMBOL_ERRORS] && p->line_bps > 0) {
+		struct ber_sum b;
+		ber_window_add(&p->ber, health->th.ber_window_ms, now_ms,
+		    p->delta[HC_SYMBOL_ERRORS], dt_ms, p->line_bps);
+		b = ber_window_sum(&p->ber, health->th.ber_window_ms, now_ms);
+		checks_ber(&health->th, &b, &v[HCHK_BER]);
+		alarm_update(health->alarms, p->object, p->node_guid, p->port, HCHK_BER,
+		    v[HCHK_BER].failing, v[HCHK_BER].severity, now_ms, v[HCHK_BER].detail);
+	}
 	for (int i = 0; i < HC_COUNT; i++)
 		p->rate[i] = p->valid[i] ? hc_rate(p->delta[i], dt_ms) : 0;
 	/* LinkDownedCounter: each increment is a link that went down. */
@@ -174,8 +183,31 @@ health_port_status(uint64_t node_guid, uint8_t port)
 	return worst;
 }
 
+static json_t *
+alarm_event_json(const struct alarm *a)
+{
+	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:i, s:s}",
+	    "check", hchk_name(a->check), "severity", event_severity_name(a->severity),
+	    "first_seen_ms", (json_int_t)a->first_seen_ms,
+	    "last_seen_ms", (json_int_t)a->last_seen_ms, "failures", (int)a->failures,
+	    "detail", a->detail);
+
+	if (a->cleared_ms)
+		json_object_set_new(o, "cleared_ms", json_integer(a->cleared_ms));
+	else
+		json_object_set_new(o, "clears_at_ms",
+		    json_integer(alarm_clears_at(health->alarms, a)));
+	return o;
+}
+
 json_t *
 health_port_events(uint64_t node_guid, uint8_t port)
+{
+	return health_port_failures_since(node_guid, port, INT64_MAX);
+}
+
+json_t *
+health_port_failures_since(uint64_t node_guid, uint8_t port, int64_t since_ms)
 {
 	json_t *out = json_array();
 
@@ -183,13 +215,14 @@ health_port_events(uint64_t node_guid, uint8_t port)
 		return out;
 	for (size_t i = 0; i < alarm_count(health->alarms); i++) {
 		const struct alarm *a = alarm_at(health->alarms, i);
-		if (a->node_guid != node_guid || a->port != port)
-			continue;
-		json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:I, s:i, s:s}",
-		    "check", hchk_name(a->check), "severity", event_severity_name(a->severity),
-		    "first_seen_ms", (json_int_t)a->first_seen_ms,
-		    "last_seen_ms", (json_int_t)a->last_seen_ms, "failures", (int)a->failures,
-		    "detail", a->detail));
+		if (a->node_guid == node_guid && a->port == port)
+			json_array_append_new(out, alarm_event_json(a));
+	}
+	/* Newest first, so that a caller naming one names the latest. */
+	for (size_t i = alarm_recent_count(health->alarms); i-- > 0;) {
+		const struct alarm *a = alarm_recent_at(health->alarms, i);
+		if (a->node_guid == node_guid && a->port == port && a->last_seen_ms >= since_ms)
+			json_array_append_new(out, alarm_event_json(a));
 	}
 	return out;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hostlist.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/fabricd.h"
@@ -247,12 +248,37 @@ label_is_host(const char *label, const char *host)
 	return strncmp(label, host, n) == 0 && (desc_len == n || label[n] == ' ');
 }
 
+/* --hosts items are Slurm hostlists (gpu[01-08]): one array of names, or
+ * NULL after an error reply. */
+static json_t *
+expand_hosts(struct ctl_req *req, json_t *items)
+{
+	json_t *out = json_array(), *v;
+	char **names, err[160];
+	size_t i, n;
+
+	json_array_foreach(items, i, v) {
+		if (hostlist_expand(json_string_value(v) ? json_string_value(v) : "", &names, &n,
+		    4096, err, sizeof(err)) != 0) {
+			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts: %s", err);
+			json_decref(out);
+			return NULL;
+		}
+		for (size_t k = 0; k < n; k++) {
+			json_array_append_new(out, json_string(names[k]));
+			free(names[k]);
+		}
+		free(names);
+	}
+	return out;
+}
+
 void
 ctl_partition_nccl_env(struct ctl_req *req, json_t *args)
 {
 	const char *name;
 	const struct pt_partition *p;
-	json_t *hosts = json_object_get(args, "hosts"), *ports = json_array(), *h;
+	json_t *hosts = NULL, *ports = json_array(), *h;
 	int index = -2;
 	size_t i;
 
@@ -264,6 +290,14 @@ ctl_partition_nccl_env(struct ctl_req *req, json_t *args)
 		json_decref(ports);
 		ctl_reply_error(req, PERR_NOT_FOUND, "no partition \"%s\"", name);
 		return;
+	}
+	if (json_is_array(json_object_get(args, "hosts"))) {
+		if ((hosts = expand_hosts(req, json_object_get(args, "hosts"))) == NULL) {
+			json_decref(ports);
+			return;
+		}
+		/* args owns the expanded list from here: freed with the request. */
+		json_object_set_new(args, "hosts", hosts);
 	}
 	if (!json_is_array(hosts) || json_array_size(hosts) == 0) {
 		json_decref(ports);

@@ -213,13 +213,18 @@ sm_lft_program(struct sm *sm)
 		.nroots = sm->cfg.nupdn_roots,
 	};
 	struct fabric_node *n;
+	struct fabric_port **cut;
 	char err[256] = "";
-	size_t i;
+	size_t i, cut_n;
 
 	if (params.engine == ROUTING_UPDN)
 		check_roots(sm);
 	routing_table_free(sm->rt);
+	cut_n = routing_exclude_cut(sm->next, &cut);
 	sm->rt = routing_compute_fabric(sm->next, &params, err, sizeof(err));
+	routing_exclude_restore(cut, cut_n);
+	if (cut_n)
+		log_info("sm: routed around %zu link(s) isolated by health", cut_n);
 	if (sm->rt == NULL) {
 		log_warnx("sm: routing failed: %s", err);
 		sm->cur.ok = false;

@@ -326,3 +326,4 @@ bool sm_subnet_up(void) { return the_sm && the_sm->subnet_up; }
 bool sm_is_master(void) { return the_sm && the_sm->state == SM_STATE_MASTER; }
 uint16_t sm_own_lid(void) { return the_sm ? the_sm->own_lid : 0; }
 uint64_t sm_own_port_guid(void) { return the_sm ? the_sm->own_guid : 0; }
+void sm_reroute(void) { if (the_sm) sm_sweep_request(the_sm, true); }

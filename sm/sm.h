@@ -25,6 +25,8 @@ bool sm_subnet_up(void);
 bool sm_is_master(void);
 uint16_t sm_own_lid(void);
 uint64_t sm_own_port_guid(void);
+/* A heavy sweep soon: routes recomputed (health's isolated ports changed). */
+void sm_reroute(void);
 
 /*
  * Sweep hooks.  before_activate runs after discovery and LID assignment,

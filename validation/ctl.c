@@ -19,6 +19,7 @@
 #include <event2/event.h>
 
 #include "common/log.h"
+#include "common/hostlist.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/fabricd.h"
@@ -42,40 +43,73 @@ valid_word(const char *s, const char *extra)
 	return true;
 }
 
-/* Hosts from --hosts: names a launcher and a shell can take verbatim. */
+/*
+ * The partition a job uses: --partition, else --tenant, which meant a
+ * partition name here before it meant a tenant (fabricctl warns; kept for
+ * one release).
+ */
+const char *
+validation_partition_arg(json_t *args)
+{
+	const char *p = ctl_arg_str(args, "partition");
+	return p ? p : ctl_arg_str(args, "tenant");
+}
+
+/* One host name: checked, and refused when already in hosts[0..n). */
+static bool
+host_add(struct ctl_req *req, char **hosts, size_t n, const char *s)
+{
+	if (!valid_word(s, "._-")) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "invalid host name \"%s\"", s ? s : "");
+		return false;
+	}
+	for (size_t j = 0; j < n; j++)
+		if (strcmp(hosts[j], s) == 0) {
+			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "host \"%s\" given twice", s);
+			return false;
+		}
+	hosts[n] = xstrdup(s);
+	return true;
+}
+
+/* Hosts from --hosts: each item a Slurm hostlist expression (gpu[001-064,070]),
+ * expanded to names a launcher and a shell can take verbatim. */
 char **
 validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n)
 {
 	json_t *a = json_object_get(args, "hosts"), *v;
-	char **hosts;
-	size_t i;
+	char **hosts, **one, err[160];
+	size_t i, k, m, total = 0;
+	bool ok = true;
 
 	if (!json_is_array(a) || json_array_size(a) == 0) {
-		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts is required (H1,H2,...)");
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts is required (H1,H2,... or gpu[01-64])");
 		return NULL;
 	}
-	if (json_array_size(a) > 4096) {
-		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "too many hosts (at most 4096)");
-		return NULL;
-	}
-	hosts = xcalloc(json_array_size(a) + 1, sizeof(*hosts));
+	hosts = xcalloc(VALIDATION_MAX_HOSTS + 1, sizeof(*hosts));
 	json_array_foreach(a, i, v) {
-		const char *s = json_string_value(v);
-		size_t j;
-		if (!valid_word(s, "._-")) {
-			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "invalid host name \"%s\"", s ? s : "");
+		if (!json_is_string(v) || hostlist_expand(json_string_value(v), &one, &m,
+		    VALIDATION_MAX_HOSTS - total, err, sizeof(err)) != 0) {
+			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts: %s",
+			    json_is_string(v) ? err : "expected host names");
 			launch_free(hosts);
 			return NULL;
 		}
-		for (j = 0; j < i; j++)
-			if (strcmp(hosts[j], s) == 0) {
-				ctl_reply_error(req, PERR_INVALID_ARGUMENT, "host \"%s\" given twice", s);
-				launch_free(hosts);
-				return NULL;
-			}
-		hosts[i] = xstrdup(s);
+		for (k = 0; k < m; k++)
+			if (ok && (ok = host_add(req, hosts, total, one[k])))
+				total++;
+		launch_free(one);
+		if (!ok) {
+			launch_free(hosts);
+			return NULL;
+		}
 	}
-	*n = json_array_size(a);
+	if (total == 0) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts names no host");
+		launch_free(hosts);
+		return NULL;
+	}
+	*n = total;
 	return hosts;
 }
 
@@ -152,7 +186,7 @@ spec_from_args(struct ctl_req *req, json_t *args, enum job_kind kind, struct job
 	const char *test = ctl_arg_str(args, "test"), *launcher = ctl_arg_str(args, "launcher");
 	const char *sizes = ctl_arg_str(args, "sizes"), *profile = ctl_arg_str(args, "profile");
 	const char *minbw = ctl_arg_str(args, "min_busbw"), *strategy = ctl_arg_str(args, "strategy");
-	const char *tenant = ctl_arg_str(args, "tenant"), *hca = ctl_arg_str(args, "hca");
+	const char *tenant = validation_partition_arg(args), *hca = ctl_arg_str(args, "hca");
 	const struct validation_profile *p;
 	long long timeout = 0;
 	uint64_t lo, hi;
@@ -239,6 +273,7 @@ struct follow {
 	bool		 campaign;
 	bool		 starting;	/* inside campaign_start/job_start */
 	bool		 finished;	/* ended while starting */
+	bool		 fail_on_inconclusive;	/* --fail-on inconclusive: exit 1, not 2 */
 };
 
 static void
@@ -275,8 +310,14 @@ follow_answer(struct follow *f)
 		f->finished = true;
 		return;
 	}
-	if ((rec = jobstore_show(f->id)) != NULL)
+	if ((rec = jobstore_show(f->id)) != NULL) {
+		/* The one exit contract: pass (and warn) 0, fail 1, inconclusive 2. */
+		const char *v = json_string_value(json_object_get(rec, "verdict"));
+		int code = v == NULL ? 2 : !strcmp(v, "pass") || !strcmp(v, "warn") ? 0 :
+		    !strcmp(v, "fail") ? 1 : f->fail_on_inconclusive ? 1 : 2;
+		json_object_set_new(rec, "exit_code", json_integer(code));
 		ctl_reply_ok(f->req, rec);
+	}
 	else
 		ctl_reply_error(f->req, PERR_INTERNAL, "job %lld has no record", (long long)f->id);
 	follow_free(f);
@@ -304,6 +345,7 @@ static void
 start_validation(struct ctl_req *req, json_t *args, struct job_spec *s)
 {
 	bool follow = ctl_arg_bool(args, "follow");
+	const char *fail_on = ctl_arg_str(args, "fail_on");
 	bool campaign = strcmp(s->strategy, "single") != 0 || (s->kind == JOB_RDMA && s->nhosts > 2);
 	struct follow *f = NULL;
 	char err[160];
@@ -313,10 +355,15 @@ start_validation(struct ctl_req *req, json_t *args, struct job_spec *s)
 		free(s->strategy);
 		s->strategy = xstrdup("pairwise");
 	}
+	if (fail_on && (strcmp(fail_on, "inconclusive") || !follow)) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--fail-on: only \"inconclusive\", with --follow");
+		return;
+	}
 	if (follow) {
 		struct timeval second = { 1, 0 };
 		f = xcalloc(1, sizeof(*f));
 		f->req = req;
+		f->fail_on_inconclusive = fail_on != NULL;
 		f->campaign = campaign;
 		f->starting = true;
 		f->tick = event_new(fabricd->base, -1, EV_PERSIST, follow_tick, f);

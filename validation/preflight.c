@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/xmalloc.h"
 #include "daemon/control.h"
+#include "daemon/events.h"
 #include "daemon/fabricd.h"
 #include "health/health.h"
 #include "partitions/partitions.h"
@@ -140,21 +142,50 @@ check_ports(struct check *c, struct host_view *hv, size_t n)
 	snprintf(c->detail, sizeof(c->detail), "%zu host ports checked", checked);
 }
 
-/* An active health event or a bad status on a port: a fault naming it. */
+/* "2026-12-01 11:40:02 UTC": when a health check last failed. */
+static void
+format_when(int64_t ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+/* The newest failure of a port within the pre-flight window, or a bad
+ * status: a fault naming node, port, check and when.  A failure that
+ * health has cleared since still counts while it is inside the window. */
 static void
 health_port(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
     const char *role)
 {
+	int64_t now = event_now_ms();
 	enum health_port_status st = health_port_status(p->node->guid, p->num);
-	json_t *ev = health_port_events(p->node->guid, p->num);
-	const char *detail = json_string_value(json_object_get(json_array_get(ev, 0), "detail"));
-	const char *check = json_string_value(json_object_get(json_array_get(ev, 0), "check"));
+	json_t *ev = health_port_failures_since(p->node->guid, p->num,
+	    now - (int64_t)validation_config()->preflight_window_ms);
+	json_t *e = json_array_get(ev, 0);
+	const char *detail = json_string_value(json_object_get(e, "detail"));
+	const char *check = json_string_value(json_object_get(e, "check"));
+	int64_t last = (int64_t)json_integer_value(json_object_get(e, "last_seen_ms"));
+	char when[40] = "";
 
-	if (json_array_size(ev) > 0 || st == HEALTH_PORT_DOWN || st == HEALTH_PORT_DEGRADED ||
-	    st == HEALTH_PORT_WARNING)
-		fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s", role, p->node->desc,
-		    p->num, health_port_status_name(st), check ? ", " : "", check ? check : "",
+	if (e != NULL)
+		format_when(last, when, sizeof(when));
+	if (e != NULL || st == HEALTH_PORT_DOWN || st == HEALTH_PORT_DEGRADED ||
+	    st == HEALTH_PORT_WARNING) {
+		fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s%s%s%s", role,
+		    p->node->desc, p->num, health_port_status_name(st), check ? ", " : "",
+		    check ? check : "", e ? " failing at " : "", when,
+		    json_object_get(e, "cleared_ms") ? " (cleared since): " : ": ",
 		    detail ? detail : "");
+		if (e != NULL) {
+			json_t *f = json_array_get(c->faults, json_array_size(c->faults) - 1);
+			json_object_set_new(f, "health_check", json_string(check));
+			json_object_set_new(f, "when", json_string(when));
+			json_object_set_new(f, "when_ms", json_integer(last));
+		}
+	}
 	json_decref(ev);
 }
 
@@ -230,6 +261,7 @@ struct preflight {
 	json_t		*faults;
 	json_t		*hosts;
 	bool		 any_fail, any_inconclusive, no_fabric;
+	bool		 slurm;		/* --format slurm: the drain lines too */
 };
 
 static void
@@ -248,14 +280,46 @@ add_check(struct preflight *pf, struct check *c)
 	    "status", check_status_names[c->status], "detail", c->detail, "faults", c->faults));
 }
 
+/*
+ * Slurm drain lines: one per host that a fault names, with the first
+ * fault's code and port as reason (what examples/slurm-prolog.sh writes).
+ * Faults naming no host (a switch port on a route) drain nobody, and an
+ * inconclusive pre-flight none at all: only a named fault takes a node.
+ */
+static json_t *
+drain_lines(json_t *faults)
+{
+	json_t *out = json_array(), *seen = json_object(), *f;
+	size_t i;
+
+	json_array_foreach(faults, i, f) {
+		const char *host = json_string_value(json_object_get(f, "host"));
+		const char *port = json_string_value(json_object_get(f, "port"));
+		if (host == NULL || json_object_get(seen, host))
+			continue;
+		json_object_set_new(seen, host, json_true());
+		json_array_append_new(out, json_sprintf("scontrol update nodename=%s state=drain "
+		    "reason=\"fabricd: %s %s\"", host,
+		    json_string_value(json_object_get(f, "code")), port ? port : host));
+	}
+	json_decref(seen);
+	return out;
+}
+
 static void
 preflight_answer(struct preflight *pf)
 {
 	int code = pf->any_fail ? 1 : pf->any_inconclusive ? 2 : 0;
-
-	ctl_reply_ok(pf->req, json_pack("{s:s, s:i, s:o, s:o, s:o}", "verdict",
+	json_t *res = json_pack("{s:s, s:i, s:O, s:o, s:o}", "verdict",
 	    code == 0 ? "pass" : code == 1 ? "fail" : "inconclusive", "exit_code", code,
-	    "hosts", pf->hosts, "checks", pf->checks, "faults", pf->faults));
+	    "hosts", pf->hosts, "checks", pf->checks, "faults", pf->faults);
+
+	if (pf->slurm) {
+		json_object_set_new(res, "format", json_string("slurm"));
+		json_object_set_new(res, "drain", code == 1 ? drain_lines(pf->faults) : json_array());
+	}
+	json_decref(pf->hosts);
+	ctl_reply_ok(pf->req, res);
 	free(pf);
 }
 
@@ -409,13 +473,14 @@ roce_check(struct preflight *pf)
 
 void
 preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *tenant, bool nccl,
-    const char *launcher, uint64_t timeout_ms)
+    const char *launcher, uint64_t timeout_ms, bool slurm)
 {
 	struct preflight *pf = xcalloc(1, sizeof(*pf));
 	const struct validation_config *cfg = validation_config();
 	size_t i;
 
 	pf->req = req;
+	pf->slurm = slurm;
 	pf->checks = json_array();
 	pf->faults = json_array();
 	pf->hosts = json_array();
@@ -473,7 +538,7 @@ ctl_nccl_env(struct ctl_req *req, json_t *args)
 
 	if (hosts == NULL)
 		return;
-	ctl_reply_ok(req, nccl_env_compute(hosts, n, ctl_arg_str(args, "tenant"),
+	ctl_reply_ok(req, nccl_env_compute(hosts, n, validation_partition_arg(args),
 	    ctl_arg_str(args, "ifname")));
 	launch_free(hosts);
 }
@@ -482,11 +547,17 @@ void
 ctl_preflight(struct ctl_req *req, json_t *args)
 {
 	bool nccl = ctl_arg_bool(args, "nccl");
-	const char *launcher = ctl_arg_str(args, "launcher");
+	const char *launcher = ctl_arg_str(args, "launcher"), *format = ctl_arg_str(args, "format");
+	bool slurm = format && strcmp(format, "slurm") == 0;
 	long long timeout = 0;
 	size_t n;
 	char **hosts;
 
+	if (ctl_arg_bool(args, "local") || ctl_arg_str(args, "fanout")) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--local and --fanout are run by fabricctl "
+		    "on the hosts, not by the daemon");
+		return;
+	}
 	if (nccl && !ctl_req_admin(req)) {
 		ctl_reply_error(req, PERR_PERMISSION, "preflight --nccl starts a job: admin only");
 		return;
@@ -505,9 +576,13 @@ ctl_preflight(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--timeout: 1 to 86400 seconds");
 		return;
 	}
+	if (format && strcmp(format, "slurm") && strcmp(format, "text")) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--format: expected text or slurm");
+		return;
+	}
 	if ((hosts = validation_hosts_arg(req, args, &n)) == NULL)
 		return;
-	preflight_run(req, hosts, n, ctl_arg_str(args, "tenant"), nccl, launcher,
-	    timeout > 0 ? (uint64_t)timeout * 1000 : 0);
+	preflight_run(req, hosts, n, validation_partition_arg(args), nccl, launcher,
+	    timeout > 0 ? (uint64_t)timeout * 1000 : 0, slurm);
 	launch_free(hosts);
 }

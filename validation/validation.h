@@ -43,9 +43,15 @@ struct validation_config {
 	uint64_t	 max_parallel;		/* probes of one campaign at once */
 	uint64_t	 rdma_port;		/* first TCP port of perftest pairs */
 	bool		 json_report;		/* pass -J (nccl-tests >= 2.17.3) */
+	uint64_t	 preflight_window_ms;	/* a failure this recent fails a pre-flight */
 	struct validation_profile *profiles;
 	size_t		 nprofiles;
 };
+
+/* ctl.c: --partition, or the deprecated --tenant alias. */
+const char *validation_partition_arg(json_t *args);
+
+#define VALIDATION_MAX_HOSTS 4096
 
 /* vconfig.c: the section's parser (for the module table in module.c)
  * and the accessors. */
@@ -156,6 +162,6 @@ char **validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n);
 json_t *nccl_env_compute(char *const *hosts, size_t nhosts, const char *tenant,
     const char *ifname);
 void preflight_run(struct ctl_req *req, char *const *hosts, size_t nhosts, const char *tenant,
-    bool nccl, const char *launcher, uint64_t timeout_ms);
+    bool nccl, const char *launcher, uint64_t timeout_ms, bool slurm);
 
 #endif

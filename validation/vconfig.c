@@ -120,6 +120,7 @@ const struct cfg_field validation_fields[] = {
 	CFG_F_UINT("max_parallel", struct validation_config, max_parallel, 1, 1024),
 	CFG_F_UINT("rdma_port", struct validation_config, rdma_port, 1024, 65000),
 	CFG_F_BOOL("json_report", struct validation_config, json_report),
+	CFG_F_DURATION("preflight_window", struct validation_config, preflight_window_ms, 0, 7 * 86400000ULL),
 	CFG_F_CUSTOM("profiles", struct validation_config, profiles, parse_profiles),
 	CFG_F_END
 };
@@ -138,6 +139,9 @@ validation_config_init(void *p)
 	c->max_parallel = 8;
 	c->rdma_port = 18515;
 	c->json_report = true;
+	/* A port that threw errors in the last hour is the port a job must
+	 * not start on, even if health has cleared it since. */
+	c->preflight_window_ms = 3600 * 1000;
 }
 
 void

@@ -66,7 +66,7 @@ echo "checked $ncmd commands, $checked declared arguments, $ranged ranges"
 # 10,000 bytes of "é" in a message: whole
 e=$(head -c 5000 /dev/zero | tr '\0' 'e' | sed 's/e/\xc3\xa9/g')
 out=$(ctl --json events --since "$e" 2>/dev/null)
-[ $? -eq 1 ] || fail "events --since <10000 bytes>: exit status"
+[ $? -eq 2 ] || fail "events --since <10000 bytes>: exit status"
 msg=$(printf '%s' "$out" | jq -r '.error.message')
 printf '%s' "$msg" | grep -qF "$e" || fail "the 10,000-byte message did not arrive whole"
 # 30,000 bytes: cut on a character boundary, still an error object

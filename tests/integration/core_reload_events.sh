@@ -36,7 +36,7 @@ total=$(db "SELECT count(*) FROM events WHERE severity >= 1")
 got=$(ctl --json events --severity warning | grep -c '"severity"')
 [ "$got" = "$total" ] || fail "--severity warning: $got rows, database has $total"
 ctl events --since 1d >/dev/null || fail "--since 1d refused"
-ctl events --since "not a time" 2>/dev/null; [ $? -eq 1 ] || fail "bad --since not refused"
+ctl events --since "not a time" 2>/dev/null; [ $? -eq 2 ] || fail "bad --since not refused with exit 2 (usage)"
 
 fd_stop
 [ "$(db "SELECT count(*) FROM events WHERE message = 'fabricd stopped'")" = 1 ] ||

@@ -24,7 +24,7 @@ sm_start_fabricd host1 "health:
 sm_wait_up 30 || fail "subnet not up"
 
 health_events() {	# raised (warning and worse) health events, optionally for one object
-	db "SELECT count(*) FROM events WHERE source = 'health' AND severity >= 1 ${1:+AND object = '$1'}"
+	db "SELECT count(*) FROM events WHERE source = 'health' AND severity >= 1 AND message NOT LIKE 'ber:%' ${1:+AND object = '$1'}"
 }
 rounds() { ctl --json health | sed -n 's/^  "rounds": \([0-9]*\),$/\1/p'; }
 wait_rounds() {	# N more complete polling rounds

@@ -24,7 +24,8 @@ fd_config "health:
   roce_sysfs_root: $SYS
   roce_interval: 500ms
   pfc_storm_window: 3s
-  clear_after: 2"
+  clear_after: 2
+  quiet_time: 0s"
 fd_start
 
 storm_events() {

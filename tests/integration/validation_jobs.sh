@@ -49,6 +49,8 @@ ctl job log "$id" --bytes=200 --json | grep -q "$(tail -c 60 "$out" | tail -1 | 
 # 2. an IB failure, exit 3: fail, the host the WARN names
 control mode=replay "fixture=$F/v2.17_2node_ibfail.txt" exit=3
 ctl validate nccl --hosts gpu1,gpu2 --profile ring --follow >/dev/null
+rc=$?
+[ $rc -eq 1 ] || fail "--follow of a failing job: exit $rc, not 1"
 id=$(last)
 [ "$(q "SELECT exit_status, verdict, culprit_host, culprit_hca FROM validation_jobs WHERE id=$id")" = "3|fail|gpu2|mlx5_2" ] ||
 	fail "ib failure recorded as $(q "SELECT exit_status, verdict, culprit_host, culprit_hca, reason FROM validation_jobs WHERE id=$id")"
@@ -58,7 +60,9 @@ id=$(last)
 control mode=hang "pidfile=$T/grandchild.pid"
 t0=$(date +%s)
 ctl --json validate nccl --hosts gpu1,gpu2 --follow > "$T/follow.out"
+rc=$?
 t1=$(date +%s)
+[ $rc -eq 2 ] || fail "--follow of an inconclusive job: exit $rc, not 2"
 # --follow streamed progress while it ran (one item a second)
 [ "$(grep -c '"state":"running"' "$T/follow.out")" -ge 2 ] || fail "no progress streamed: $(cat "$T/follow.out")"
 id=$(last)
@@ -78,7 +82,9 @@ id=$(last)
 
 # 5. garbage: inconclusive, daemon alive
 control mode=garbage
-ctl validate nccl --hosts gpu1,gpu2 --follow >/dev/null
+ctl validate nccl --hosts gpu1,gpu2 --follow --fail-on inconclusive >/dev/null
+rc=$?
+[ $rc -eq 1 ] || fail "--fail-on inconclusive: exit $rc, not 1"
 id=$(last)
 [ "$(q "SELECT exit_status, verdict FROM validation_jobs WHERE id=$id")" = "1|inconclusive" ] || fail "garbage"
 ctl version >/dev/null || fail "daemon died on garbage"

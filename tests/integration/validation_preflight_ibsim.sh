@@ -7,6 +7,9 @@
 #   healthy hosts, tenant key everywhere   -> exit 0
 #   a degraded host port                   -> exit 1 naming host4 port 1
 #   a host without the tenant's P_Key      -> exit 1 naming host4 port 1
+#     (--partition; --tenant as its alias warns)
+#   --format slurm                          -> one drain line, host4 only;
+#     none when inconclusive
 #   symbol errors on a port (PerformanceSet) -> exit 1 naming host3 port 1
 #   --nccl with no launcher installed      -> exit 2
 #   Unlink of a host's cable               -> exit 1 naming that host's port
@@ -52,7 +55,7 @@ faults_name() {	# CODE HOST: a fault with that code names that host
 	tr -d '\n' < "$T/pf.json" | sed 's/},/}\n/g' | grep "\"code\": *\"$1\"" | grep -q "\"host\": *\"$2\""
 }
 
-pf --hosts host1,host2,host3 --tenant acme-train
+pf --hosts host1,host2,host3 --partition acme-train
 [ $rc -eq 0 ] || fail "healthy hosts: exit $rc: $(cat "$T/pf.json")"
 grep -q '"name": "pkey"' "$T/pf.json" && grep -A2 '"name": "pkey"' "$T/pf.json" | grep -q '"pass"' ||
 	fail "the P_Key check did not run: $(cat "$T/pf.json")"
@@ -64,6 +67,10 @@ grep -qi 'a01' "$T/pk4" && fail "host4 holds the acme key: $(cat "$T/pk4")"
 pf --hosts host1,host4 --tenant acme-train
 [ $rc -eq 1 ] || fail "host4 outside the tenant: exit $rc"
 faults_name PKeyMissing host4 || fail "no PKeyMissing fault naming host4: $(cat "$T/pf.json")"
+# --tenant is the deprecated alias of --partition here: same verdict, a warning
+ctl --json preflight --hosts 'host[1,4]' --tenant acme-train >"$T/pf.json" 2>"$T/pf.err"; rc=$?
+[ $rc -eq 1 ] && faults_name PKeyMissing host4 || fail "--tenant alias: exit $rc: $(cat "$T/pf.json")"
+grep -q 'deprecated.*--partition' "$T/pf.err" || fail "no deprecation warning: $(cat "$T/pf.err")"
 
 # the slow cable really is slow (iblinkinfo, not fabricd)
 sim_diag iblinkinfo > "$T/links" 2>&1 || fail iblinkinfo
@@ -71,9 +78,16 @@ grep '"host4' "$T/links" | grep -q '4X' || fail "host4 link is not 4X: $(grep ho
 pf --hosts host1,host4
 [ $rc -eq 1 ] || fail "degraded host4: exit $rc"
 faults_name IBPortDegraded host4 || fail "no IBPortDegraded fault naming host4: $(cat "$T/pf.json")"
+# --format slurm: one drain line, for the named host only
+ctl preflight --hosts host1,host4 --format slurm >"$T/drain" 2>&1; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l < "$T/drain")" = 1 ] &&
+    grep -q '^scontrol update nodename=host4 state=drain reason="fabricd: IBPortDegraded host4' "$T/drain" ||
+    fail "--format slurm: exit $rc: $(cat "$T/drain")"
 
 pf --hosts host1,host2 --nccl
 [ $rc -eq 2 ] || fail "--nccl without a launcher: exit $rc"
+ctl preflight --hosts host1,host2 --nccl --format slurm >"$T/drain" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ ! -s "$T/drain" ] || fail "inconclusive --format slurm printed: $(cat "$T/drain")"
 [ "$(db "SELECT exit_status, verdict FROM validation_jobs ORDER BY id DESC LIMIT 1")" = "127|inconclusive" ] ||
 	fail "the NCCL job: $(db "SELECT exit_status, timed_out, verdict, reason FROM validation_jobs")"
 

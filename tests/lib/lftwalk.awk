@@ -4,6 +4,9 @@
 #   awk -f lftwalk.awk DISC FTS                      every CA-to-CA pair
 #   awk -v path=SLID,DLID -f lftwalk.awk DISC FTS    print one path: the
 #                                                    switch GUIDs, one a line
+#   awk -v avoid=NODE:PORT -f lftwalk.awk DISC FTS   every pair, and fail if
+#                                                    a route crosses that port
+#                                                    (NodeDescription:port)
 #
 # DISC is `ibnetdiscover` output (cabling, LIDs); FTS is `dump_fts` output
 # (one "Unicast lids ... guid 0x... (name):" header per switch, then
@@ -139,6 +142,9 @@ function walk(node, port, dlid,    cur, out, seen, hops, prev, ch) {
 			return 0
 		}
 		out = lft[cur, dlid]
+		if (avoid != "" && (name[cur] ":" out == avoid ||
+		    ((cur, out) in peer && name[peer[cur, out]] ":" peerport[cur, out] == avoid)))
+			crossed++
 		if (!((cur, out) in peer)) {
 			walk_err = name[cur] " forwards LID " dlid " to uncabled port " out
 			return 0
@@ -199,7 +205,9 @@ END {
 		print_loads()
 	if (cdg && !check_cdg())
 		exit 1
-	exit (bad > 0 || ok == 0)
+	if (avoid != "")
+		printf "lftwalk: %d routes cross %s\n", crossed, avoid
+	exit (bad > 0 || ok == 0 || crossed > 0)
 }
 
 function rail_of(node,    d) {

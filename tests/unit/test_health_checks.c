@@ -164,6 +164,76 @@ flapping_window(void **state)
 	assert_int_equal(flap_recent(&h, 800040, min10), FLAP_HISTORY);
 }
 
+static void
+quiet_time_and_recent_ring(void **state)
+{
+	struct notes n = { 0 };
+	struct alarm_table *t = alarm_table_new(3, note, &n);
+
+	alarm_table_set_quiet(t, 60000);
+	alarm_update(t, "h:1", 0x10, 1, HCHK_SYMBOL_ERRORS, true, EV_WARNING, 1000, "burst");
+	/* Three passes are not enough inside the quiet time... */
+	for (int64_t ms = 2000; ms < 60000; ms += 1000)
+		assert_non_null(alarm_update(t, "h:1", 0x10, 1, HCHK_SYMBOL_ERRORS, false,
+		    EV_WARNING, ms, NULL));
+	assert_int_equal(alarm_clears_at(t, alarm_find(t, "h:1", HCHK_SYMBOL_ERRORS)), 61000);
+	assert_int_equal(alarm_recent_count(t), 0);
+	/* ...a pass after it clears, and the alarm is remembered. */
+	assert_null(alarm_update(t, "h:1", 0x10, 1, HCHK_SYMBOL_ERRORS, false, EV_WARNING, 61000, NULL));
+	assert_int_equal(n.cleared, 1);
+	assert_int_equal(alarm_recent_count(t), 1);
+	assert_string_equal(alarm_recent_at(t, 0)->object, "h:1");
+	assert_int_equal(alarm_recent_at(t, 0)->last_seen_ms, 1000);
+	assert_int_equal(alarm_recent_at(t, 0)->cleared_ms, 61000);
+	/* The ring keeps the newest ALARM_RECENT, oldest first. */
+	for (int i = 0; i < ALARM_RECENT + 5; i++) {
+		alarm_update(t, "h:2", 0x10, 2, HCHK_RCV_ERRORS, true, EV_WARNING, 100000 + i, "x");
+		alarm_clear(t, "h:2", HCHK_RCV_ERRORS);
+	}
+	assert_int_equal(alarm_recent_count(t), ALARM_RECENT);
+	assert_int_equal(alarm_recent_at(t, 0)->last_seen_ms, 100005);
+	assert_int_equal(alarm_recent_at(t, ALARM_RECENT - 1)->last_seen_ms, 100000 + ALARM_RECENT + 4);
+	alarm_table_free(t);
+}
+
+static void
+ber_window_and_rates(void **state)
+{
+	struct health_thresholds th;
+	struct ber_window w;
+	struct check_verdict v;
+	struct ber_sum s;
+	double hdr = link_line_bps(2, 4, 4), qdr = link_line_bps(2, 4, 0);
+
+	health_thresholds_default(&th);
+	assert_true(hdr == 4 * 53.125e9);	/* 4x HDR */
+	assert_true(qdr == 4 * 10e9);		/* 4x QDR */
+	assert_true(link_line_bps(8, 1, 0) == 12 * 2.5e9);
+	assert_true(link_line_bps(2, 4, 8) == 4 * 106.25e9);
+	memset(&w, 0, sizeof(w));
+	/* 160 s window = 16 slots of 10 s; 100 errors in the first second. */
+	ber_window_add(&w, 160000, 1000000, 100, 1000, hdr);
+	for (int64_t t = 1001000; t < 1150000; t += 1000)
+		ber_window_add(&w, 160000, t, 0, 1000, hdr);
+	s = ber_window_sum(&w, 160000, 1149000);
+	assert_int_equal(s.errors, 100);
+	assert_int_equal(s.ms, 150000);
+	assert_true(s.ber > 100 / (hdr * 150) * 0.9999 && s.ber < 100 / (hdr * 150) * 1.0001);
+	checks_ber(&th, &s, &v);
+	assert_true(v.failing);			/* 1.5e-11 > 1e-12 */
+	assert_int_equal(v.severity, EV_WARNING);
+	/* The burst slides out of the window. */
+	s = ber_window_sum(&w, 160000, 1170000);
+	assert_int_equal(s.errors, 0);
+	checks_ber(&th, &s, &v);
+	assert_false(v.failing);
+	/* Critical above 1e-8. */
+	s = (struct ber_sum){ 5000, 1000, qdr, 5000 / qdr };
+	checks_ber(&th, &s, &v);
+	assert_true(v.failing);
+	assert_int_equal(v.severity, EV_CRITICAL);
+}
+
 int
 main(void)
 {
@@ -173,6 +243,8 @@ main(void)
 		cmocka_unit_test(counter_thresholds),
 		cmocka_unit_test(degraded_links),
 		cmocka_unit_test(flapping_window),
+		cmocka_unit_test(quiet_time_and_recent_ring),
+		cmocka_unit_test(ber_window_and_rates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -239,6 +239,48 @@ test_non_utf8_description(void **state)
 	json_decref(r);
 }
 
+/* Health's excluded ports: the engine routes around them for one call, and
+ * the model keeps its cables. */
+static void
+test_excluded_ports(void **state)
+{
+	struct rfix *x = *state;
+	struct routing_params params = { .engine = ROUTING_MINHOP };
+	uint64_t g[2] = { 0x200, 0x300 };
+	uint8_t pn[2] = { 7, 8 };
+	struct fabric_port **cut;
+	struct routing_table *t;
+	char err[128];
+	size_t n;
+
+	routing_exclude_set(g, pn, 1);			/* sw1[7]: its link to sw2 */
+	assert_true(routing_excluded(0x200, 7));
+	assert_false(routing_excluded(0x300, 7));
+	n = routing_exclude_cut(x->f, &cut);
+	assert_int_equal(n, 1);
+	assert_null(x->sw1->ports[7].peer);
+	assert_null(x->sw2->ports[7].peer);		/* both ends */
+	t = routing_compute_fabric(x->f, &params, err, sizeof(err));
+	routing_exclude_restore(cut, n);
+	assert_ptr_equal(x->sw1->ports[7].peer, &x->sw2->ports[7]);
+	assert_non_null(t);
+	assert_int_equal(routing_lft_of(t, 0x200)->port[2], 8);	/* h2 over the other link */
+	assert_int_equal(t->unreachable, 0);
+	routing_table_free(t);
+	/* Both links: h2 is unreachable from sw1, nothing crashes. */
+	routing_exclude_set(g, pn, 2);
+	n = routing_exclude_cut(x->f, &cut);
+	assert_int_equal(n, 2);
+	t = routing_compute_fabric(x->f, &params, err, sizeof(err));
+	routing_exclude_restore(cut, n);
+	assert_non_null(t);
+	assert_int_equal(routing_lft_of(t, 0x200)->port[2], ROUTING_NO_PORT);
+	routing_table_free(t);
+	routing_exclude_set(NULL, NULL, 0);
+	assert_int_equal(routing_exclude_cut(x->f, &cut), 0);
+	routing_exclude_restore(cut, 0);
+}
+
 int
 main(void)
 {
@@ -251,6 +293,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_ends, rfix_setup, rfix_teardown),
 		cmocka_unit_test_setup_teardown(test_endpoint_resolution, rfix_setup, rfix_teardown),
 		cmocka_unit_test_setup_teardown(test_non_utf8_description, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_excluded_ports, rfix_setup, rfix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
