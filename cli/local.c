@@ -3,7 +3,8 @@
  * from sysfs without the daemon (a compute host may run none, and the
  * check must answer even when the SM is down): every RDMA port under
  * <root>/class/infiniband, its state, physical state, rate and link layer,
- * and on RoCE ports the GID table (a RoCE v2 GID for NCCL_IB_GID_INDEX).
+ * and on RoCE ports the GID table (a RoCE v2 GID for NCCL_IB_GID_INDEX);
+ * and the NCCL environment the host would export (nccl_env).
  * A port not ACTIVE is a fault; a host without RDMA ports is inconclusive.
  * Whether a port runs below its peers is judged by --fanout, which sees
  * every host (cli/fanout.c).
@@ -122,6 +123,35 @@ local_hca(json_t *res, const char *host, const char *root, const char *hca)
 	closedir(d);
 }
 
+/* The NCCL environment this host would export: its ACTIVE ports as an exact
+ * NCCL_IB_HCA list, and on RoCE the lowest RoCE v2 GID index. */
+static void
+local_nccl_env(json_t *res)
+{
+	json_t *p, *env = json_object();
+	char hca[512] = "=";
+	long long gid = -1;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "ports"), i, p) {
+		json_t *g = json_object_get(p, "roce_v2_gid_index");
+		char one[96];
+		if (strcmp(cli_str(p, "state", ""), "ACTIVE") != 0)
+			continue;
+		snprintf(one, sizeof(one), "%s%s:%lld", hca[1] ? "," : "", cli_str(p, "hca", "?"),
+		    (long long)json_integer_value(json_object_get(p, "port")));
+		if (strlen(hca) + strlen(one) < sizeof(hca))
+			strcat(hca, one);
+		if (g && json_integer_value(g) >= 0 && gid < 0)
+			gid = json_integer_value(g);
+	}
+	if (hca[1])
+		json_object_set_new(env, "NCCL_IB_HCA", json_string(hca));
+	if (gid >= 0)
+		json_object_set_new(env, "NCCL_IB_GID_INDEX", json_sprintf("%lld", gid));
+	json_object_set_new(res, "nccl_env", env);
+}
+
 json_t *
 local_check(void)
 {
@@ -149,6 +179,7 @@ local_check(void)
 				local_hca(res, host, root, e->d_name);
 		closedir(d);
 	}
+	local_nccl_env(res);
 	code = json_array_size(json_object_get(res, "faults")) ? 1 :
 	    json_array_size(json_object_get(res, "ports")) ? 0 : 2;
 	json_object_set_new(res, "exit_code", json_integer(code));

@@ -86,6 +86,8 @@ roce roce1 "IB/RoCE v1" "RoCE v2"
 roce roce2 "IB/RoCE v1"
 FABRICCTL_HOST=roce1 FABRICCTL_SYSFS_ROOT=$R/roce1 "$FABRICCTL" --json preflight --local > "$T/r1"; rc=$?
 [ $rc -eq 0 ] && tr -d ' \n' < "$T/r1" | grep -q '"roce_v2_gid_index":1' || fail "RoCE v2 at GID 1: exit $rc: $(cat "$T/r1")"
+tr -d ' \n' < "$T/r1" | grep -q '"nccl_env":{"NCCL_IB_HCA":"=mlx5_0:1","NCCL_IB_GID_INDEX":"1"}' ||
+    fail "the NCCL environment roce1 would export: $(cat "$T/r1")"
 FABRICCTL_HOST=roce2 FABRICCTL_SYSFS_ROOT=$R/roce2 "$FABRICCTL" preflight --local > "$T/r2"; rc=$?
 [ $rc -eq 1 ] && grep -q 'RoceGidMissing: mlx5_0 port 1 has no RoCE v2 GID' "$T/r2" ||
     fail "no RoCE v2 GID: exit $rc: $(cat "$T/r2")"
