@@ -512,8 +512,8 @@ place_lids(const struct graph *g, struct work *w, struct routing_table *t, uint3
 	}
 }
 
-static void
-reset_tables(struct routing_table *t)
+void
+routing_reset_tables(struct routing_table *t)
 {
 	for (size_t s = 0; s < t->nswitches; s++) {
 		struct routing_lft *l = &t->lfts[s];
@@ -530,7 +530,7 @@ route_all(const struct graph *g, struct work *w, struct routing_table *t)
 {
 	size_t lost = 0;
 
-	reset_tables(t);
+	routing_reset_tables(t);
 	for (uint32_t d = 0; d < g->ns; d++) {
 		if (g->dst_at[d] == g->dst_at[d + 1])
 			continue;

@@ -628,17 +628,15 @@ ftree_free(struct ftree *f)
 }
 
 
+/* The engines' common reset, and ftree's own marks (levels, roots). */
 static void
 reset_tables(struct routing_table *t)
 {
+	routing_reset_tables(t);
 	for (size_t s = 0; s < t->nswitches; s++) {
-		struct routing_lft *l = &t->lfts[s];
-		memset(l->port, ROUTING_NO_PORT, (size_t)l->nblocks * ROUTING_BLOCK_SIZE);
-		memset(l->routes, 0, ((size_t)l->sw->nports + 1) * sizeof(*l->routes));
-		l->rank = 0;
-		l->root = false;
+		t->lfts[s].rank = 0;
+		t->lfts[s].root = false;
 	}
-	t->unreachable = 0;
 }
 
 int

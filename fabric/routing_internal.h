@@ -41,6 +41,8 @@ bool routing_is_switch(const struct fabric_node *n);
 bool graph_has_ca(const struct graph *g, size_t s);
 /* Plain breadth-first distances (in switch hops) from d. */
 void graph_bfs(const struct graph *g, uint32_t d, uint16_t *dist, uint32_t *queue);
+/* Every table entry to ROUTING_NO_PORT, every route count to 0. */
+void routing_reset_tables(struct routing_table *t);
 
 /*
  * The fat-tree engine (routing_ftree.c).  Returns 1 when it routed t, 0
