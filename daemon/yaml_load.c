@@ -10,9 +10,13 @@
  *      CFG_PARSE_BUDGET_MS time budget is spent;
  *   3. the loaded tree is measured as it would be walked, aliases
  *      expanded: over CFG_MAX_NODES nodes, or a cycle, is an error.
+ * Then a key given twice in one mapping is an error (libyaml keeps both
+ * pairs and a walk would silently take the last one), found by sorting
+ * each mapping's keys so that a mapping of many keys stays cheap.
  * Errors say file:line:column like every other config error.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -214,6 +218,66 @@ check_expansion(struct cfg_ctx *ctx, yaml_document_t *doc)
 	return rc;
 }
 
+/* A mapping's scalar key, with its place among the mapping's pairs. */
+struct keyref {
+	const yaml_node_t	*node;
+	size_t			 order;
+};
+
+static int
+keyref_cmp(const void *a, const void *b)
+{
+	const struct keyref *x = a, *y = b;
+	size_t lx = x->node->data.scalar.length, ly = y->node->data.scalar.length;
+	int c = memcmp(x->node->data.scalar.value, y->node->data.scalar.value, lx < ly ? lx : ly);
+
+	if (c != 0)
+		return c;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void
+check_mapping_keys(struct cfg_ctx *ctx, yaml_document_t *doc, const yaml_node_t *map)
+{
+	size_t npairs = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+	struct keyref *keys;
+	size_t n = 0;
+
+	if (npairs < 2)
+		return;
+	keys = xcalloc(npairs, sizeof(*keys));
+	for (size_t i = 0; i < npairs; i++) {
+		const yaml_node_t *k = yaml_document_get_node(doc,
+		    map->data.mapping.pairs.start[i].key);
+		if (k != NULL && k->type == YAML_SCALAR_NODE)
+			keys[n++] = (struct keyref){ k, i };
+	}
+	qsort(keys, n, sizeof(*keys), keyref_cmp);
+	for (size_t i = 1, first = 0; i < n; i++) {
+		if (keyref_cmp(&(struct keyref){ keys[first].node, 0 },
+		    &(struct keyref){ keys[i].node, 0 }) != 0) {
+			first = i;
+			continue;
+		}
+		cfg_error(ctx, keys[i].node, "duplicate key \"%.*s\" (first given at line %zu)",
+		    (int)(keys[i].node->data.scalar.length > 64 ? 64 :
+		    keys[i].node->data.scalar.length), (const char *)keys[i].node->data.scalar.value,
+		    keys[first].node->start_mark.line + 1);
+	}
+	free(keys);
+}
+
+/* Pass 4: every mapping of the document (each node once, aliases or not). */
+static void
+check_duplicate_keys(struct cfg_ctx *ctx, yaml_document_t *doc)
+{
+	for (yaml_node_t *n = doc->nodes.start; n < doc->nodes.top; n++)
+		if (n->type == YAML_MAPPING_NODE)
+			check_mapping_keys(ctx, doc, n);
+}
+
 bool
 cfg_yaml_load(struct cfg_ctx *ctx, const char *text, size_t len, yaml_document_t *doc)
 {
@@ -242,5 +306,7 @@ cfg_yaml_load(struct cfg_ctx *ctx, const char *text, size_t len, yaml_document_t
 		yaml_document_delete(doc);
 		ok = false;
 	}
+	if (ok)		/* recorded, not fatal: the caller lists every error */
+		check_duplicate_keys(ctx, doc);
 	return ok;
 }

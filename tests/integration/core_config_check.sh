@@ -34,6 +34,23 @@ done
 n=$(printf '%s\n' "$out" | grep -c "bad.yaml:[0-9]*:[0-9]*: ")
 [ "$n" -ge 5 ] || fail "expected at least 5 located errors, got $n: $out"
 
+# A key given twice, at the top or in a section, is an error at the second
+# one (libyaml keeps both; before, the last silently won).
+cat > "$T/dup.yaml" <<YAML
+sm:
+  priority: 3
+  priority: 5
+health:
+  interval: 10s
+sm:
+  enabled: true
+YAML
+out=$("$FABRICD" -n -c "$T/dup.yaml" 2>&1) && fail "duplicate keys accepted: $out"
+for want in 'dup.yaml:3:3: duplicate key "priority" (first given at line 2)' \
+	    'dup.yaml:6:1: duplicate key "sm" (first given at line 1)'; do
+	printf '%s\n' "$out" | grep -qF "$want" || fail "missing error: $want; got: $out"
+done
+
 printf 'socket: /x\nlist: [1, 2\n' > "$T/syntax.yaml"
 out=$("$FABRICD" -n -c "$T/syntax.yaml" 2>&1) && fail "syntax error accepted"
 printf '%s\n' "$out" | grep -q "syntax.yaml:[0-9]*:[0-9]*: " || fail "syntax error not located: $out"

@@ -109,6 +109,19 @@ test_yaml_errors(void **state)
 }
 
 /* The fabricd.yaml section goes through config_load like every other one. */
+/* A partition or a key given twice is refused at the second one's place,
+ * not silently replaced by it. */
+static void
+test_yaml_duplicate_keys(void **state)
+{
+	(void)state;
+	parse_bad("partitions:\n  tenants:\n    acme:\n      a: { pkey: 0x0a01, full: h1 }\n"
+	    "      a: { pkey: 0x0a02, full: h2 }\n",
+	    "t.yaml:5:7: duplicate key \"a\" (first given at line 4)");
+	parse_bad("partitions:\n  tenants:\n    acme:\n      a: { pkey: 0x0a01, pkey: 0x0a02 }\n",
+	    "t.yaml:4:26: duplicate key \"pkey\"");
+}
+
 static void
 test_config_section(void **state)
 {
@@ -238,6 +251,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_yaml_two_tenants),
 		cmocka_unit_test(test_yaml_errors),
+		cmocka_unit_test(test_yaml_duplicate_keys),
 		cmocka_unit_test(test_config_section),
 		cmocka_unit_test(test_export_roundtrip),
 		cmocka_unit_test(test_osm_import),
