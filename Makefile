@@ -8,13 +8,15 @@ DESTDIR ?=
 O       ?= build
 CC      ?= cc
 
-PKGS     = libevent_core libevent_pthreads yaml-0.1 sqlite3 libibumad libibmad jansson libmnl
+PKGS     = libevent_core libevent_extra libevent_pthreads yaml-0.1 sqlite3 libibumad libibmad jansson libmnl \
+           libsystemd
 CLI_PKGS = jansson
 
 DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
            libibumad-dev libibmad-dev libopensm-dev libjansson-dev libcmocka-dev \
            libmnl-dev ibsim-utils infiniband-diags opensm iproute2 sqlite3 \
-           util-linux procps psmisc ethtool jq
+           util-linux procps psmisc ethtool jq \
+           libsystemd-dev systemd curl prometheus lintian debhelper fakeroot dpkg-dev
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
@@ -110,16 +112,41 @@ bench: all
 	$(O)/bench/routebench 64 44
 	@sh bench/run.sh $(O)
 
+# install: DESTDIR for staging (make deb, the tests); binaries stripped by
+# install -s with $(STRIP).  The configuration is installed only where none
+# exists, so that reinstalling never overwrites an operator's file.
+# BASH_COMPLETION: the file `fabricctl` completion is installed from, when a
+# build produces one (empty: none).
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+DOCDIR     ?= $(PREFIX)/share/doc/fabricd
+STRIP      ?= strip
+BASH_COMPLETION ?= $(wildcard $(O)/fabricctl.bash-completion)
+INSTALL_BIN = install -s --strip-program=$(STRIP) -m 0755
+
 install: $(O)/fabricd $(O)/fabricctl
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 \
-	    $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)$(PREFIX)/share/fabricd
-	install -m 0755 $(O)/fabricd $(DESTDIR)$(PREFIX)/sbin/fabricd
-	install -m 0755 $(O)/fabricctl $(DESTDIR)$(PREFIX)/bin/fabricctl
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
+	    $(DESTDIR)$(SYSCONFDIR)/fabricd $(DESTDIR)$(DOCDIR)/examples
+	$(INSTALL_BIN) $(O)/fabricd $(DESTDIR)$(PREFIX)/sbin/fabricd
+	$(INSTALL_BIN) $(O)/fabricctl $(DESTDIR)$(PREFIX)/bin/fabricctl
 	install -m 0644 man/fabricd.8 man/fabricctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 0644 man/fabricd.yaml.5 $(DESTDIR)$(PREFIX)/share/man/man5/
-	sed 's|@PREFIX@|$(PREFIX)|g' systemd/fabricd.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/fabricd.service
-	install -m 0644 examples/fabricd.yaml $(DESTDIR)$(PREFIX)/share/fabricd/fabricd.yaml.example
+	sed 's|@PREFIX@|$(PREFIX)|g' systemd/fabricd.service > $(DESTDIR)$(UNITDIR)/fabricd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/fabricd.service
+	install -m 0644 systemd/fabricd.sysusers $(DESTDIR)$(SYSUSERSDIR)/fabricd.conf
+	install -m 0644 systemd/fabricd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/fabricd.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/fabricd/fabricd.yaml ] || \
+	    install -m 0644 systemd/fabricd.yaml $(DESTDIR)$(SYSCONFDIR)/fabricd/fabricd.yaml
+	install -m 0644 examples/fabricd.yaml $(DESTDIR)$(DOCDIR)/examples/fabricd.yaml
+	install -m 0644 examples/slurm-prolog.sh $(DESTDIR)$(DOCDIR)/examples/slurm-prolog.sh
+	if [ -n "$(BASH_COMPLETION)" ]; then \
+	    install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions && \
+	    install -m 0644 $(BASH_COMPLETION) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fabricctl; \
+	fi
 
 clean:
 	rm -rf build build-san

@@ -8,10 +8,14 @@
 #define FABRICD_LOG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 enum log_level { LOG_LVL_ERROR, LOG_LVL_WARN, LOG_LVL_NOTICE, LOG_LVL_INFO, LOG_LVL_DEBUG };
 
+/* Also decides, once, whether lines carry journald's "<N>" priority. */
 void log_init(const char *progname, enum log_level level);
+/* stderr is the stream systemd connected to the journal (JOURNAL_STREAM). */
+bool log_stderr_is_journal(void);
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 int log_level_parse(const char *name, enum log_level *out);

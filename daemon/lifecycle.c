@@ -11,6 +11,7 @@
 #include "daemon/daemon.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "daemon/notify.h"
 #include "mad/mad.h"
 
 struct fabricd *fabricd;
@@ -31,8 +32,8 @@ restart_needed(const struct fabricd_config *newcfg, char *why, size_t len)
 	return false;
 }
 
-enum daemon_reload_outcome
-daemon_reload(json_t *errors)
+static enum daemon_reload_outcome
+reload_config(json_t *errors)
 {
 	struct fabricd_config *newcfg, *old = fabricd->config;
 	char **errs, why[160];
@@ -85,6 +86,24 @@ daemon_reload(json_t *errors)
 	config_free(old);
 	event_post(EV_INFO, "daemon", newcfg->file, "configuration reloaded");
 	return DAEMON_RELOADED;
+}
+
+/* systemd is told around the reload, so that `systemctl reload` returns
+ * once it is done and `systemctl status` says how it went. */
+enum daemon_reload_outcome
+daemon_reload(json_t *errors)
+{
+	static const char *const said[] = {
+		[DAEMON_RELOADED] = "running; configuration reloaded",
+		[DAEMON_RELOAD_REJECTED] = "running; the last reload was rejected (see the log)",
+		[DAEMON_RELOAD_RESTART_NEEDED] = "running; the last reload needs a restart",
+	};
+	enum daemon_reload_outcome r;
+
+	notify_reloading();
+	r = reload_config(errors);
+	notify_reloaded(said[r]);
+	return r;
 }
 
 /* The engine, if some module's configuration talks to the fabric.  A port

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <systemd/sd-daemon.h>
 
 #include "common/log.h"
 #include "common/proto.h"
@@ -21,6 +22,7 @@
 #include "daemon/daemon.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "daemon/notify.h"
 #include "sm/sm.h"
 
 static struct fabricd daemon_state;
@@ -36,11 +38,15 @@ usage(void)
 	exit(2);
 }
 
+/* Config errors at start are the service's errors: journald files them
+ * as such (see common/log.c); `fabricd -n` in a terminal stays plain. */
 static void
 print_errors(char **errors, size_t n)
 {
+	const char *prio = log_stderr_is_journal() ? SD_ERR : "";
+
 	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%s\n", errors[i]);
+		fprintf(stderr, "%s%s\n", prio, errors[i]);
 }
 
 static void
@@ -53,6 +59,7 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	log_info("received signal %d, shutting down", (int)sig);
+	notify_stopping();
 	event_base_loopbreak(fabricd->base);
 }
 
@@ -138,9 +145,11 @@ main(int argc, char **argv)
 	    (int)getpid());
 	daemon_start_modules();
 	log_notice("fabricd %s running", FABRICD_VERSION);
+	notify_ready(fabricd->base);
 
 	event_base_dispatch(fabricd->base);
 
+	notify_shutdown();
 	events_shutdown();
 	daemon_stop_modules();
 	event_post(EV_INFO, "daemon", NULL, "fabricd stopped");
