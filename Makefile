@@ -22,7 +22,7 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 SAN     ?=
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN) -I. -D_GNU_SOURCE \
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SAN) -I. -D_GNU_SOURCE \
              -isystem /usr/include/infiniband \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
@@ -51,10 +51,10 @@ deps-quiet:
 	@if [ -z "$$FABRICD_NO_DEPS" ]; then sh tools/deps.sh $(DEB_PKGS); fi
 
 $(O)/fabricd: $(O)/daemon/main.o $(O)/libfabricd.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(O)/fabricctl: $(CLI_OBJS)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(CLI_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CLI_LIBS)
 
 $(O)/libfabricd.a: $(LIB_OBJS)
 	@rm -f $@
@@ -92,7 +92,7 @@ $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+-include $(shell find $(O) -name '*.d' -type f 2>/dev/null)
 
 # check: the whole suite twice, plainly and under ASan+UBSan, one total.
 check: deps-quiet
@@ -148,7 +148,18 @@ install: $(O)/fabricd $(O)/fabricctl
 	    install -m 0644 $(BASH_COMPLETION) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fabricctl; \
 	fi
 
-clean:
-	rm -rf build build-san
+# deb: a Debian package built from a copy of the tree (so that neither
+# build/ nor the folder above the checkout is touched); the .deb lands in
+# $(O)/deb/.  lintian checks it when installed.
+VERSION = $(shell sed -n 's/^\#define FABRICD_VERSION[^"]*"\(.*\)"/\1/p' common/proto.h)
+deb:
+	rm -rf $(O)/deb && mkdir -p $(O)/deb/fabricd-$(VERSION)
+	tar -cf - --exclude='./build*' --exclude=./.git . | tar -xf - -C $(O)/deb/fabricd-$(VERSION)
+	cd $(O)/deb/fabricd-$(VERSION) && dpkg-buildpackage -b -us -uc
+	@if command -v lintian >/dev/null; then lintian --fail-on error $(O)/deb/fabricd_$(VERSION)_*.deb; fi
+	@ls $(O)/deb/*.deb
 
-.PHONY: all deps deps-quiet check test demo bench install clean
+clean:
+	rm -rf build build-san build-deb
+
+.PHONY: all deps deps-quiet check test demo bench install deb clean
