@@ -13,6 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <sys/socket.h>
+#include <event2/util.h>
+
 #include "common/file.h"
 #include "common/proto.h"
 #include "common/xmalloc.h"
@@ -367,12 +370,48 @@ cfg_parse_abs_path(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 	return true;
 }
 
+/* metrics.listen: HOST:PORT (or [V6]:PORT), as libevent parses it; "" is
+ * none. */
+static bool
+parse_listen(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "HOST:PORT");
+	struct sockaddr_storage ss;
+	int sslen = sizeof(ss);
+
+	if (s == NULL)
+		return false;
+	if (s[0] != '\0' && (strrchr(s, ':') == NULL ||
+	    evutil_parse_sockaddr_port(s, (struct sockaddr *)&ss, &sslen) != 0 ||
+	    strtol(strrchr(s, ':') + 1, NULL, 10) <= 0)) {
+		cfg_error(ctx, node, "expected HOST:PORT such as 127.0.0.1:9683 or [::1]:9683, "
+		    "found \"%s\"", s);
+		return false;
+	}
+	free(*(char **)field);
+	*(char **)field = s[0] ? xstrdup(s) : NULL;
+	return true;
+}
+
+static const struct cfg_field metrics_fields[] = {
+	CFG_F_CUSTOM("listen", struct fabricd_config, metrics_listen, parse_listen),
+	CFG_F_END
+};
+
+static bool
+parse_metrics(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	cfg_parse_fields(ctx, node, metrics_fields, field);
+	return true;
+}
+
 static const struct cfg_field top_fields[] = {
 	CFG_F_CUSTOM("socket", struct fabricd_config, socket, cfg_parse_abs_path),
 	CFG_F_CUSTOM("state_dir", struct fabricd_config, state_dir, cfg_parse_abs_path),
 	CFG_F_CUSTOM("log_level", struct fabricd_config, log_level, parse_log_level),
 	/* control's fields live at the top of struct fabricd_config */
 	{ "control", CFG_CUSTOM, 0, 0, 0, NULL, parse_control },
+	{ "metrics", CFG_CUSTOM, 0, 0, 0, NULL, parse_metrics },
 	CFG_F_END
 };
 
@@ -520,5 +559,6 @@ config_free(struct fabricd_config *cfg)
 	free(cfg->state_dir);
 	free(cfg->admin_group);
 	free(cfg->read_group);
+	free(cfg->metrics_listen);
 	free(cfg);
 }

@@ -108,6 +108,7 @@ struct fabricd_config {
 	uint64_t	 max_connections;		/* control socket, in all */
 	uint64_t	 max_connections_per_user;	/* for a uid not root or admin */
 	uint64_t	 idle_timeout_ms;		/* close a silent connection */
+	char		*metrics_listen;	/* "HOST:PORT" of GET /metrics; NULL: none */
 	void		*module[MOD_COUNT];	/* indexed by enum module_id */
 };
 

@@ -23,6 +23,7 @@
 struct fabricd;
 struct mad_engine;
 struct mad_engine_config;
+struct prom;
 
 /* A module's verdict on a new configuration (see reload_check). */
 enum reload_result { RELOAD_APPLIED, RELOAD_RESTART_NEEDED };
@@ -47,6 +48,9 @@ struct fabricd_module {
 	int			(*reload)(struct fabricd *fd, const void *cfg);
 	void			(*stop)(struct fabricd *fd);
 	json_t			*(*status)(struct fabricd *fd);	/* {"state": ...} */
+	/* Its families for the metrics exposition (daemon/metrics.h), called
+	 * while it runs; the same figures its status shows.  NULL: none. */
+	void			(*metrics)(struct fabricd *fd, struct prom *p);
 };
 
 extern const struct fabricd_module *const fabricd_modules[MOD_COUNT];

@@ -63,6 +63,11 @@ reload_config(json_t *errors)
 	}
 	if (strcmp(newcfg->socket, old->socket) || strcmp(newcfg->state_dir, old->state_dir))
 		log_notice("reload: socket and state_dir changes take effect at restart");
+	if ((newcfg->metrics_listen == NULL) != (old->metrics_listen == NULL) ||
+	    (old->metrics_listen && strcmp(newcfg->metrics_listen, old->metrics_listen)))
+		log_notice("reload: metrics.listen changes take effect at restart");
+	free(newcfg->metrics_listen);
+	newcfg->metrics_listen = old->metrics_listen ? xstrdup(old->metrics_listen) : NULL;
 	free(newcfg->socket);
 	newcfg->socket = xstrdup(old->socket);
 	free(newcfg->state_dir);

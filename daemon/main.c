@@ -22,6 +22,7 @@
 #include "daemon/daemon.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "daemon/metrics.h"
 #include "daemon/notify.h"
 #include "sm/sm.h"
 
@@ -137,6 +138,10 @@ main(int argc, char **argv)
 		fatalx("cannot open the state database in %s", fabricd->config->state_dir);
 	if (control_init(fabricd, fabricd->config) != 0)
 		fatalx("cannot open the control socket %s", fabricd->config->socket);
+	/* a port already taken is told, not fatal: the SM matters more */
+	if (metrics_http_start(fabricd) != 0)
+		event_post(EV_ERROR, "daemon", fabricd->config->metrics_listen,
+		    "cannot serve metrics on %s", fabricd->config->metrics_listen);
 	for (int i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(fabricd->base, signums[i], on_signal, NULL);
 		evsignal_add(sigs[i], NULL);
@@ -153,6 +158,7 @@ main(int argc, char **argv)
 	events_shutdown();
 	daemon_stop_modules();
 	event_post(EV_INFO, "daemon", NULL, "fabricd stopped");
+	metrics_http_stop();
 	control_shutdown();
 	for (int i = 0; i < 3; i++)
 		event_free(sigs[i]);

@@ -52,6 +52,9 @@ struct hport {
 	bool			 present;	/* in the fabric at the last sweep */
 	bool			 was_active;	/* ever ACTIVE with a peer: should be up */
 	bool			 linked;	/* has a peer now */
+	uint64_t		 peer_guid;	/* the remote end at the last sweep (0: none) */
+	uint8_t			 peer_port;
+	char			 peer_desc[65];
 	struct flap_history	 flaps;
 	double			 line_bps;	/* active width x speed at the last sweep */
 	struct ber_window	 ber;
@@ -114,8 +117,10 @@ void health_eval_counters(struct hport *p, int64_t now_ms, uint64_t dt_ms);
 void health_isolate_review(int64_t now_ms);
 size_t health_isolate_cap(void);
 int health_unisolate(struct hport *p, unsigned uid);
-/* metrics.c */
-char *health_metrics_text(size_t *len);
+/* metrics.c: the health module's metrics callback */
+struct fabricd;
+struct prom;
+void health_metrics(struct fabricd *fd, struct prom *p);
 
 /* ib.c: the SM side; no-ops when the SM is absent. */
 int health_ib_start(struct health *h);

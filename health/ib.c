@@ -484,6 +484,9 @@ sweep_port(struct fabric_node *n, struct fabric_port *p, int64_t now)
 	h->is_switch = n->type == FABRIC_SWITCH;
 	h->present = true;
 	h->lid = h->is_switch ? n->lid : p->lid;
+	h->peer_guid = p->peer ? p->peer->node->guid : 0;
+	h->peer_port = p->peer ? p->peer->num : 0;
+	snprintf(h->peer_desc, sizeof(h->peer_desc), "%s", p->peer ? p->peer->node->desc : "");
 	if (p->peer == NULL) {
 		if (h->was_active && (h->linked || h->state == FABRIC_PORT_ACTIVE))
 			link_went_down(h, now, "link lost its peer (down or unplugged)");

@@ -1,7 +1,14 @@
 /*
- * `fabricctl metrics`: the Prometheus text exposition of what health
- * knows.  Naming scheme (see prom.h and health/README.md):
+ * The health module's metrics (daemon/metrics.h gathers every module's).
+ * Naming scheme (see common/prom.h and docs/metrics.md):
  * fabricd_<subsystem>_<what>[_<unit>][_total].
+ *
+ * Cardinality is bounded by the ports: per port, one total per PerfMgt
+ * counter (errors and traffic) and two link series; no raw readings (they
+ * are what `fabricctl health port` and perfquery show).  Counters carry
+ * node_guid, node and port; the link series also name the remote end
+ * (remote_guid, remote_node, remote_port), as the community InfiniBand
+ * exporters label a link, so a dashboard can join the two ends.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,11 +17,11 @@
 #include "common/guid.h"
 #include "health/health.h"
 #include "health/hstate.h"
-#include "health/prom.h"
+#include "common/prom.h"
 
 struct plabels {
-	char guid[24], port[8];
-	struct prom_label l[4];
+	char guid[24], port[8], rguid[24], rport[8];
+	struct prom_label l[6];
 };
 
 static size_t
@@ -26,6 +33,19 @@ port_labels(const struct hport *p, struct plabels *pl)
 	pl->l[1] = (struct prom_label){ "node", p->desc };
 	pl->l[2] = (struct prom_label){ "port", pl->port };
 	return 3;
+}
+
+static size_t
+link_labels(const struct hport *p, struct plabels *pl)
+{
+	size_t n = port_labels(p, pl);
+
+	guid_format(p->peer_guid, pl->rguid, sizeof(pl->rguid));
+	snprintf(pl->rport, sizeof(pl->rport), "%u", p->peer_port);
+	pl->l[n++] = (struct prom_label){ "remote_guid", p->peer_guid ? pl->rguid : "" };
+	pl->l[n++] = (struct prom_label){ "remote_node", p->peer_desc };
+	pl->l[n++] = (struct prom_label){ "remote_port", p->peer_guid ? pl->rport : "" };
+	return n;
 }
 
 static void
@@ -45,20 +65,6 @@ port_counter_families(struct prom *pr)
 			if (p->c[c].have_last)
 				prom_sample_u64(pr, name, pl.l, port_labels(p, &pl), p->c[c].total);
 	}
-	/* Raw readings of the error counters only: they are what an operator
-	 * compares with perfquery, and traffic readings would double the
-	 * exposition for nothing the totals do not say. */
-	prom_family(pr, "fabricd_port_counter_reading", "gauge",
-	    "last raw PerfMgt reading of each error counter, as perfquery shows it");
-	HPORT_FOREACH(health, i, p) {
-		size_t n = port_labels(p, &pl);
-		for (int c = 0; c < HC_FIRST_TRAFFIC; c++) {
-			if (!p->c[c].have_last)
-				continue;
-			pl.l[n] = (struct prom_label){ "counter", hc_info[c].perfquery };
-			prom_sample_u64(pr, "fabricd_port_counter_reading", pl.l, n + 1, p->raw[c]);
-		}
-	}
 }
 
 static void
@@ -71,12 +77,12 @@ link_families(struct prom *pr)
 	prom_family(pr, "fabricd_link_state", "gauge",
 	    "PortState at the last sweep: 0 absent, 1 down, 2 init, 3 armed, 4 active");
 	HPORT_FOREACH(health, i, p)
-		prom_sample_u64(pr, "fabricd_link_state", pl.l, port_labels(p, &pl),
+		prom_sample_u64(pr, "fabricd_link_state", pl.l, link_labels(p, &pl),
 		    p->present ? p->state : 0);
 	prom_family(pr, "fabricd_link_health_status", "gauge",
 	    "worst condition: 1 ok, 2 warning, 3 degraded, 4 down");
 	HPORT_FOREACH(health, i, p)
-		prom_sample_u64(pr, "fabricd_link_health_status", pl.l, port_labels(p, &pl),
+		prom_sample_u64(pr, "fabricd_link_health_status", pl.l, link_labels(p, &pl),
 		    health_port_status(p->node_guid, p->port));
 }
 
@@ -86,12 +92,11 @@ daemon_families(struct prom *pr)
 	static const char *const sev[] = { "info", "warning", "error", "critical" };
 	struct prom_label l[1];
 
-	prom_family(pr, "fabricd_sm_sweeps_total", "counter", "SM sweeps that health has seen end");
-	prom_sample_u64(pr, "fabricd_sm_sweeps_total", NULL, 0, health->sweeps_seen);
-	prom_family(pr, "fabricd_sm_last_sweep_timestamp_seconds", "gauge",
-	    "when the last SM sweep ended (0: none yet)");
-	prom_sample_double(pr, "fabricd_sm_last_sweep_timestamp_seconds", NULL, 0,
-	    (double)health->last_sweep_ms / 1000.0);
+	/* The SM's own sweep count is fabricd_sm_sweeps_total (sm/metrics.c);
+	 * this is how many health has acted on. */
+	prom_family(pr, "fabricd_health_sweeps_seen_total", "counter",
+	    "SM sweeps whose fabric model health has taken (the SM counts its own)");
+	prom_sample_u64(pr, "fabricd_health_sweeps_seen_total", NULL, 0, health->sweeps_seen);
 	prom_family(pr, "fabricd_health_poll_rounds_total", "counter", "completed counter polling rounds");
 	prom_sample_u64(pr, "fabricd_health_poll_rounds_total", NULL, 0, health->rounds);
 	prom_family(pr, "fabricd_health_poll_round_duration_seconds", "gauge",
@@ -122,16 +127,14 @@ daemon_families(struct prom *pr)
 	}
 }
 
-char *
-health_metrics_text(size_t *len)
+void
+health_metrics(struct fabricd *fd, struct prom *pr)
 {
-	struct prom pr;
-
-	prom_init(&pr);
-	daemon_families(&pr);
-	port_counter_families(&pr);
-	link_families(&pr);
-	roce_metrics(&health->roce, &pr);
-	*len = pr.len;
-	return pr.buf;
+	(void)fd;
+	if (health == NULL)
+		return;
+	daemon_families(pr);
+	port_counter_families(pr);
+	link_families(pr);
+	roce_metrics(&health->roce, pr);
 }

@@ -280,4 +280,5 @@ const struct fabricd_module health_module = {
 	.reload = health_reload,
 	.stop = health_stop,
 	.status = health_status,
+	.metrics = health_metrics,
 };

@@ -20,7 +20,7 @@
 
 #include "health/alarms.h"
 #include "health/counters.h"
-#include "health/prom.h"
+#include "common/prom.h"
 
 enum roce_hw {
 	ROCE_CNP_SENT,		/* np_cnp_sent */

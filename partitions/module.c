@@ -16,6 +16,7 @@
 #include "common/xmalloc.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "daemon/metrics.h"
 #include "partitions/files.h"
 #include "partitions/internal.h"
 #include "partitions/partitions.h"
@@ -110,6 +111,35 @@ partitions_status(struct fabricd *fd)
 	    (json_int_t)pt_state.changes_failed, "rejected", (json_int_t)pt_state.changes_rejected);
 }
 
+/* Read from the status object, so the two always agree. */
+static void
+partitions_metrics(struct fabricd *fd, struct prom *p)
+{
+	static const struct status_metric series[] = {
+		{ "partitions", "fabricd_partitions", "gauge", "partitions in force" },
+		{ "tenants", "fabricd_partition_tenants", "gauge", "tenants owning partitions" },
+		{ "ports", "fabricd_partition_ports", "gauge", "end ports whose P_Key table is managed" },
+		{ "busy", "fabricd_partition_change_running", "gauge",
+		    "1 while a partition change is being applied" },
+		{ "pkey_mads.sets", "fabricd_partition_pkey_sets_total", "counter",
+		    "P_KeyTable Sets sent" },
+		{ "pkey_mads.gets", "fabricd_partition_pkey_gets_total", "counter",
+		    "P_KeyTable Gets sent" },
+		{ "pkey_mads.failures", "fabricd_partition_pkey_mad_failures_total", "counter",
+		    "P_KeyTable MADs that failed" },
+		{ "changes.ok", "fabricd_partition_changes_ok_total", "counter",
+		    "partition changes applied" },
+		{ "changes.failed", "fabricd_partition_changes_failed_total", "counter",
+		    "partition changes that failed to apply" },
+		{ "changes.rejected", "fabricd_partition_changes_rejected_total", "counter",
+		    "partition changes refused before applying" },
+	};
+	json_t *st = partitions_status(fd);
+
+	metrics_from_status(p, st, series, sizeof(series) / sizeof(series[0]));
+	json_decref(st);
+}
+
 const struct fabricd_module partitions_module = {
 	.name = "partitions",
 	.config_size = sizeof(struct partitions_config),
@@ -120,4 +150,5 @@ const struct fabricd_module partitions_module = {
 	.reload = partitions_reload,
 	.stop = partitions_stop,
 	.status = partitions_status,
+	.metrics = partitions_metrics,
 };

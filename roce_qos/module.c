@@ -17,6 +17,8 @@
 #include "common/xmalloc.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "common/prom.h"
+#include "daemon/metrics.h"
 #include "roce_qos/internal.h"
 #include "roce_qos/roce_qos.h"
 
@@ -356,6 +358,29 @@ roce_status(struct fabricd *fd)
 	    "in_sync", R.in_sync, "remediate", c->remediate, "last_check_ms", (json_int_t)R.last_check_ms);
 }
 
+/* From the status object; the RoCE port counters are health's. */
+static void
+roce_qos_metrics(struct fabricd *fd, struct prom *p)
+{
+	static const struct status_metric series[] = {
+		{ "in_sync", "fabricd_roce_qos_in_sync", "gauge",
+		    "1 when every managed interface matches the profile (PFC, ETS, trust, ECN)" },
+		{ "remediate", "fabricd_roce_qos_remediate", "gauge",
+		    "1 when drift is put right, 0 when only reported" },
+	};
+	json_t *st = roce_status(fd);
+	json_t *last = json_object_get(st, "last_check_ms");
+
+	metrics_from_status(p, st, series, sizeof(series) / sizeof(series[0]));
+	if (json_is_integer(last)) {
+		prom_family(p, "fabricd_roce_qos_last_check_timestamp_seconds", "gauge",
+		    "when the interfaces were last compared with the profile");
+		prom_sample_double(p, "fabricd_roce_qos_last_check_timestamp_seconds", NULL, 0,
+		    (double)json_integer_value(last) / 1000.0);
+	}
+	json_decref(st);
+}
+
 /* ---- the public door (roce_qos.h) ---- */
 
 bool
@@ -425,4 +450,5 @@ const struct fabricd_module roce_qos_module = {
 	.reload = roce_reload,
 	.stop = roce_stop,
 	.status = roce_status,
+	.metrics = roce_qos_metrics,
 };

@@ -317,6 +317,7 @@ const struct fabricd_module sm_module = {
 	.reload = sm_reload,
 	.stop = sm_stop,
 	.status = sm_status,
+	.metrics = sm_metrics,
 };
 
 /* ---- sm/sm.h ---- */

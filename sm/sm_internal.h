@@ -231,5 +231,8 @@ json_t *sm_guid_json(uint64_t guid);
 void sm_ctl_sweep_finished(struct sm *sm);
 json_t *sm_sweep_json(const struct sweep_record *r);
 json_t *sm_status_json(struct sm *sm);
+/* metrics.c: the module's metrics callback */
+struct prom;
+void sm_metrics(struct fabricd *fd, struct prom *p);
 
 #endif

@@ -53,4 +53,5 @@ const struct fabricd_module validation_module = {
 	.reload = validation_reload,
 	.stop = validation_stop,
 	.status = validation_status,
+	.metrics = validation_metrics,
 };

@@ -164,4 +164,8 @@ json_t *nccl_env_compute(char *const *hosts, size_t nhosts, const char *tenant,
 void preflight_run(struct ctl_req *req, char *const *hosts, size_t nhosts, const char *tenant,
     bool nccl, const char *launcher, uint64_t timeout_ms, bool slurm);
 
+/* metrics.c: the module's metrics callback (jobs by kind, state, verdict) */
+struct prom;
+void validation_metrics(struct fabricd *fd, struct prom *p);
+
 #endif

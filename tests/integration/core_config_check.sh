@@ -51,6 +51,12 @@ for want in 'dup.yaml:3:3: duplicate key "priority" (first given at line 2)' \
 	printf '%s\n' "$out" | grep -qF "$want" || fail "missing error: $want; got: $out"
 done
 
+printf 'metrics:\n  listen: 9683\n' > "$T/listen.yaml"
+out=$("$FABRICD" -n -c "$T/listen.yaml" 2>&1) && fail "metrics.listen without a host accepted"
+printf '%s\n' "$out" | grep -qF 'listen.yaml:2:11: expected HOST:PORT' || fail "metrics.listen: $out"
+printf 'metrics:\n  listen: "[::1]:9683"\n' > "$T/listen6.yaml"
+"$FABRICD" -n -c "$T/listen6.yaml" >/dev/null 2>&1 || fail "an IPv6 metrics.listen refused"
+
 printf 'socket: /x\nlist: [1, 2\n' > "$T/syntax.yaml"
 out=$("$FABRICD" -n -c "$T/syntax.yaml" 2>&1) && fail "syntax error accepted"
 printf '%s\n' "$out" | grep -q "syntax.yaml:[0-9]*:[0-9]*: " || fail "syntax error not located: $out"

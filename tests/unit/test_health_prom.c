@@ -17,7 +17,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "health/prom.h"
+#include "common/prom.h"
 
 #define MAXFAM 512
 #define MAXSERIES 65536

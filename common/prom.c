@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
-#include "health/prom.h"
+#include "common/prom.h"
 
 void
 prom_init(struct prom *p)

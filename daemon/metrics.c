@@ -1,0 +1,185 @@
+/*
+ * The exposition (daemon/metrics.h) and `fabricctl metrics`, which streams
+ * it in chunks of whole lines: the control socket drops a client with more
+ * than 8 MiB queued, and a large fabric's exposition is more than that.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/prom.h"
+#include "common/proto.h"
+#include "common/xmalloc.h"
+#include "daemon/control.h"
+#include "daemon/fabricd.h"
+#include "daemon/metrics.h"
+#include "mad/mad.h"
+
+static void
+daemon_families(struct prom *pr)
+{
+	struct prom_label l[2];
+
+	prom_family(pr, "fabricd_build_info", "gauge", "always 1: the running fabricd's version");
+	l[0] = (struct prom_label){ "version", FABRICD_VERSION };
+	prom_sample_u64(pr, "fabricd_build_info", l, 1, 1);
+	prom_family(pr, "fabricd_start_time_seconds", "gauge", "when fabricd started (Unix time)");
+	prom_sample_u64(pr, "fabricd_start_time_seconds", NULL, 0, (uint64_t)fabricd->started);
+	prom_family(pr, "fabricd_module_up", "gauge",
+	    "1 when the module runs, 0 when it is off, -1 when it failed to start");
+	for (int m = 0; m < MOD_COUNT; m++) {
+		l[0] = (struct prom_label){ "module", fabricd_modules[m]->name };
+		prom_sample_double(pr, "fabricd_module_up", l, 1, fabricd->module_running[m]);
+	}
+}
+
+static json_t *
+status_get(json_t *o, const char *path)
+{
+	char key[64];
+	const char *dot;
+
+	while (o != NULL && (dot = strchr(path, '.')) != NULL) {
+		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
+		o = json_object_get(o, key);
+		path = dot + 1;
+	}
+	return o ? json_object_get(o, path) : NULL;
+}
+
+void
+metrics_from_status(struct prom *p, json_t *status, const struct status_metric *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = status_get(status, t[i].path);
+
+		if (!json_is_number(v) && !json_is_boolean(v))
+			continue;
+		prom_family(p, t[i].name, t[i].type, t[i].help);
+		prom_sample_double(p, t[i].name, NULL, 0,
+		    json_is_boolean(v) ? (json_is_true(v) ? 1 : 0) : json_number_value(v));
+	}
+}
+
+void
+metrics_state_set(struct prom *p, const char *name, const char *help, const char *current,
+    const char *const *states)
+{
+	struct prom_label l[1];
+
+	prom_family(p, name, "gauge", help);
+	for (size_t i = 0; states[i]; i++) {
+		l[0] = (struct prom_label){ "state", states[i] };
+		prom_sample_u64(p, name, l, 1, current && strcmp(current, states[i]) == 0);
+	}
+}
+
+/* The MAD engine is the daemon's (every module's SMPs and PerfMgt MADs):
+ * the same counters as status's sm.mads. */
+static void
+mad_families(struct prom *pr)
+{
+	const struct mad_counters *c;
+	const struct { const char *name, *help; uint64_t v; } *f, fam[] = {
+#define MADF(field, what) { "fabricd_mad_" #field "_total", what, 0 }
+		MADF(sent, "MADs sent by the engine (SMPs, SA replies, PerfMgt)"),
+		MADF(received, "MADs received"),
+		MADF(timeouts, "MADs that got no reply after every retry"),
+		MADF(retries, "MAD retransmissions"),
+		MADF(errors, "MADs answered with an error status or refused by umad"),
+		MADF(unsolicited, "unsolicited MADs received (traps, SA requests)"),
+#undef MADF
+	};
+	uint64_t vals[6];
+
+	if (fabricd->me == NULL)
+		return;
+	c = mad_engine_counters(fabricd->me);
+	vals[0] = c->sent; vals[1] = c->received; vals[2] = c->timeouts;
+	vals[3] = c->retries; vals[4] = c->errors; vals[5] = c->unsolicited;
+	for (size_t i = 0; i < 6; i++) {
+		f = &fam[i];
+		prom_family(pr, f->name, "counter", f->help);
+		prom_sample_u64(pr, f->name, NULL, 0, vals[i]);
+	}
+	prom_family(pr, "fabricd_mad_outstanding", "gauge", "MADs in flight now");
+	prom_sample_u64(pr, "fabricd_mad_outstanding", NULL, 0, (uint64_t)mad_engine_outstanding(fabricd->me));
+	prom_family(pr, "fabricd_mad_queued", "gauge", "MADs waiting for a window slot");
+	prom_sample_u64(pr, "fabricd_mad_queued", NULL, 0, (uint64_t)mad_engine_queued(fabricd->me));
+}
+
+char *
+daemon_metrics_text(size_t *len)
+{
+	struct prom pr;
+
+	prom_init(&pr);
+	daemon_families(&pr);
+	mad_families(&pr);
+	for (int m = 0; m < MOD_COUNT; m++)
+		if (fabricd->module_running[m] > 0 && fabricd_modules[m]->metrics)
+			fabricd_modules[m]->metrics(fabricd, &pr);
+	*len = pr.len;
+	return pr.buf;
+}
+
+#define METRICS_CHUNK 32768
+
+struct metrics_job {
+	struct ctl_req	*req;
+	char		*text;
+	size_t		 len, off;
+	struct event	*ev;
+};
+
+static void
+metrics_job_end(struct metrics_job *j, bool client_there)
+{
+	if (client_there)
+		ctl_reply_ok(j->req, json_pack("{s:I}", "bytes", (json_int_t)j->len));
+	else
+		ctl_reply_ok(j->req, NULL);	/* frees the request */
+	event_free(j->ev);
+	free(j->text);
+	free(j);
+}
+
+/* One chunk a turn of the loop, so that other clients are served between. */
+static void
+metrics_next(evutil_socket_t fd, short what, void *arg)
+{
+	struct metrics_job *j = arg;
+	struct timeval soon = { 0, 1000 };
+	size_t n = j->len - j->off;
+
+	(void)fd;
+	(void)what;
+	if (n > METRICS_CHUNK) {
+		n = METRICS_CHUNK;
+		while (n > 0 && j->text[j->off + n - 1] != '\n')
+			n--;
+		if (n == 0)
+			n = METRICS_CHUNK;	/* no line is that long */
+	}
+	if (n > 0 && ctl_reply_stream(j->req, json_pack("{s:s%}", "text", j->text + j->off, n)) < 0) {
+		metrics_job_end(j, false);
+		return;
+	}
+	j->off += n;
+	if (j->off >= j->len)
+		metrics_job_end(j, true);
+	else
+		evtimer_add(j->ev, &soon);
+}
+
+void
+ctl_metrics(struct ctl_req *req, json_t *args)
+{
+	struct metrics_job *j = xcalloc(1, sizeof(*j));
+
+	(void)args;
+	j->req = req;
+	j->text = daemon_metrics_text(&j->len);
+	j->ev = evtimer_new(fabricd->base, metrics_next, j);
+	metrics_next(-1, 0, j);
+}

@@ -1,0 +1,39 @@
+/*
+ * The daemon's metrics: one Prometheus text exposition, the same for
+ * `fabricctl metrics` and the HTTP endpoint (metrics.listen).  The daemon
+ * writes its own families, then every running module's metrics callback
+ * adds its own (see struct fabricd_module).
+ */
+#ifndef FABRICD_METRICS_H
+#define FABRICD_METRICS_H
+
+#include <stddef.h>
+
+/* The whole exposition, NUL-terminated; the caller frees it. */
+char *daemon_metrics_text(size_t *len);
+
+/*
+ * For a module's metrics callback: families read from its own status
+ * object, so that a metric and `fabricctl status` cannot disagree.  path
+ * names a number or boolean in status ("subnet.sweeps": nested objects
+ * by dots); a missing one is skipped.  type is "counter" or "gauge".
+ */
+struct prom;
+typedef struct json_t json_t;
+struct status_metric {
+	const char	*path, *name, *type, *help;
+};
+void metrics_from_status(struct prom *p, json_t *status, const struct status_metric *table,
+    size_t n);
+/* name{state="S"} 1 for the current state, 0 for the others (states is
+ * NULL-terminated); the Prometheus way of exposing an enumeration. */
+void metrics_state_set(struct prom *p, const char *name, const char *help, const char *current,
+    const char *const *states);
+
+/* metrics_http.c: serve GET /metrics on cfg->metrics_listen when set.
+ * 0 when nothing is to be served or the listener is up. */
+struct fabricd;
+int metrics_http_start(struct fabricd *fd);
+void metrics_http_stop(void);
+
+#endif

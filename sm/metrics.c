@@ -1,0 +1,67 @@
+/*
+ * The SM's metrics, read from its status object (daemon/metrics.h), so
+ * that fabricd_sm_sweeps_total is the sweep count `fabricctl status`
+ * shows.  The MAD engine's counters are the daemon's (every module sends
+ * through it).
+ */
+#include "common/prom.h"
+#include "daemon/fabricd.h"
+#include "daemon/metrics.h"
+#include "sm/sm_internal.h"
+
+static const struct status_metric sm_series[] = {
+	{ "priority", "fabricd_sm_priority", "gauge", "this SM's SMInfo priority (0-15)" },
+	{ "lid", "fabricd_sm_lid", "gauge", "the LID of this SM's port (0: none yet)" },
+	{ "subnet.sweeps", "fabricd_sm_sweeps_total", "counter",
+	    "sweeps this SM has finished, light and heavy (status's subnet.sweeps)" },
+	{ "subnet.last_sweep_ms", "fabricd_sm_last_sweep_duration_seconds", "gauge",
+	    "how long the last sweep took" },
+	{ "subnet.last_sweep_ok", "fabricd_sm_last_sweep_ok", "gauge",
+	    "1 when the last sweep routed and activated everything" },
+	{ "subnet.switches", "fabricd_sm_switches", "gauge", "switches in the fabric model" },
+	{ "subnet.cas", "fabricd_sm_cas", "gauge", "channel adapters (hosts) in the fabric model" },
+	{ "subnet.ports", "fabricd_sm_ports", "gauge", "switch ports and CA ports in the model" },
+	{ "subnet.active_links", "fabricd_sm_active_links", "gauge", "links ACTIVE at both ends" },
+	{ "subnet.degraded_ports", "fabricd_sm_degraded_ports", "gauge",
+	    "ports whose link runs below what both ends support" },
+	{ "sa.requests", "fabricd_sa_requests_total", "counter", "SA requests answered" },
+	{ "sa.records", "fabricd_sa_records_total", "counter", "records returned in SA replies" },
+	{ "sa.errors", "fabricd_sa_errors_total", "counter", "SA requests answered with an error" },
+	{ "sa.malformed", "fabricd_sa_malformed_total", "counter", "SA requests that did not parse" },
+	{ "sa.truncated", "fabricd_sa_truncated_total", "counter",
+	    "SA replies cut to what one MAD carries" },
+	{ "master.missed_polls", "fabricd_sm_master_missed_polls", "gauge",
+	    "polls of the master SM missed in a row (standby)" },
+};
+
+/* status says milliseconds; Prometheus wants seconds */
+static void
+ms_to_seconds(json_t *o, const char *key)
+{
+	json_t *ms = json_object_get(o, key);
+
+	if (json_is_integer(ms))
+		json_object_set_new(o, key, json_real((double)json_integer_value(ms) / 1000.0));
+}
+
+void
+sm_metrics(struct fabricd *fd, struct prom *p)
+{
+	static const char *const states[] = { "notactive", "discovering", "standby", "master",
+	    NULL };
+	static const char *const subnet[] = { "up", "down", "discovering", "another master's",
+	    NULL };
+	struct sm *sm = sm_current();
+	json_t *st;
+
+	(void)fd;
+	if (sm == NULL || (st = sm_status_json(sm)) == NULL)
+		return;
+	metrics_state_set(p, "fabricd_sm_state", "SMInfo state of this SM (1 for the current one)",
+	    json_string_value(json_object_get(st, "state")), states);
+	metrics_state_set(p, "fabricd_sm_subnet_state", "the subnet as this SM sees it",
+	    json_string_value(json_object_get(json_object_get(st, "subnet"), "state")), subnet);
+	ms_to_seconds(json_object_get(st, "subnet"), "last_sweep_ms");
+	metrics_from_status(p, st, sm_series, sizeof(sm_series) / sizeof(sm_series[0]));
+	json_decref(st);
+}
