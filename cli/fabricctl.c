@@ -194,8 +194,10 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 {
 	const struct cli_formatter *fmt = find_formatter(cmd->wire);
 	json_t *item = json_object_get(msg, "stream"), *res, *err, *code;
+	static bool streamed;	/* a reply that streamed is JSON Lines to its end */
 
 	if (item) {
+		streamed = true;
 		if (json_out) {
 			char *s = json_dumps(item, JSON_COMPACT);
 			printf("%s\n", s);
@@ -211,7 +213,7 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 	if (json_is_true(json_object_get(msg, "ok"))) {
 		res = json_object_get(msg, "result");
 		if (json_out)
-			json_dumpf(res, stdout, JSON_INDENT(2)), putchar('\n');
+			json_dumpf(res, stdout, streamed ? JSON_COMPACT : JSON_INDENT(2)), putchar('\n');
 		else if (fmt && fmt->result)
 			fmt->result(res);
 		else

@@ -28,8 +28,15 @@ daemon_families(struct prom *pr)
 	prom_family(pr, "fabricd_module_up", "gauge",
 	    "1 when the module runs, 0 when it is off, -1 when it failed to start");
 	for (int m = 0; m < MOD_COUNT; m++) {
-		l[0] = (struct prom_label){ "module", fabricd_modules[m]->name };
-		prom_sample_double(pr, "fabricd_module_up", l, 1, fabricd->module_running[m]);
+		const struct fabricd_module *mod = fabricd_modules[m];
+		json_t *st = mod->status && fabricd->module_running[m] > 0 ? mod->status(fabricd) : NULL;
+		const char *state = json_string_value(json_object_get(st, "state"));
+		double up = fabricd->module_running[m] < 0 ? -1 :
+		    fabricd->module_running[m] == 0 || (state && strcmp(state, "disabled") == 0) ? 0 : 1;
+
+		l[0] = (struct prom_label){ "module", mod->name };
+		prom_sample_double(pr, "fabricd_module_up", l, 1, up);
+		json_decref(st);
 	}
 }
 

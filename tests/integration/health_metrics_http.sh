@@ -50,6 +50,11 @@ series "$T/ctl.txt" > "$T/ctl.series"
 cmp -s "$T/http.series" "$T/ctl.series" ||
     fail "HTTP and fabricctl differ: $(diff "$T/http.series" "$T/ctl.series" | head -5)"
 
+# --json metrics is JSON Lines: every line one object (jq parses each alone).
+ctl --json metrics > "$T/metrics.jsonl" || fail "fabricctl --json metrics"
+jq -R -e 'fromjson | type == "object"' "$T/metrics.jsonl" >/dev/null ||
+    fail "--json metrics has a line that is not one JSON object: $(tail -3 "$T/metrics.jsonl")"
+
 # Sweeps: the metric is status's count (read between two equal readings).
 ok=
 for _ in $(seq 1 20); do
@@ -69,6 +74,7 @@ for fam in fabricd_sm_state fabricd_sm_subnet_state fabricd_sa_requests_total \
 	grep -q "^# TYPE $fam " "$T/http.txt" || fail "no $fam family"
 done
 grep -q '^fabricd_sm_state{state="master"} 1$' "$T/http.txt" || fail "SM not master in the metrics"
+grep -q '^fabricd_module_up{module="sm"} 1$' "$T/http.txt" && grep -q '^fabricd_module_up{module="roce_qos"} 0$' "$T/http.txt" || fail "module_up: $(grep module_up "$T/http.txt")"
 [ "$(sed -n 's/^fabricd_partitions \(.*\)$/\1/p' "$T/http.txt")" = \
     "$(ctl --json status | jq '.partitions.partitions')" ] || fail "partitions gauge differs from status"
 grep -q 'counter_reading' "$T/http.txt" && fail "raw counter readings are still exported"
