@@ -87,32 +87,32 @@ static void
 mad_families(struct prom *pr)
 {
 	const struct mad_counters *c;
-	const struct { const char *name, *help; uint64_t v; } *f, fam[] = {
-#define MADF(field, what) { "fabricd_mad_" #field "_total", what, 0 }
-		MADF(sent, "MADs sent by the engine (SMPs, SA replies, PerfMgt)"),
-		MADF(received, "MADs received"),
-		MADF(timeouts, "MADs that got no reply after every retry"),
-		MADF(retries, "MAD retransmissions"),
-		MADF(errors, "MADs answered with an error status or refused by umad"),
-		MADF(unsolicited, "unsolicited MADs received (traps, SA requests)"),
-#undef MADF
-	};
-	uint64_t vals[6];
 
 	if (fabricd->me == NULL)
 		return;
 	c = mad_engine_counters(fabricd->me);
-	vals[0] = c->sent; vals[1] = c->received; vals[2] = c->timeouts;
-	vals[3] = c->retries; vals[4] = c->errors; vals[5] = c->unsolicited;
-	for (size_t i = 0; i < 6; i++) {
-		f = &fam[i];
-		prom_family(pr, f->name, "counter", f->help);
-		prom_sample_u64(pr, f->name, NULL, 0, vals[i]);
+	const struct { const char *name, *help; uint64_t value; } fam[] = {
+		{ "fabricd_mad_sent_total", "MADs sent by the engine (SMPs, SA replies, PerfMgt)",
+		    c->sent },
+		{ "fabricd_mad_received_total", "MADs received", c->received },
+		{ "fabricd_mad_timeouts_total", "MADs that got no reply after every retry",
+		    c->timeouts },
+		{ "fabricd_mad_retries_total", "MAD retransmissions", c->retries },
+		{ "fabricd_mad_errors_total", "MADs answered with an error status or refused by umad",
+		    c->errors },
+		{ "fabricd_mad_unsolicited_total", "unsolicited MADs received (traps, SA requests)",
+		    c->unsolicited },
+		{ NULL, NULL, 0 },
+	};
+
+	for (size_t i = 0; fam[i].name; i++) {
+		prom_family(pr, fam[i].name, "counter", fam[i].help);
+		prom_sample_u64(pr, fam[i].name, NULL, 0, fam[i].value);
 	}
 	prom_family(pr, "fabricd_mad_outstanding", "gauge", "MADs in flight now");
-	prom_sample_u64(pr, "fabricd_mad_outstanding", NULL, 0, (uint64_t)mad_engine_outstanding(fabricd->me));
+	prom_sample_u64(pr, "fabricd_mad_outstanding", NULL, 0, mad_engine_outstanding(fabricd->me));
 	prom_family(pr, "fabricd_mad_queued", "gauge", "MADs waiting for a window slot");
-	prom_sample_u64(pr, "fabricd_mad_queued", NULL, 0, (uint64_t)mad_engine_queued(fabricd->me));
+	prom_sample_u64(pr, "fabricd_mad_queued", NULL, 0, mad_engine_queued(fabricd->me));
 }
 
 char *
