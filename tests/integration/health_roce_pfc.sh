@@ -46,6 +46,9 @@ other=$(db "SELECT count(*) FROM events WHERE source = 'health' AND message LIKE
 # file gained since the first sample (baseline 10).
 ctl metrics > "$T/metrics.txt" || fail "fabricctl metrics failed"
 "$FABRICD_BUILD/tests/test_health_prom" "$T/metrics.txt" || fail "metrics output is not valid exposition format"
+if command -v promtool >/dev/null; then
+	out=$(promtool check metrics < "$T/metrics.txt" 2>&1) || fail "promtool check metrics: $out"
+fi
 want=$(( $(cat "$N/rx_prio3_pause") - 10 ))
 got=$(sed -n 's/^fabricd_roce_pfc_rx_pause_frames_total{.*priority="3"} \([0-9]*\)$/\1/p' "$T/metrics.txt")
 [ "$got" = "$want" ] || fail "prio 3 pause total: metrics say '$got', files say $want"

@@ -162,5 +162,14 @@ done
 	fail "cancelled campaign: $(q "SELECT state, verdict, reason FROM validation_jobs WHERE id=$id")"
 [ "$(q "SELECT count(*) FROM validation_jobs WHERE parent_id=$id")" -eq 1 ] || fail "probes started after cancel"
 
+# Metrics: fabricd_validation_jobs adds up to the rows the database holds
+# (sqlite3), and its failed verdicts to the failed rows.
+ctl metrics > "$T/metrics.txt" || fail "fabricctl metrics"
+total=$(awk '/^fabricd_validation_jobs\{/ { s += $NF } END { print s + 0 }' "$T/metrics.txt")
+[ "$total" = "$(q "SELECT count(*) FROM validation_jobs")" ] || fail "metrics count $total jobs"
+failed=$(awk '/^fabricd_validation_jobs\{.*verdict="fail"/ { s += $NF } END { print s + 0 }' "$T/metrics.txt")
+[ "$failed" = "$(q "SELECT count(*) FROM validation_jobs WHERE verdict='fail'")" ] ||
+	fail "metrics count $failed failed jobs"
+
 fd_stop
 pass

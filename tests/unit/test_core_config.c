@@ -81,6 +81,42 @@ test_all_errors_reported_with_positions(void **state)
 	cfg_errors_free(errs, n);
 }
 
+/* A key twice in one mapping, at any depth and in flow style, is an error
+ * at the second one; the same key in two different mappings is not; a
+ * mapping of many keys (sorted, not compared pairwise) reports each repeat
+ * and stays within the error cap. */
+static void
+test_duplicate_keys(void **state)
+{
+	struct fabricd_config *cfg;
+	char **errs, *big;
+	size_t n, len = 0;
+
+	(void)state;
+	assert_int_equal(load("log_level: info\nsm: {priority: 1, priority: 2}\n"
+	    "log_level: debug\n", &cfg, &errs, &n), -1);
+	assert_true(has_error(errs, n, ":2:19: duplicate key \"priority\" (first given at line 2)"));
+	assert_true(has_error(errs, n, ":3:1: duplicate key \"log_level\" (first given at line 1)"));
+	assert_int_equal(n, 2);
+	cfg_errors_free(errs, n);
+
+	assert_int_equal(load("control: {admin_group: a}\nsm: {priority: 1}\n"
+	    "health: {enabled: true}\n", &cfg, &errs, &n), 0);
+	cfg_errors_free(errs, n);
+	config_free(cfg);
+
+	big = malloc(20000 * 12 + 32);
+	len += (size_t)sprintf(big, "health:\n");
+	for (int i = 0; i < 20000; i++)
+		len += (size_t)sprintf(big + len, "  k%d: 1\n", i % 19990);
+	assert_int_equal(load(big, &cfg, &errs, &n), -1);
+	/* 10 repeats and 19,990 unknown keys: CFG_MAX_ERRORS kept, then "and N more" */
+	assert_int_equal(n, CFG_MAX_ERRORS + 1);
+	assert_true(has_error(errs, n, "duplicate key \"k0\" (first given at line 2)"));
+	cfg_errors_free(errs, n);
+	free(big);
+}
+
 struct demo { bool on; uint64_t count; uint64_t period; int mode; char *name; };
 static const char *const modes[] = { "fast", "safe", NULL };
 static const struct cfg_field demo_fields[] = {
@@ -164,6 +200,7 @@ main(void)
 		cmocka_unit_test(test_field_types),
 		cmocka_unit_test(test_field_range_errors),
 		cmocka_unit_test(test_closest),
+		cmocka_unit_test(test_duplicate_keys),
 	};
 	log_init("test", LOG_LVL_ERROR);
 	return cmocka_run_group_tests(tests, NULL, NULL);
