@@ -2,6 +2,7 @@
 #ifndef FABRICD_DAEMON_H
 #define FABRICD_DAEMON_H
 
+#include <stddef.h>
 #include <jansson.h>
 
 enum daemon_reload_outcome {
@@ -19,6 +20,8 @@ enum daemon_reload_outcome daemon_reload(json_t *errors);
 /* Start modules in table order (a failure is recorded, not fatal); stop
  * them in reverse. */
 void daemon_start_modules(void);
+/* "sm master, health polling, ...": each module's state, for STATUS=. */
+void daemon_status_line(char *buf, size_t len);
 void daemon_stop_modules(void);
 
 #endif

@@ -150,6 +150,27 @@ daemon_start_modules(void)
 }
 
 void
+daemon_status_line(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int m = 0; m < MOD_COUNT && off < len; m++) {
+		const struct fabricd_module *mod = fabricd_modules[m];
+		json_t *st = mod->status && fabricd->module_running[m] > 0 ? mod->status(fabricd) : NULL;
+		const char *state = fabricd->module_running[m] < 0 ? "failed" :
+		    json_string_value(json_object_get(st, "state"));
+		int n = snprintf(buf + off, len - off, "%s%s %s", off ? ", " : "", mod->name,
+		    state ? state : "off");
+
+		json_decref(st);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+void
 daemon_stop_modules(void)
 {
 	for (int m = MOD_COUNT - 1; m >= 0; m--) {

@@ -150,7 +150,7 @@ main(int argc, char **argv)
 	    (int)getpid());
 	daemon_start_modules();
 	log_notice("fabricd %s running", FABRICD_VERSION);
-	notify_ready(fabricd->base);
+	notify_ready(fabricd->base, daemon_status_line);
 
 	event_base_dispatch(fabricd->base);
 

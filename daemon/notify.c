@@ -3,56 +3,89 @@
  * on the daemon's one loop, not a thread: a callback that never returns
  * (or a loop that is stopped) stops the pings, and systemd restarts the
  * service after WatchdogSec.  That is the point of pinging from the loop.
+ *
+ * The same timer keeps STATUS= (what `systemctl status` shows) current:
+ * each module's state, sent when it changes.
  */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <systemd/sd-daemon.h>
 
 #include "common/log.h"
 #include "daemon/notify.h"
 
-static struct event *watchdog_timer;
+#define STATUS_EVERY_US	5000000ULL	/* without a watchdog, or a slower one */
+
+static struct event *tick;
+static bool pinging;
+static notify_status_fn status_of;
+static char said[512];
 
 static void
-on_watchdog(evutil_socket_t fd, short what, void *arg)
+send_status(void)
+{
+	char now[sizeof(said)];
+
+	if (status_of == NULL)
+		return;
+	status_of(now, sizeof(now));
+	if (strcmp(now, said) == 0)
+		return;
+	memcpy(said, now, sizeof(said));
+	sd_notifyf(0, "STATUS=%s", said);
+}
+
+static void
+on_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	(void)arg;
-	sd_notify(0, "WATCHDOG=1");
+	if (pinging)
+		sd_notify(0, "WATCHDOG=1");
+	send_status();
 }
 
+/* The tick: half WatchdogSec when the unit has one (> 0 only when
+ * WATCHDOG_USEC is set and WATCHDOG_PID, if set, is us), else the status
+ * interval; nothing at all outside systemd. */
 static void
-start_watchdog(struct event_base *base)
+start_tick(struct event_base *base)
 {
-	uint64_t usec = 0;
-	struct timeval half;
+	uint64_t usec = 0, every = STATUS_EVERY_US;
+	struct timeval tv;
 
-	/* > 0 only when WATCHDOG_USEC is set (and WATCHDOG_PID, if set, is us) */
-	if (sd_watchdog_enabled(0, &usec) <= 0 || usec == 0)
+	if (getenv("NOTIFY_SOCKET") == NULL)
 		return;
-	half.tv_sec = (time_t)(usec / 2 / 1000000);
-	half.tv_usec = (suseconds_t)(usec / 2 % 1000000);
-	watchdog_timer = event_new(base, -1, EV_PERSIST, on_watchdog, NULL);
-	if (watchdog_timer == NULL || event_add(watchdog_timer, &half) != 0) {
-		log_warnx("systemd: cannot arm the watchdog timer");
-		return;
+	if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
+		pinging = true;
+		if (usec / 2 < every)
+			every = usec / 2;
+		log_info("systemd: watchdog every %llu ms (WatchdogSec %llu ms)",
+		    (unsigned long long)(usec / 2000), (unsigned long long)(usec / 1000));
 	}
-	sd_notify(0, "WATCHDOG=1");
-	log_info("systemd: watchdog every %llu ms (WatchdogSec %llu ms)",
-	    (unsigned long long)(usec / 2000), (unsigned long long)(usec / 1000));
+	tv.tv_sec = (time_t)(every / 1000000);
+	tv.tv_usec = (suseconds_t)(every % 1000000);
+	tick = event_new(base, -1, EV_PERSIST, on_tick, NULL);
+	if (tick == NULL || event_add(tick, &tv) != 0)
+		log_warnx("systemd: cannot arm the watchdog and status timer");
+	on_tick(-1, 0, NULL);
 }
 
 void
-notify_ready(struct event_base *base)
+notify_ready(struct event_base *base, notify_status_fn status)
 {
+	status_of = status;
 	sd_notify(0, "READY=1\nSTATUS=running");
-	start_watchdog(base);
+	start_tick(base);
 }
 
 void
 notify_reloading(void)
 {
 	sd_notify(0, "RELOADING=1\nSTATUS=reloading the configuration");
+	said[0] = '\0';
 }
 
 void
@@ -70,7 +103,7 @@ notify_stopping(void)
 void
 notify_shutdown(void)
 {
-	if (watchdog_timer)
-		event_free(watchdog_timer);
-	watchdog_timer = NULL;
+	if (tick)
+		event_free(tick);
+	tick = NULL;
 }

@@ -7,11 +7,16 @@
 #ifndef FABRICD_NOTIFY_H
 #define FABRICD_NOTIFY_H
 
+#include <stddef.h>
 #include <event2/event.h>
 
-/* After start-up: READY=1 with a STATUS, and, when the unit has
- * WatchdogSec=, a timer on the loop pinging at half that interval. */
-void notify_ready(struct event_base *base);
+/* Writes the one-line summary STATUS= carries. */
+typedef void (*notify_status_fn)(char *buf, size_t len);
+
+/* After start-up: READY=1, then a timer on the loop that pings the
+ * watchdog at half WatchdogSec (when the unit has one) and sends status()
+ * as STATUS= whenever it changes. */
+void notify_ready(struct event_base *base, notify_status_fn status);
 void notify_reloading(void);
 /* After a reload, whatever its outcome: the daemon runs again. */
 void notify_reloaded(const char *status);
