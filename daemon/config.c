@@ -384,8 +384,8 @@ parse_listen(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 	if (s[0] != '\0' && (strrchr(s, ':') == NULL ||
 	    evutil_parse_sockaddr_port(s, (struct sockaddr *)&ss, &sslen) != 0 ||
 	    strtol(strrchr(s, ':') + 1, NULL, 10) <= 0)) {
-		cfg_error(ctx, node, "expected HOST:PORT such as 127.0.0.1:9683 or [::1]:9683, "
-		    "found \"%s\"", s);
+		cfg_error(ctx, node, "expected ADDRESS:PORT with a numeric address, such as "
+		    "127.0.0.1:9683 or [::1]:9683, found \"%s\"", s);
 		return false;
 	}
 	free(*(char **)field);

@@ -53,7 +53,7 @@ done
 
 printf 'metrics:\n  listen: 9683\n' > "$T/listen.yaml"
 out=$("$FABRICD" -n -c "$T/listen.yaml" 2>&1) && fail "metrics.listen without a host accepted"
-printf '%s\n' "$out" | grep -qF 'listen.yaml:2:11: expected HOST:PORT' || fail "metrics.listen: $out"
+printf '%s\n' "$out" | grep -qF 'listen.yaml:2:11: expected ADDRESS:PORT' || fail "metrics.listen: $out"
 printf 'metrics:\n  listen: "[::1]:9683"\n' > "$T/listen6.yaml"
 "$FABRICD" -n -c "$T/listen6.yaml" >/dev/null 2>&1 || fail "an IPv6 metrics.listen refused"
 

@@ -74,7 +74,9 @@ for fam in fabricd_sm_state fabricd_sm_subnet_state fabricd_sa_requests_total \
 	grep -q "^# TYPE $fam " "$T/http.txt" || fail "no $fam family"
 done
 grep -q '^fabricd_sm_state{state="master"} 1$' "$T/http.txt" || fail "SM not master in the metrics"
-grep -q '^fabricd_module_up{module="sm"} 1$' "$T/http.txt" && grep -q '^fabricd_module_up{module="roce_qos"} 0$' "$T/http.txt" || fail "module_up: $(grep module_up "$T/http.txt")"
+grep -q '^fabricd_module_up{module="sm"} 1$' "$T/http.txt" &&
+    grep -q '^fabricd_module_up{module="roce_qos"} 0$' "$T/http.txt" ||
+    fail "module_up: $(grep module_up "$T/http.txt")"
 [ "$(sed -n 's/^fabricd_partitions \(.*\)$/\1/p' "$T/http.txt")" = \
     "$(ctl --json status | jq '.partitions.partitions')" ] || fail "partitions gauge differs from status"
 grep -q 'counter_reading' "$T/http.txt" && fail "raw counter readings are still exported"
