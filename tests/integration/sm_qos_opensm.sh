@@ -1,0 +1,124 @@
+#!/bin/sh
+# QoS tables against the reference SM on one fat tree: the SL2VL and VL
+# arbitration tables smpquery reads on every host and on every used port
+# pair of two switches (a leaf and a spine) are those OpenSM writes with
+# `qos TRUE` and the same settings: OpenSM's defaults when fabricd has no
+# policy, the equivalent qos_sl2vl / qos_vlarb_high / qos_vlarb_low when it
+# has one.  A second sweep writes no table, nor does a restart on tables
+# OpenSM left as fabricd wants them (sm_sweeps.qos_sets in the database).
+#
+# Switch pairs whose in port is DOWN are not compared: OpenSM writes them,
+# fabricd does not (docs/qos.md).  VLHighLimit cannot be compared: ibsim
+# does not keep it.
+. "$FABRICD_SRC/tests/lib/common.sh"
+. "$FABRICD_SRC/tests/lib/ibsim.sh"
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_available || skip "ibsim or umad2sim not installed"
+command -v opensm >/dev/null || skip "opensm not installed"
+fd_setup
+fd_on_exit sim_stop
+
+POLICY='  qos:
+    classes:
+      training:   { sl: 1, vl: 1, share: 50, priority: high }
+      storage:    { sl: 2, vl: 2, share: 30, services: [nvme-of] }
+      kv:         { sl: 3, vl: 3, share: 15 }
+      management: { sl: 0, vl: 0, share: 5 }'
+# The same in OpenSM's words: unclassified SLs run on management's VL 0;
+# the high table has the high class, the low table the others in order.
+OSM_POLICY='qos_sl2vl 0,1,2,3,0,0,0,0,0,0,0,0,0,0,0,0
+qos_vlarb_high 1:50
+qos_vlarb_low 2:30,3:15,0:5'
+
+# qos_dump FILE: every table as smpquery prints it, keyed by node
+# description (the two SMs give different LIDs), in a fixed order.
+qos_dump() {
+	sim_diag -t 30 ibnetdiscover > "$T/disc.txt" || fail "ibnetdiscover"
+	: > "$1"
+	for h in host1 host2 host3 host4 host5 host6 host7 host8; do
+		lid=$(sed -n "s/.*\"$h\" lid \([0-9]*\) .*/\1/p" "$T/disc.txt" | head -1)
+		[ -n "$lid" ] || fail "no LID for $h"
+		sim_diag smpquery sl2vl "$lid" | sed -n "s/^ports: /$h /p" >> "$1"
+		sim_diag smpquery vlarb "$lid" | grep -E '^(VL|WEIGHT)' | sed "s/^/$h /" >> "$1"
+	done
+	for sw in sw-l1 sw-s1; do
+		lid=$(sed -n "s/^Switch.*\"$sw\".* lid \([0-9]*\) .*/\1/p" "$T/disc.txt")
+		# the ports with a link, and port 0
+		used=$(awk -v sw="\"$sw\"" '/^Switch/ { on = index($0, "# " sw " ") > 0; next }
+		    /^$/ { on = 0 } on && /^\[[0-9]+\]/ { print substr($1, 2, index($1, "]") - 2) }' \
+		    "$T/disc.txt" | sort -n | tr '\n' ' ')
+		for out in 0 $used; do
+			sim_diag smpquery sl2vl "$lid" "$out" | awk -v sw="$sw" -v used="0 $used" '
+			    BEGIN { n = split(used, u, " "); for (i = 1; i <= n; i++) ok[u[i]] = 1 }
+			    /^ports: in/ { split($0, a, /[ ,:]+/); if (a[3] in ok) print sw, $0 }' >> "$1"
+			sim_diag smpquery vlarb "$lid" "$out" | grep -E '^(VL|WEIGHT)' |
+			    sed "s/^/$sw out $out /" >> "$1"
+		done
+	done
+	[ "$(grep -c . "$1")" -ge $((8 * 5 + 2 * 8)) ] || { cat "$1"; fail "short dump"; }
+}
+
+# osm_run CONF-LINES: OpenSM with `qos TRUE` and these options until SUBNET UP.
+osm_run() {
+	{ echo "qos TRUE"; echo "qos_policy_file $SIM_DIR/no-policy.conf"; printf '%s\n' "$1"; } \
+	    > "$SIM_DIR/osm.conf"
+	OSM_ARGS="-F $SIM_DIR/osm.conf" sim_opensm host1 || fail "OpenSM did not come up"
+}
+osm_stop() {
+	kill "$OSM_PID" 2>/dev/null
+	wait "$OSM_PID" 2>/dev/null
+	OSM_PID=
+}
+
+# last_qos: qos_sets and port_sets of the last heavy sweep.
+last_qos() {
+	db "SELECT qos_sets || ' ' || port_sets FROM sm_sweeps WHERE kind = 'heavy' ORDER BY id DESC LIMIT 1"
+}
+second_sweep_writes_none() {
+	ctl sweep --heavy > /dev/null || fail "sweep --heavy"
+	[ "$(last_qos)" = "0 0" ] || fail "$1: the second sweep wrote (qos_sets port_sets) $(last_qos)"
+}
+
+compare() {
+	diff "$1" "$2" > "$T/diff.txt" || { head -20 "$T/diff.txt"; fail "$3"; }
+}
+
+sim_topology -P 8 -k 4 -h 2 -s 2 || fail topogen
+sim_start || fail "ibsim"
+# ibsim's own tables map SL 8-14 to VLs 8-14 that a VL0-7 port does not have
+sim_diag smpquery sl2vl 0 -D 0 | grep -q '| 8| 9|10|11|12|13|14|' ||
+    fail "ibsim's default SL2VL table is not what this test assumes"
+
+# 1. no policy: OpenSM's qos defaults
+sm_start_fabricd host1
+sm_wait_up 30 || fail "subnet not up"
+[ "${first:=$(last_qos)}" != "0 0" ] && [ "${first%% *}" -gt 0 ] || fail "no table written ($first)"
+second_sweep_writes_none "defaults"
+qos_dump "$T/fd-default.txt"
+grep -q '^host1 in  0, out  0: | 0| 1| 2| 3| 4| 5| 6| 7| 0| 1| 2| 3| 4| 5| 6| 7|$' \
+    "$T/fd-default.txt" || fail "host1: SL 8-14 not on VL0-7: $(grep '^host1 in' "$T/fd-default.txt")"
+fd_stop
+osm_run ""
+qos_dump "$T/osm-default.txt"
+osm_stop
+compare "$T/fd-default.txt" "$T/osm-default.txt" "defaults: fabricd's tables differ from OpenSM's"
+
+# 2. a policy: OpenSM with the equivalent qos_* options
+sm_start_fabricd host1 "$POLICY"
+sm_wait_up 30 || fail "subnet not up with a policy"
+second_sweep_writes_none "policy"
+qos_dump "$T/fd-policy.txt"
+fd_stop
+cmp -s "$T/fd-policy.txt" "$T/fd-default.txt" && fail "the policy changed no table"
+osm_run "$OSM_POLICY"
+qos_dump "$T/osm-policy.txt"
+osm_stop
+compare "$T/fd-policy.txt" "$T/osm-policy.txt" "policy: fabricd's tables differ from OpenSM's"
+
+# 3. a restart on tables that are already right writes none of them
+sm_start_fabricd host1 "$POLICY"
+sm_wait_up 30 || fail "subnet not up after the restart"
+[ "$(last_qos | cut -d' ' -f1)" = 0 ] || fail "the restart wrote QoS tables: $(last_qos)"
+qos_dump "$T/fd-restart.txt"
+compare "$T/fd-policy.txt" "$T/fd-restart.txt" "tables changed across the restart"
+pass
