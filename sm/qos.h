@@ -141,7 +141,7 @@ void qos_port_caps_of(const struct fabric_port *p, struct qos_port_caps *c);
 /* Tables of one port that differ from what t gives it: calls
  * bad(arg, what, in, block) for each (what "sl2vl" with the in port, or
  * "vlarb" with the block) and returns how many.  A switch port's SL2VL is
- * compared for every in port.  h may be NULL: nothing is known, all of the
+ * compared for port 0 and every in port not DOWN.  h may be NULL: nothing is known, all of the
  * port's tables differ. */
 typedef void (*qos_diff_fn)(void *arg, const char *what, unsigned in, unsigned block);
 unsigned qos_port_diff(const struct qos_tables *t, const struct fabric_port *p,

@@ -107,13 +107,6 @@ vlarb_mod(const struct fabric_port *p, unsigned block)
 	return (uint32_t)(block + 1) << 16 | (p->node->type == FABRIC_SWITCH ? p->num : 0);
 }
 
-/* An in port worth a table: port 0 (the switch's own traffic) or up. */
-static bool
-in_port_used(const struct fabric_node *n, unsigned in)
-{
-	return in == 0 || n->ports[in].state != IB_LINK_DOWN;
-}
-
 /* ---- read back ---- */
 
 /* Take over what the previous model knew of this node's ports. */
@@ -149,8 +142,6 @@ on_diff(void *arg, const char *what, unsigned in, unsigned block)
 	uint8_t data[IB_SMP_DATA_SIZE] MAD_ALIGNED;
 	bool sl2vl = strcmp(what, "sl2vl") == 0;
 
-	if (sl2vl && !in_port_used(d->p->node, in))
-		return;
 	memset(data, 0, sizeof(data));
 	if (d->method == IB_MAD_METHOD_SET) {
 		qos_port_caps_of(d->p, &c);

@@ -108,6 +108,20 @@ sm_start_fabricd host1 "$POLICY"
 sm_wait_up 30 || fail "subnet not up with a policy"
 second_sweep_writes_none "policy"
 qos_dump "$T/fd-policy.txt"
+# qos show: what it says a port holds is what smpquery reads there
+row() { jq -r 'map("|" + (if . < 10 then " " else "" end) + tostring) | join("") + "|"'; }
+ctl --json qos show > "$T/show.json" || fail "qos show"
+[ "$(jq '[.ports[] | select(.differs | length > 0)] | length' "$T/show.json")" = 0 ] ||
+    fail "qos show: ports differ from the policy after the sweep"
+[ "$(jq '.policy.classes | length' "$T/show.json")" = 4 ] || fail "qos show: not 4 classes"
+got=$(jq -c '.ports[] | select(.node == "host1") | .sl2vl' "$T/show.json" | row)
+grep -qF "host1 in  0, out  0: $got" "$T/fd-policy.txt" || fail "qos show host1 sl2vl: $got"
+ctl --json qos show sw-l1:3 > "$T/show1.json" || fail "qos show sw-l1:3"
+got=$(jq -c '.ports[0].sl2vl_by_in[] | select(.in == 5) | .sl2vl' "$T/show1.json" | row)
+grep -qF "sw-l1 ports: in  5, out  3: $got" "$T/fd-policy.txt" || fail "qos show sw-l1:3 in 5: $got"
+[ "$(jq '.ports[0].vlarb_high[0]' -c "$T/show1.json")" = "[1,50]" ] || fail "qos show: vlarb_high"
+grep -q '^sw-l1 out 3 WEIGHT: |0x32|' "$T/fd-policy.txt" || fail "smpquery: training's weight"
+ctl qos show nosuch:1 > /dev/null 2>&1 && fail "qos show of a port that does not exist"
 fd_stop
 cmp -s "$T/fd-policy.txt" "$T/fd-default.txt" && fail "the policy changed no table"
 osm_run "$OSM_POLICY"
