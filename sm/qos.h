@@ -87,6 +87,16 @@ void qos_tables_build(const struct qos_policy *p, struct qos_tables *t);
 const struct qos_class *qos_class_of_sl(const struct qos_policy *p, uint8_t sl);
 const struct qos_class *qos_class_by_name(const struct qos_policy *p, const char *name);
 
+/* ---- the SA's choice (qos_select.c) ---- */
+
+/* The class of a path: by ServiceID (when the query has one), then by
+ * P_Key (15-bit compare), then the class on SL 0; NULL when none of these
+ * (or no policy, or QoS disabled). */
+const struct qos_class *qos_select_class(const struct qos_policy *p, bool has_sid,
+    uint64_t sid, uint16_t pkey);
+/* Its SL; 0 when there is no class. */
+uint8_t qos_select_sl(const struct qos_policy *p, bool has_sid, uint64_t sid, uint16_t pkey);
+
 /* ---- per port: what it should hold (PortInfo encodings) ---- */
 
 /* The 8 bytes of a port's SL2VL table with VLs masked to op_vls

@@ -20,7 +20,7 @@ fd_on_exit sim_stop
 
 POLICY='  qos:
     classes:
-      training:   { sl: 1, vl: 1, share: 50, priority: high }
+      training:   { sl: 1, vl: 1, share: 50, priority: high, pkeys: [0x0a01] }
       storage:    { sl: 2, vl: 2, share: 30, services: [nvme-of] }
       kv:         { sl: 3, vl: 3, share: 15 }
       management: { sl: 0, vl: 0, share: 5 }'
@@ -130,9 +130,41 @@ osm_stop
 compare "$T/fd-policy.txt" "$T/osm-policy.txt" "policy: fabricd's tables differ from OpenSM's"
 
 # 3. a restart on tables that are already right writes none of them
-sm_start_fabricd host1 "$POLICY"
+sm_start_fabricd host1 "$POLICY
+partitions:
+  enabled: true"
 sm_wait_up 30 || fail "subnet not up after the restart"
 [ "$(last_qos | cut -d' ' -f1)" = 0 ] || fail "the restart wrote QoS tables: $(last_qos)"
 qos_dump "$T/fd-restart.txt"
 compare "$T/fd-policy.txt" "$T/fd-restart.txt" "tables changed across the restart"
+
+# 4. the SA answers the class's SL: training's in its partition, storage's
+# for the NVMe-oF ServiceID (rdma_cm's TCP port space, port 4420) even
+# there, SL 0's class otherwise (host1, the SM's port, is the one full
+# member of the default partition)
+ctl partition create train --pkey=0x0a01 > /dev/null || fail "partition create"
+ctl partition member add train host3 --full > /dev/null || fail "member add host3"
+ctl partition member add train host5 --full > /dev/null || fail "member add host5"
+# pr_sl SRC:DST [SAQUERY-ARGS]: the SL of the PathRecord between two hosts
+# (by LID: saquery resolves names through NodeRecord tables, one record a
+# MAD under ibsim)
+pr_sl() {
+	pair="$(sm_lid_of "${1%:*}"):$(sm_lid_of "${1#*:}")"
+	shift
+	sim_diag -H host3 -t 10 saquery -p --src-to-dst "$pair" "$@" |
+	    sed -n 's/^[[:space:]]*sl\.*\(0x[0-9a-f]*\|[0-9]*\)$/\1/p' | head -1 |
+	    { read -r v && echo $((v)); }
+}
+i=0
+until [ "$(pr_sl host3:host5 --pkey 0x8a01)" = 1 ]; do
+	[ $i -ge 50 ] && fail "PathRecord in the training partition: SL '$(pr_sl host3:host5 --pkey 0x8a01)', want 1"
+	i=$((i + 1))
+	sleep 0.2
+done
+[ "$(pr_sl host1:host4 --service_id 0x0000000001061144)" = 2 ] ||
+    fail "PathRecord for NVMe-oF: SL '$(pr_sl host1:host4 --service_id 0x0000000001061144)', want 2"
+[ "$(pr_sl host1:host4 --service_id 0x0000000001061145)" = 0 ] || fail "PathRecord for port 4421 not on SL 0"
+[ "$(pr_sl host3:host5 --service_id 0x0000000001061144)" = 2 ] ||
+    fail "PathRecord for NVMe-oF in the training partition: not storage's SL (the ServiceID wins)"
+[ "$(pr_sl host1:host4)" = 0 ] || fail "PathRecord without a class not on SL 0: '$(pr_sl host1:host4)'"
 pass

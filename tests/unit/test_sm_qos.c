@@ -131,6 +131,37 @@ test_policy_tables(void **state)
 	config_free(cfg);
 }
 
+/* ---- the SA's choice ---- */
+
+static void
+test_select_sl(void **state)
+{
+	struct fabricd_config *cfg;
+	char **errs;
+	size_t n;
+	struct qos_policy *p, none;
+
+	(void)state;
+	assert_int_equal(load(POLICY, &cfg, &errs, &n), 0);
+	p = &((struct sm_config *)cfg->module[MOD_SM])->qos;
+	assert_int_equal(qos_select_sl(p, true, QOS_SID_RDMA_TCP(4420), 0), 2);
+	assert_int_equal(qos_select_sl(p, true, QOS_SID_RDMA_TCP(20049), 0x7fff), 2);
+	assert_int_equal(qos_select_sl(p, false, 0, 0x8001), 1);	/* membership bit ignored */
+	assert_int_equal(qos_select_sl(p, false, 0, 0x0001), 1);
+	/* the ServiceID wins over the partition, as in OpenSM's qos-ulps */
+	assert_int_equal(qos_select_sl(p, true, QOS_SID_RDMA_TCP(4420), 0x8001), 2);
+	/* a ServiceID not in the mask is not looked at */
+	assert_int_equal(qos_select_sl(p, false, QOS_SID_RDMA_TCP(4420), 0x7fff), 0);
+	assert_int_equal(qos_select_sl(p, true, QOS_SID_RDMA_TCP(4421), 0x7fff), 0);
+	assert_string_equal(qos_select_class(p, false, 0, 0x7fff)->name, "management");
+	p->enabled = false;
+	assert_int_equal(qos_select_sl(p, false, 0, 0x8001), 0);
+	assert_null(qos_select_class(NULL, false, 0, 0x8001));
+	qos_policy_init(&none);
+	assert_int_equal(qos_select_sl(&none, true, QOS_SID_RDMA_TCP(4420), 0x8001), 0);
+	config_free(cfg);
+}
+
 /* ---- the checker ---- */
 
 struct diffs {
@@ -294,6 +325,7 @@ main(void)
 		cmocka_unit_test(test_defaults_fit_vl0_7),
 		cmocka_unit_test(test_vlarb_caps),
 		cmocka_unit_test(test_policy_tables),
+		cmocka_unit_test(test_select_sl),
 		cmocka_unit_test(test_checker_on_a_switch),
 		cmocka_unit_test(test_lint_shares_sum_to_100),
 		cmocka_unit_test(test_lint_sl_once),
