@@ -156,6 +156,14 @@ void qos_port_caps_of(const struct fabric_port *p, struct qos_port_caps *c);
 typedef void (*qos_diff_fn)(void *arg, const char *what, unsigned in, unsigned block);
 unsigned qos_port_diff(const struct qos_tables *t, const struct fabric_port *p,
     const struct qos_held *h, qos_diff_fn bad, void *arg);
+/*
+ * Can packets on SL leave port p (arriving on in port `in`, 0 for a CA)
+ * as the port holds its tables?  1 yes; 0 no, with *vl the VL it maps to
+ * and *weight its arbitration weight (VL 15, a VL the port does not
+ * operate, or no weight in either table); -1 unknown (tables not read).
+ */
+int qos_sl_usable(const struct qos_held *h, const struct fabric_port *p, uint8_t in, uint8_t sl,
+    uint8_t *vl, unsigned *weight);
 /* Does the port get QoS tables at all (OpenSM's rule: switch external
  * ports not DOWN, switch port 0 when enhanced, CA ports with a GUID). */
 bool qos_port_programmed(const struct fabric_port *p);

@@ -7,7 +7,9 @@
  * table as the port now holds it: that is the read back) and carried from
  * the previous model while the node keeps its ports, or because we read
  * it on first sight.  So a restart, or fabricd after another SM that gave
- * the same tables, writes none.
+ * the same tables, writes none.  An operator's `sweep --heavy` reads every
+ * table again (no carry-over), so it restores what another tool changed
+ * behind our back; the pre-flight reads the ports of a job's routes.
  *
  * Switches hold an SL2VL table per (in, out) pair.  OpenSM writes every
  * in port of every out port not DOWN; we leave out the in ports that are
@@ -178,10 +180,13 @@ sm_qos_readback(struct sm *sm)
 	struct fabric_node *n;
 	size_t i;
 
+	bool reread = sm->qos_reread_all;
+
 	if (!sm->cfg.qos.enabled)
 		return;
+	sm->qos_reread_all = false;
 	FABRIC_FOREACH_NODE(sm->next, i, n) {
-		if (carry_over(sm, n))
+		if (!reread && carry_over(sm, n))
 			continue;
 		free(n->qos);
 		n->qos = qos_held_new(n->nports, n->type == FABRIC_SWITCH);

@@ -262,3 +262,37 @@ qos_port_diff(const struct qos_tables *t, const struct fabric_port *p,
 		}
 	return ndiff;
 }
+
+int
+qos_sl_usable(const struct qos_held *h, const struct fabric_port *p, uint8_t in, uint8_t sl,
+    uint8_t *vl, unsigned *weight)
+{
+	struct qos_port_caps c;
+	const uint8_t *t;
+	bool known = false;
+
+	*vl = 0;
+	*weight = 0;
+	qos_port_caps_of(p, &c);
+	if (h == NULL || p->num > h->nports || in > h->nports)
+		return -1;
+	if (c.sl_map) {
+		t = qos_held_sl2vl_c(h, h->sw ? in : 0, p->num);
+		for (size_t i = 0; i < QOS_SL2VL_BYTES; i++)
+			known |= t[i] != 0xFF;
+		if (!known)
+			return -1;
+		*vl = qos_sl2vl_get(t, sl);
+	}
+	if (*vl == 15 || *vl > vl_mask(c.op_vls))
+		return 0;	/* dropped: VL 15 is management only, or no such VL */
+	if (c.vl_cap <= 1)
+		return 1;	/* one data VL: nothing to arbitrate */
+	for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b++) {
+		unsigned cap = b < 2 ? c.low_cap : c.high_cap, first = (b & 1) * 32;
+		size_t n = cap <= first ? 0 : first == 0 ? (cap < 32 ? cap : 32) : cap % 32;
+
+		*weight += qos_vlarb_weight(qos_held_vlarb_c(h, p->num, b), 2 * n, *vl);
+	}
+	return *weight > 0;
+}

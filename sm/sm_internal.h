@@ -128,6 +128,7 @@ struct sm {
 	char			 routing_said[192];	/* engine and reason last told */
 	bool			 loop_warned;	/* told the tables have a credit loop */
 	struct qos_tables	 qos_tables;	/* what the policy gives every port */
+	bool			 qos_reread_all;	/* next heavy sweep: no carry-over */
 
 	/* election (standby.c) */
 	uint8_t			 state;		/* enum sm_state */

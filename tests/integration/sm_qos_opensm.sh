@@ -167,4 +167,26 @@ done
 [ "$(pr_sl host3:host5 --service_id 0x0000000001061144)" = 2 ] ||
     fail "PathRecord for NVMe-oF in the training partition: not storage's SL (the ServiceID wins)"
 [ "$(pr_sl host1:host4)" = 0 ] || fail "PathRecord without a class not on SL 0: '$(pr_sl host1:host4)'"
+
+# 5. pre-flight: the job's SL (training's, SL 1) on every port of the routes
+# host3 <-> host5.  Another host maps SL 1 of sw-l3's port to host5 onto
+# VL 7, which has no weight: the pre-flight names that port; an operator's
+# heavy sweep writes the table back (smpquery reads it restored).
+qos_status() { ctl --json preflight --hosts host3,host5 | jq -r '.checks[] | select(.name == "qos") | .status'; }
+[ "$(qos_status)" = pass ] || fail "preflight qos: $(ctl --json preflight --hosts host3,host5)"
+l3=$(sed -n 's/^Switch.*"sw-l3".* lid \([0-9]*\) .*/\1/p' "$T/disc.txt")
+for in in 3 4 5 6; do
+	sim_run -H host4 -t 10 "$FABRICD_BUILD/tools/sl2vl_set" "$l3" $in 1 \
+	    0,7,2,3,0,0,0,0,0,0,0,0,0,0,0,0 > /dev/null 2>&1 || fail "raw SL2VL Set on sw-l3"
+done
+sim_diag smpquery sl2vl "$l3" 1 | grep -q 'in  3, out  1: | 0| 7|' || fail "the raw Set did not take"
+ctl --json preflight --hosts host3,host5 > "$T/pf.json"
+[ "$(jq -r '.verdict' "$T/pf.json")" = fail ] || fail "preflight passed a route with SL 1 on VL 7"
+jq -e '.faults[] | select(.code == "QosSlUnusable" and .node == "sw-l3" and .port_num == 1)' \
+    "$T/pf.json" > /dev/null || fail "preflight did not name sw-l3 port 1: $(jq -c .faults "$T/pf.json")"
+ctl sweep --heavy > /dev/null || fail "sweep --heavy"
+[ "$(last_qos | cut -d' ' -f1)" -ge 1 ] || fail "the heavy sweep restored nothing: $(last_qos)"
+sim_diag smpquery sl2vl "$l3" 1 | grep 'in  [3-6], out  1:' | grep -q '| 0| 7|' &&
+    fail "sw-l3 still maps SL 1 to VL 7 after the heavy sweep"
+[ "$(qos_status)" = pass ] || fail "preflight qos after the heavy sweep: $(qos_status)"
 pass

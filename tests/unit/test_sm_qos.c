@@ -239,6 +239,28 @@ test_checker_on_a_switch(void **state)
 	for (uint8_t i = 0; i <= 3; i++)
 		qos_port_diff(&t, &ports[i], h, count_diff, &d);
 	assert_int_equal(d.n, 0);
+	/* the pre-flight's question: can SL leave port 1 arriving on port 2 */
+	{
+		uint8_t vl;
+		unsigned w;
+		struct qos_held *unknown = qos_held_new(3, true);
+
+		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 1, &vl, &w), 1);
+		assert_int_equal(vl, 1);
+		assert_int_equal(w, 4);
+		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 8, &vl, &w), 1);	/* VL 0, high */
+		assert_int_equal(qos_sl_usable(unknown, &ports[1], 2, 1, &vl, &w), -1);
+		qos_held_vlarb(h, 1, 0)[3] = 0;		/* VL 1's low weight gone */
+		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 1, &vl, &w), 0);
+		assert_int_equal(w, 0);
+		qos_held_sl2vl(h, 2, 1)[0] = 0x0F;	/* SL 1 on VL 15: dropped */
+		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 1, &vl, &w), 0);
+		assert_int_equal(vl, 15);
+		qos_held_sl2vl(h, 2, 1)[0] = 0x09;	/* VL 9 on a VL0-7 port */
+		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 1, &vl, &w), 0);
+		fill_held(&t, &sw, h);
+		free(unknown);
+	}
 	/* a table changed behind our back: SL 1 on VL 7 for in 2 -> out 1 */
 	qos_held_sl2vl(h, 2, 1)[0] = 0x07;
 	assert_int_equal(qos_port_diff(&t, &ports[1], h, count_diff, &d), 1);
