@@ -132,12 +132,28 @@ sm_qos_sl_usable(const struct fabric_port *p, uint8_t in, uint8_t sl, char *why,
 }
 
 int
-sm_qos_class_sl(const char *name)
+sm_qos_class_info(const char *name, uint64_t *sid)
 {
 	struct sm *sm = sm_current();
 	const struct qos_class *c;
 
 	if (sm == NULL || !sm->cfg.qos.enabled || (c = qos_class_by_name(&sm->cfg.qos, name)) == NULL)
 		return -1;
+	if (sid)
+		*sid = c->nsids ? c->sids[0].lo : 0;
 	return c->sl;
+}
+
+int
+sm_qos_class_sl(const char *name)
+{
+	return sm_qos_class_info(name, NULL);
+}
+
+int
+sm_qos_path_sl(bool has_sid, uint64_t sid, uint16_t pkey)
+{
+	struct sm *sm = sm_current();
+
+	return qos_select_sl(sm ? &sm->cfg.qos : NULL, has_sid, sid, pkey);
 }

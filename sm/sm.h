@@ -71,8 +71,13 @@ int sm_qos_reread(const struct sm_qos_target *t, size_t n, sm_qos_done_fn done, 
 /* 1: SL leaves p (from in) on a VL with weight; 0: not, why says how;
  * -1: unknown (QoS off, tables never read). */
 int sm_qos_sl_usable(const struct fabric_port *p, uint8_t in, uint8_t sl, char *why, size_t len);
-/* The SL of a class of the policy, -1 when there is none (or QoS off). */
+/* The SL of a class of the policy, -1 when there is none (or QoS off);
+ * *sid (may be NULL) the first ServiceID the class names, 0 for none. */
 int sm_qos_class_sl(const char *name);
+int sm_qos_class_info(const char *name, uint64_t *sid);
+/* The SL the SA answers for a path with this ServiceID (has_sid) in
+ * partition pkey (0: none): the same choice sa_path.c makes. */
+int sm_qos_path_sl(bool has_sid, uint64_t sid, uint16_t pkey);
 
 /*
  * Unit tests: the next sm start sends through io (a fake fabric) instead

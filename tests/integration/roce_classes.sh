@@ -48,6 +48,18 @@ out=$(ctl --json roce plan) || fail "plan"
 printf '%s' "$out" | jq -e '[.. | objects | select(has("setting"))] | length == 0' > /dev/null ||
     fail "plan after apply not empty: $out"
 
+# jobs: the traffic classes nccl-env and qos env give land, per dcb, on the
+# class's priority, lossless where the class is
+tc_prio() { dcbx -N app show dev mlx0 | tr ' ' '\n' | sed -n "s/^$(( $1 >> 2 )):\([0-7]\)$/\1/p"; }
+pfc_on() { dcbx -j pfc show dev mlx0 | jq -e ".prio_pfc[$1]" > /dev/null; }
+sto=$(ctl --json qos env --class storage | jq -r '.roce.nvme_connect') || fail "qos env"
+[ "$(tc_prio "${sto#--tos }")" = 4 ] && pfc_on 4 || fail "qos env storage: $sto is not lossless priority 4"
+env=$(ctl --json nccl-env --hosts h1)
+tc=$(printf '%s' "$env" | jq -r '.env.NCCL_IB_TC')
+[ "$(tc_prio "$tc")" = 3 ] && pfc_on 3 || fail "NCCL_IB_TC $tc is not lossless priority 3"
+tc=$(printf '%s' "$env" | jq -r '.env.UCX_IB_TRAFFIC_CLASS')
+[ "$(tc_prio "$tc")" = 5 ] || fail "UCX_IB_TRAFFIC_CLASS $tc is not kv's priority 5"
+
 # storage's PFC turned off behind fabricd's back: one drift event
 sleep 0.5
 mark=$(db "SELECT coalesce(max(id), 0) FROM events")

@@ -168,6 +168,18 @@ done
     fail "PathRecord for NVMe-oF in the training partition: not storage's SL (the ServiceID wins)"
 [ "$(pr_sl host1:host4)" = 0 ] || fail "PathRecord without a class not on SL 0: '$(pr_sl host1:host4)'"
 
+# jobs: nccl-env and qos env say what the SA answers (and the config says)
+env_of() { ctl --json nccl-env --hosts host3,host5 | jq -r ".env.$1"; }
+[ "$(env_of NCCL_IB_SL)" = "$(pr_sl host3:host5 --pkey 0x8a01)" ] ||
+    fail "nccl-env NCCL_IB_SL $(env_of NCCL_IB_SL), the SA answers $(pr_sl host3:host5 --pkey 0x8a01)"
+[ "$(env_of UCX_IB_SL)" = 3 ] || fail "nccl-env UCX_IB_SL $(env_of UCX_IB_SL), kv is on SL 3"
+ctl --json qos env --class storage > "$T/env.json" || fail "qos env"
+sid=$(jq -r '.infiniband.service_id' "$T/env.json")
+[ "$sid" = 0x0000000001061144 ] || fail "qos env: storage's ServiceID $sid"
+[ "$(jq '.infiniband.rdma_cm_sl' "$T/env.json")" = "$(pr_sl host1:host4 --service_id "$sid")" ] ||
+    fail "qos env: rdma_cm SL $(jq '.infiniband.rdma_cm_sl' "$T/env.json") but the SA answers $(pr_sl host1:host4 --service_id "$sid")"
+ctl qos env --class nosuch > /dev/null 2>&1 && fail "qos env of a class that does not exist"
+
 # 5. pre-flight: the job's SL (training's, SL 1) on every port of the routes
 # host3 <-> host5.  Another host maps SL 1 of sw-l3's port to host5 onto
 # VL 7, which has no weight: the pre-flight names that port; an operator's
