@@ -1,11 +1,17 @@
 #!/bin/sh
-# QoS tables against the reference SM on one fat tree: the SL2VL and VL
-# arbitration tables smpquery reads on every host and on every used port
-# pair of two switches (a leaf and a spine) are those OpenSM writes with
-# `qos TRUE` and the same settings: OpenSM's defaults when fabricd has no
-# policy, the equivalent qos_sl2vl / qos_vlarb_high / qos_vlarb_low when it
-# has one.  A second sweep writes no table, nor does a restart on tables
-# OpenSM left as fabricd wants them (sm_sweeps.qos_sets in the database).
+# QoS on one ibsim fat tree, checked with tools we did not write:
+#  1-2. the SL2VL and VL arbitration tables smpquery reads on a host of
+#       each leaf and on every used port pair of a leaf and a spine are
+#       those OpenSM writes with `qos TRUE` and the same settings (its
+#       defaults without a policy; the equivalent qos_sl2vl / qos_vlarb_*
+#       with one); a second sweep writes none (sm_sweeps.qos_sets and
+#       port_sets); qos show agrees with smpquery
+#  3.   a restart on the tables OpenSM left writes none
+#  4.   saquery -p: the training SL in its partition, the storage SL for
+#       the NVMe-oF ServiceID; nccl-env and qos env agree with the SA
+#  5.   a raw SL2VL Set from another host fails the pre-flight naming the
+#       port; an operator's heavy sweep writes the table back
+#  6.   a reload with other shares rewrites the arbitration tables
 #
 # Switch pairs whose in port is DOWN are not compared: OpenSM writes them,
 # fabricd does not (docs/qos.md).  VLHighLimit cannot be compared: ibsim
@@ -30,12 +36,13 @@ OSM_POLICY='qos_sl2vl 0,1,2,3,0,0,0,0,0,0,0,0,0,0,0,0
 qos_vlarb_high 1:50
 qos_vlarb_low 2:30,3:15,0:5'
 
-# qos_dump FILE: every table as smpquery prints it, keyed by node
+# qos_dump FILE: the tables as smpquery prints them (a host per leaf, every
+# used port pair of sw-l1 and sw-s1), keyed by node
 # description (the two SMs give different LIDs), in a fixed order.
 qos_dump() {
 	sim_diag -t 30 ibnetdiscover > "$T/disc.txt" || fail "ibnetdiscover"
 	: > "$1"
-	for h in host1 host2 host3 host4 host5 host6 host7 host8; do
+	for h in host1 host3 host5 host7; do	# one per leaf
 		lid=$(sed -n "s/.*\"$h\" lid \([0-9]*\) .*/\1/p" "$T/disc.txt" | head -1)
 		[ -n "$lid" ] || fail "no LID for $h"
 		sim_diag smpquery sl2vl "$lid" | sed -n "s/^ports: /$h /p" >> "$1"
@@ -55,7 +62,7 @@ qos_dump() {
 			    sed "s/^/$sw out $out /" >> "$1"
 		done
 	done
-	[ "$(grep -c . "$1")" -ge $((8 * 5 + 2 * 8)) ] || { cat "$1"; fail "short dump"; }
+	[ "$(grep -c . "$1")" -ge $((4 * 5 + 2 * 8)) ] || { cat "$1"; fail "short dump"; }
 }
 
 # osm_run CONF-LINES: OpenSM with `qos TRUE` and these options until SUBNET UP.
@@ -135,8 +142,8 @@ partitions:
   enabled: true"
 sm_wait_up 30 || fail "subnet not up after the restart"
 [ "$(last_qos | cut -d' ' -f1)" = 0 ] || fail "the restart wrote QoS tables: $(last_qos)"
-qos_dump "$T/fd-restart.txt"
-compare "$T/fd-policy.txt" "$T/fd-restart.txt" "tables changed across the restart"
+sim_diag smpquery sl2vl "$(sm_lid_of host1)" | sed -n 's/^ports: /host1 /p' > "$T/restart.txt"
+grep -qxF -f "$T/restart.txt" "$T/fd-policy.txt" || fail "host1's table changed across the restart"
 
 # 4. the SA answers the class's SL: training's in its partition, storage's
 # for the NVMe-oF ServiceID (rdma_cm's TCP port space, port 4420) even
@@ -201,4 +208,19 @@ ctl sweep --heavy > /dev/null || fail "sweep --heavy"
 sim_diag smpquery sl2vl "$l3" 1 | grep 'in  [3-6], out  1:' | grep -q '| 0| 7|' &&
     fail "sw-l3 still maps SL 1 to VL 7 after the heavy sweep"
 [ "$(qos_status)" = pass ] || fail "preflight qos after the heavy sweep: $(qos_status)"
+
+# 6. a reload with other shares rewrites the arbitration tables
+fd_config "sm:
+  enabled: true
+  sweep_interval: ${SM_SWEEP:-2s}
+$(printf '%s\n' "$POLICY" | sed 's/share: 15/share: 10/; s/share: 5 }/share: 10 }/')
+partitions:
+  enabled: true"
+ctl reload > /dev/null || fail "reload"
+i=0
+until sim_diag smpquery vlarb "$(sm_lid_of host1)" | grep -q '^WEIGHT: |0x1E|0xA |0xA |'; do
+	[ $i -ge 50 ] && fail "reload: host1's low table is not 2:30,3:10,0:10: $(sim_diag smpquery vlarb "$(sm_lid_of host1)")"
+	i=$((i + 1))
+	sleep 0.2
+done
 pass
