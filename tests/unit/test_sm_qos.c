@@ -272,6 +272,29 @@ test_checker_on_a_switch(void **state)
 	free(h);
 }
 
+/* OperationalVLs: what both ends of the link support */
+static void
+test_op_vls_of_a_link(void **state)
+{
+	struct fabric_node ca = { .type = FABRIC_CA, .nports = 1 }, sw = { .type = FABRIC_SWITCH, .nports = 1 };
+	struct fabric_port cp[2], sp[2];
+
+	(void)state;
+	ca.ports = cp;
+	sw.ports = sp;
+	set_port(&cp[1], &ca, 1, IB_LINK_INIT);
+	set_port(&sp[1], &sw, 1, IB_LINK_INIT);
+	set_port(&sp[0], &sw, 0, IB_LINK_ACTIVE);
+	cp[1].peer = &sp[1];
+	sp[1].peer = &cp[1];
+	((ib_port_info_t *)sp[1].pi)->vl_cap = (uint8_t)(3 << 4);	/* VL0-3 */
+	assert_int_equal(sm_qos_op_vls(&cp[1]), 3);
+	assert_int_equal(sm_qos_op_vls(&sp[1]), 3);
+	assert_int_equal(sm_qos_op_vls(&sp[0]), OP_VL0_7);	/* port 0: as it is */
+	cp[1].peer = NULL;
+	assert_int_equal(sm_qos_op_vls(&cp[1]), OP_VL0_7);
+}
+
 /* ---- lint: each rule has a failing example at its FILE:LINE:COLUMN ---- */
 
 static void
@@ -349,6 +372,7 @@ main(void)
 		cmocka_unit_test(test_policy_tables),
 		cmocka_unit_test(test_select_sl),
 		cmocka_unit_test(test_checker_on_a_switch),
+		cmocka_unit_test(test_op_vls_of_a_link),
 		cmocka_unit_test(test_lint_shares_sum_to_100),
 		cmocka_unit_test(test_lint_sl_once),
 		cmocka_unit_test(test_lint_vl_without_weight),
