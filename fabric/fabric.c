@@ -34,6 +34,7 @@ fabric_free(struct fabric *f)
 	for (i = 0; i < f->nnodes; i++) {
 		free(f->nodes[i]->ports);
 		free(f->nodes[i]->lft);
+		free(f->nodes[i]->qos);
 		free(f->nodes[i]);
 	}
 	free(f->nodes);

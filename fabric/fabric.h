@@ -76,6 +76,8 @@ struct fabric_node {
 	uint16_t		 device_id;
 	uint64_t		 sys_guid;	/* NodeInfo SystemImageGUID */
 	uint32_t		 revision;	/* NodeInfo Revision */
+	void			*qos;		/* sm/ only: the QoS tables its ports hold (one
+						 * allocation, freed with the node) */
 };
 
 struct fabric;

@@ -13,7 +13,7 @@ static const char *const top_keys[] = {
 };
 static const char *const profile_keys[] = {
 	"base", "dcbx", "trust", "dscp_map", "pfc", "ets", "buffer", "maxrate", "ecn",
-	"roce_tos", "pfc_storm_prevention", "nccl_tc", NULL
+	"roce_tos", "pfc_storm_prevention", "nccl_tc", "classes", NULL
 };
 
 static struct roce_pos
@@ -341,6 +341,80 @@ builtin_positions(struct roce_profile *p, struct roce_pos pos)
 }
 
 static void
+parse_class_dscps(struct cfg_ctx *ctx, yaml_node_t *node, struct roce_class *c)
+{
+	c->dscp_pos = pos_of(ctx, node);
+	if (!cfg_expect_sequence(ctx, node, "a list of DSCPs 0-63"))
+		return;
+	for (yaml_node_item_t *it = node->data.sequence.items.start;
+	    it < node->data.sequence.items.top; it++) {
+		uint64_t d;
+
+		if (c->ndscp == ROCE_CLASS_DSCPS) {
+			cfg_error(ctx, node, "at most %d DSCPs per class", ROCE_CLASS_DSCPS);
+			return;
+		}
+		if (cfg_get_uint(ctx, cfg_node(ctx, *it), 0, 63, &d))
+			c->dscp[c->ndscp++] = (uint8_t)d;
+	}
+}
+
+/* classes: NAME: { priority, dscp: [..], lossless, ets, ecn } */
+static void
+parse_one_class(struct cfg_ctx *ctx, yaml_node_t *key, yaml_node_t *node, struct roce_class *c)
+{
+	static const char *const keys[] = { "priority", "dscp", "lossless", "ets", "ecn", NULL };
+	yaml_node_t *k, *v;
+	const char *name = cfg_scalar(ctx, key, "a class name");
+
+	memset(c, 0, sizeof(*c));
+	c->prio = ROCE_UNSET;
+	c->pos = c->prio_pos = c->ets_pos = c->dscp_pos = pos_of(ctx, key);
+	if (name)
+		snprintf(c->name, sizeof(c->name), "%s", name);
+	if (!cfg_expect_mapping(ctx, node, "the class's priority, dscp, lossless, ets, ecn"))
+		return;
+	FOR_PAIRS(ctx, node, k, v, name) {
+		if (strcmp(name, "priority") == 0) {
+			c->prio_pos = pos_of(ctx, v);
+			get_int(ctx, v, 0, 7, &c->prio);
+		} else if (strcmp(name, "dscp") == 0)
+			parse_class_dscps(ctx, v, c);
+		else if (strcmp(name, "lossless") == 0)
+			cfg_get_bool(ctx, v, &c->lossless);
+		else if (strcmp(name, "ets") == 0) {
+			c->ets_pos = pos_of(ctx, v);
+			get_int(ctx, v, 0, 100, &c->ets);
+		} else if (strcmp(name, "ecn") == 0)
+			cfg_get_bool(ctx, v, &c->ecn);
+		else
+			unknown_key(ctx, k, name, keys);
+	}
+	if (c->prio == ROCE_UNSET) {
+		cfg_error(ctx, key, "class %s has no priority", c->name);
+		c->prio = 0;
+	}
+}
+
+static void
+parse_classes(struct cfg_ctx *ctx, yaml_node_t *node, struct roce_profile *p)
+{
+	yaml_node_t *k, *v;
+	const char *name;
+
+	p->nclasses = 0;
+	if (!cfg_expect_mapping(ctx, node, "a mapping of class names to settings"))
+		return;
+	FOR_PAIRS(ctx, node, k, v, name) {
+		if (p->nclasses == ROCE_MAX_CLASSES) {
+			cfg_error(ctx, k, "at most %d classes", ROCE_MAX_CLASSES);
+			return;
+		}
+		parse_one_class(ctx, k, v, &p->classes[p->nclasses++]);
+	}
+}
+
+static void
 parse_profile_key(struct cfg_ctx *ctx, yaml_node_t *k, const char *name, yaml_node_t *v,
     struct roce_profile *p)
 {
@@ -374,7 +448,9 @@ parse_profile_key(struct cfg_ctx *ctx, yaml_node_t *k, const char *name, yaml_no
 	else if (strcmp(name, "nccl_tc") == 0) {
 		p->nccl_pos = pos_of(ctx, v);
 		get_int(ctx, v, 0, 255, &p->nccl_tc);
-	} else if (strcmp(name, "base") != 0)
+	} else if (strcmp(name, "classes") == 0)
+		parse_classes(ctx, v, p);
+	else if (strcmp(name, "base") != 0)
 		unknown_key(ctx, k, name, profile_keys);
 }
 
@@ -404,6 +480,7 @@ parse_profile(struct cfg_ctx *ctx, yaml_node_t *node, struct roce_profile *p)
 	snprintf(p->name, sizeof(p->name), "custom");
 	FOR_PAIRS(ctx, node, k, v, name)
 		parse_profile_key(ctx, k, name, v, p);
+	roce_profile_apply_classes(p);	/* the classes win over the keys they cover */
 }
 
 static void
@@ -455,6 +532,15 @@ own_positions(struct roce_qos_config *c)
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		all[i]->file = c->file;
 		all[i]->node = NULL;
+	}
+	for (size_t i = 0; i < p->nclasses; i++) {
+		struct roce_class *k = &p->classes[i];
+		struct roce_pos *cp[] = { &k->pos, &k->prio_pos, &k->dscp_pos, &k->ets_pos };
+
+		for (size_t j = 0; j < sizeof(cp) / sizeof(cp[0]); j++) {
+			cp[j]->file = c->file;
+			cp[j]->node = NULL;
+		}
 	}
 }
 

@@ -431,6 +431,17 @@ roce_qos_nccl_tc(void)
 }
 
 int
+roce_qos_class_tclass(const char *name, int *prio)
+{
+	const struct roce_class *c = roce_qos_active() ? roce_profile_class(&R.cfg->profile, name) : NULL;
+
+	if (c == NULL || c->ndscp == 0)
+		return -1;
+	*prio = c->prio;
+	return c->dscp[0] << 2 | 2;
+}
+
+int
 roce_qos_gid_index(const char *ifname)
 {
 	struct roce_port port;

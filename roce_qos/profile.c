@@ -113,6 +113,15 @@ roce_tsa_name(uint8_t tsa)
 
 /* ---- lint ---- */
 
+static bool
+prio_is_classed(const struct roce_profile *p, int prio)
+{
+	for (size_t i = 0; i < p->nclasses; i++)
+		if (p->classes[i].prio == prio)
+			return true;
+	return false;
+}
+
 struct lint_ctx {
 	struct roce_lint	*out;
 	size_t			 max, n;
@@ -232,11 +241,49 @@ lint_storm_range(const struct roce_profile *p, struct lint_ctx *l)
 	    p->storm_ms);
 }
 
+/* The classes of a profile (classes.c): shares, one class a priority
+ * (the lossless NCCL one above all), CNPs on a priority of their own,
+ * every class DSCP on its class's priority. */
+static void
+lint_classes(const struct roce_profile *p, struct lint_ctx *l)
+{
+	int sum = 0;
+
+	for (size_t i = 0; i < p->nclasses; i++) {
+		const struct roce_class *c = &p->classes[i];
+
+		sum += c->ets;
+		for (size_t j = 0; j < i; j++)
+			if (p->classes[j].prio == c->prio)
+				lint_add(l, "class-priority", &c->prio_pos, "class %s shares priority %d "
+				    "with class %s%s", c->name, c->prio, p->classes[j].name,
+				    c->lossless || p->classes[j].lossless ? " (lossless: one's pauses "
+				    "stall the other)" : "");
+		if (p->cc.mode == ROCE_CC_ENABLED && c->prio == p->cc.cnp_prio)
+			lint_add(l, "class-cnp", &c->prio_pos, "class %s is on priority %d, the CNP "
+			    "priority: CNPs need a priority of their own", c->name, c->prio);
+		for (size_t d = 0; d < c->ndscp; d++) {
+			if (p->cc.mode == ROCE_CC_ENABLED && c->dscp[d] == p->cc.cnp_dscp)
+				lint_add(l, "class-dscp", &c->dscp_pos, "class %s uses DSCP %u, the CNP "
+				    "DSCP", c->name, c->dscp[d]);
+			else if (p->dscp_prio[c->dscp[d]] != c->prio)
+				lint_add(l, "class-dscp", &c->dscp_pos, "class %s's DSCP %u maps to "
+				    "priority %u, not the class's %d (another class has it)", c->name,
+				    c->dscp[d], p->dscp_prio[c->dscp[d]], c->prio);
+		}
+	}
+	if (p->nclasses && (sum > 100 || (sum < 100 && prio_is_classed(p, 0))))
+		lint_add(l, "class-ets-sum", &p->classes[0].ets_pos, "the classes' ETS shares sum "
+		    "to %d, not 100%s", sum, sum < 100 ? " (priority 0 has a class: nobody gets "
+		    "the rest)" : "");
+}
+
 size_t
 roce_lint_profile(const struct roce_profile *p, struct roce_lint *out, size_t max)
 {
 	struct lint_ctx l = { out, max, 0 };
 
+	lint_classes(p, &l);
 	lint_ets_sum(p, &l);
 	lint_tos_lossless(p, &l);
 	lint_cnp_lossy(p, &l);

@@ -33,6 +33,21 @@ struct roce_cc_param {
 	uint32_t	 value;
 };
 
+#define ROCE_MAX_CLASSES	8
+#define ROCE_CLASS_DSCPS	8
+
+/* A traffic class on one NIC (the RoCE side of docs/qos.md's policy). */
+struct roce_class {
+	char		 name[32];
+	int		 prio;			/* 802.1p priority, also its TC */
+	uint8_t		 dscp[ROCE_CLASS_DSCPS];
+	size_t		 ndscp;
+	bool		 lossless;		/* PFC on its priority */
+	int		 ets;			/* ETS share of its TC, percent */
+	bool		 ecn;			/* DCQCN RP and NP on its priority */
+	struct roce_pos	 pos, prio_pos, dscp_pos, ets_pos;
+};
+
 struct roce_profile {
 	char		 name[32];
 	struct roce_pos	 pos;
@@ -79,7 +94,22 @@ struct roce_profile {
 	struct roce_pos	 storm_pos;
 	int		 nccl_tc;		/* NCCL_IB_TC; ROCE_UNSET: = roce_tos */
 	struct roce_pos	 nccl_pos;
+
+	struct roce_class classes[ROCE_MAX_CLASSES];	/* as written; applied */
+	size_t		 nclasses;
 };
+
+/*
+ * Turn p's classes into the settings above (classes.c): trust dscp, each
+ * class's DSCPs on its priority, its priority on a TC of its own (the
+ * priority's number) with its ETS share, PFC on the lossless ones, ECN on
+ * those that ask, and the bandwidth no class takes to the TC of priority
+ * 0 when no class has it.  A class named training gives the RoCE ToS
+ * (its first DSCP, ECT(0)) that rdma_cm and NCCL_IB_TC use.
+ */
+void roce_profile_apply_classes(struct roce_profile *p);
+/* The class of a name, NULL when none. */
+const struct roce_class *roce_profile_class(const struct roce_profile *p, const char *name);
 
 /* Fill p with a built-in profile; -1 when name is not one. */
 int roce_profile_builtin(const char *name, struct roce_profile *p);

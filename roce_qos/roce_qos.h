@@ -23,6 +23,11 @@ int roce_qos_verify(const char *ifname, char *why, size_t len);
 /* NCCL_IB_TC the profile requires, or -1 without a ToS in the profile. */
 int roce_qos_nccl_tc(void);
 
+/* A class of the profile (docs/qos.md): its traffic class byte (first
+ * DSCP << 2 | ECT(0), what nvme connect --tos and UCX_IB_TRAFFIC_CLASS
+ * take) and *prio its priority; -1 when there is no such class. */
+int roce_qos_class_tclass(const char *name, int *prio);
+
 /* NCCL_IB_GID_INDEX: the RoCE v2 GID index of ifname's RDMA port, -1 if none. */
 int roce_qos_gid_index(const char *ifname);
 

@@ -44,6 +44,42 @@ on_port_set(const struct mad_result *res, void *owner, void *arg)
 		    res->status ? "no answer" : "rejected");
 }
 
+uint8_t
+sm_qos_op_vls(const struct fabric_port *p)
+{
+	const ib_port_info_t *pi = (const ib_port_info_t *)p->pi;
+	uint8_t cap = ib_port_info_get_vl_cap(pi);
+
+	if (p->num == 0 || p->peer == NULL || !p->linkup)
+		return ib_port_info_get_op_vls(pi);
+	if (ib_port_info_get_vl_cap((const ib_port_info_t *)p->peer->pi) < cap)
+		cap = ib_port_info_get_vl_cap((const ib_port_info_t *)p->peer->pi);
+	return cap;
+}
+
+/* OperationalVLs (changed only in INIT, where the IBA allows it) and
+ * VLHighLimit as the QoS policy wants them. */
+static void
+qos_fields(const struct sm *sm, const struct fabric_port *p, ib_port_info_t *pi)
+{
+	if (!sm->cfg.qos.enabled || !qos_port_programmed(p))
+		return;
+	if (p->state == IB_LINK_INIT)
+		ib_port_info_set_op_vls(pi, sm_qos_op_vls(p));
+	pi->vl_high_limit = (uint8_t)sm->cfg.qos.high_limit;
+}
+
+static bool
+qos_wrong(const struct sm *sm, const struct fabric_port *p)
+{
+	ib_port_info_t want;
+
+	memcpy(&want, p->pi, sizeof(want));
+	qos_fields(sm, p, &want);
+	return ib_port_info_get_op_vls(&want) != ib_port_info_get_op_vls((const ib_port_info_t *)p->pi) ||
+	    want.vl_high_limit != ((const ib_port_info_t *)p->pi)->vl_high_limit;
+}
+
 static void
 port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uint8_t state)
 {
@@ -63,6 +99,7 @@ port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uin
 	pi.link_width_enabled = 0;
 	ib_port_info_set_link_speed_enabled(&pi, 0);
 	ib_port_info_set_link_speed_ext_enabled(&pi, 0);
+	qos_fields(sm, p, &pi);
 	sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_PORT_INFO, p->num, &pi, on_port_set, p);
 	sm->cur.port_sets++;
 }
@@ -88,7 +125,7 @@ port_wrong(const struct sm *sm, const struct fabric_port *p, uint16_t lid)
 {
 	bool sw = p->node->type == FABRIC_SWITCH;
 
-	if (pi_lid(p) != lid)
+	if (pi_lid(p) != lid || qos_wrong(sm, p))
 		return true;
 	if (sw && p->num > 0)
 		return false;		/* no SM LID, LMC or GID of its own */

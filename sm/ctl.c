@@ -135,6 +135,10 @@ ctl_sm_sweep(struct ctl_req *req, json_t *args)
 	 * seen: answer after the one that starts next. */
 	sm->waiter_sweep[sm->nwaiters] = sm->sweeps + (sm->sweeping ? 2 : 1);
 	sm->waiters[sm->nwaiters++] = req;
+	/* An operator's heavy sweep also reads every QoS table again: what
+	 * another tool changed behind our back is written back. */
+	if (ctl_arg_bool(args, "heavy"))
+		sm->qos_reread_all = true;
 	sm_sweep_request(sm, ctl_arg_bool(args, "heavy"));
 }
 

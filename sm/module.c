@@ -133,6 +133,7 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_UINT("standby_misses", struct sm_config, standby_misses, 1, 100),
 	CFG_F_UINT("sm_key", struct sm_config, sm_key, 0, UINT64_MAX),
 	CFG_F_UINT("subnet_prefix", struct sm_config, subnet_prefix, 1, UINT64_MAX),
+	CFG_F_CUSTOM("qos", struct sm_config, qos, sm_qos_parse),
 	CFG_F_END
 };
 
@@ -153,6 +154,7 @@ sm_config_init(void *p)
 	c->standby_misses = 3;
 	c->sm_key = 1;		/* OpenSM's default: the two recognise each other */
 	c->subnet_prefix = 0xfe80000000000000ULL;	/* link-local, IB_DEFAULT_SUBNET_PREFIX */
+	qos_policy_init(&c->qos);
 }
 
 const char *
@@ -251,6 +253,7 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 	sm->cfg.standby_misses = cfg->standby_misses;
 	sm->cfg.sm_key = cfg->sm_key;
 	sm->cfg.subnet_prefix = cfg->subnet_prefix;	/* ports get it at the sweep below */
+	sm->cfg.qos = cfg->qos;		/* the tables follow at that sweep */
 	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
 		sm->cfg.max_outstanding = cfg->max_outstanding;
 		if (sm->me)

@@ -225,6 +225,7 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.pkey_table = pkey_table,
 		.pkey_arg = pkey_arg,
 		.counters = &sm->sa_counters,
+		.qos = &sm->cfg.qos,
 	};
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 

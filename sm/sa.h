@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "fabric/fabric.h"
+#include "sm/qos.h"
 #include "sm/sm.h"
 
 #define SA_HDR_SIZE	56	/* MAD + RMPP + SA headers (IB_SA_MAD_HDR_SIZE) */
@@ -59,6 +60,7 @@ struct sa_ctx {
 	sm_pkey_table_fn	 pkey_table;	/* NULL: 0xFFFF alone everywhere */
 	void			*pkey_arg;
 	struct sa_counters	*counters;	/* what sa_answer() saw; NULL: not counted */
+	const struct qos_policy	*qos;		/* the SL of a path's class; NULL: SL 0 */
 };
 
 /*

@@ -18,7 +18,7 @@
  * What each port holds comes from the partitions module
  * (sm_set_pkey_tables); without it every port holds 0xFFFF alone.
  *
- * Only SL 0; LMC is 0, so NumbPath never gives more than one path per
+ * The SL is the path's QoS class's (path_sl); LMC is 0, so NumbPath never gives more than one path per
  * pair.  HopLimit is 0: IBA reserves larger values for
  * paths that leave the subnet, and a non-zero one makes the kernel add a
  * GRH to every packet.
@@ -269,6 +269,19 @@ path_pkey(const struct sa_ctx *ctx, const struct sa_query *q, const struct fabri
 	return best != 0;
 }
 
+/* The SL of the path: its QoS class's (sm/qos_select.c) by the ServiceID
+ * asked (both halves of it in the mask, as rdma_cm sends it) or the
+ * partition.  Reading the ServiceID here is the least issue 18 needs; the
+ * query's own parsing of it is issue 14's. */
+static uint8_t
+path_sl(const struct sa_ctx *ctx, const struct sa_query *q, uint16_t pkey)
+{
+	const ib_path_rec_t *t = (const ib_path_rec_t *)q->tmpl;
+	bool has_sid = (q->mask & IB_PR_COMPMASK_SERVICEID) == IB_PR_COMPMASK_SERVICEID;
+
+	return qos_select_sl(ctx->qos, has_sid, be64toh(t->service_id), pkey);
+}
+
 /* Build the record of one (source, destination) pair; false if none. */
 static bool
 path_record(const struct sa_ctx *ctx, const struct sa_query *q, const struct fabric_port *src,
@@ -279,6 +292,7 @@ path_record(const struct sa_ctx *ctx, const struct sa_query *q, const struct fab
 	struct path_params fwd, back;
 	bool reversible;
 	ib_gid_t sgid, dgid;
+	uint8_t sl;
 
 	if (slid == 0 || dlid == 0 || !walk_path(src, dlid, &fwd))
 		return false;
@@ -287,10 +301,11 @@ path_record(const struct sa_ctx *ctx, const struct sa_query *q, const struct fab
 		return false;
 	if ((q->mask & IB_PR_COMPMASK_NUMBPATH) && (t->num_path & 0x7F) == 0)
 		return false;
-	if ((q->mask & IB_PR_COMPMASK_SL) && ib_path_rec_sl(t) != 0)
-		return false;
 	if (!path_pkey(ctx, q, src, dst, &pkey) || !select_mtu(t, q->mask, &fwd.mtu) ||
 	    !select_rate(t, q->mask, fwd.rate))
+		return false;
+	sl = path_sl(ctx, q, pkey);
+	if ((q->mask & IB_PR_COMPMASK_SL) && ib_path_rec_sl(t) != sl)
 		return false;
 	sgid.unicast.prefix = gid_prefix(src);
 	sgid.unicast.interface_id = htobe64(src->guid);
@@ -298,7 +313,7 @@ path_record(const struct sa_ctx *ctx, const struct sa_query *q, const struct fab
 	dgid.unicast.interface_id = htobe64(dst->guid);
 	memset(r, 0, sizeof(*r));
 	ib_path_rec_init_local(r, &dgid, &sgid, htobe16(dlid), htobe16(slid),
-	    (uint8_t)((reversible ? 0x80 : 0) | 1), htobe16(pkey), 0, 0,
+	    (uint8_t)((reversible ? 0x80 : 0) | 1), htobe16(pkey), sl, 0,
 	    IB_PATH_SELECTOR_EXACTLY, fwd.mtu, IB_PATH_SELECTOR_EXACTLY, fwd.rate,
 	    IB_PATH_SELECTOR_EXACTLY, src == dst ? 0 : PR_PKT_LIFE, 0);
 	return true;

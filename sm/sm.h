@@ -54,6 +54,32 @@ typedef int (*sm_pkey_table_fn)(const struct fabric_port *p, uint16_t *keys,
 void sm_set_pkey_tables(sm_pkey_table_fn fn, void *arg);
 
 /*
+ * QoS (sm/qos*.c, docs/qos.md).  The pre-flight reads the tables of the
+ * ports on a job's routes again (sm_qos_reread: SL2VL of the in/out pair,
+ * the first block of both VL arbitration tables) and then asks, port by
+ * port, whether the job's SL can leave it.
+ */
+struct sm_qos_target {
+	uint64_t	node_guid;
+	uint8_t		port;		/* the egress port */
+	uint8_t		in;		/* switches: the port the packets arrive on */
+};
+typedef void (*sm_qos_done_fn)(void *arg);
+/* 0: done(arg) is called once every answer is in; -1: not master, QoS
+ * off or nothing to read (done is not called). */
+int sm_qos_reread(const struct sm_qos_target *t, size_t n, sm_qos_done_fn done, void *arg);
+/* 1: SL leaves p (from in) on a VL with weight; 0: not, why says how;
+ * -1: unknown (QoS off, tables never read). */
+int sm_qos_sl_usable(const struct fabric_port *p, uint8_t in, uint8_t sl, char *why, size_t len);
+/* The SL of a class of the policy, -1 when there is none (or QoS off);
+ * *sid (may be NULL) the first ServiceID the class names, 0 for none. */
+int sm_qos_class_sl(const char *name);
+int sm_qos_class_info(const char *name, uint64_t *sid);
+/* The SL the SA answers for a path with this ServiceID (has_sid) in
+ * partition pkey (0: none): the same choice sa_path.c makes. */
+int sm_qos_path_sl(bool has_sid, uint64_t sid, uint16_t pkey);
+
+/*
  * Unit tests: the next sm start sends through io (a fake fabric) instead
  * of the daemon's engine, as the port port_guid, number port_num.  io NULL
  * goes back to the engine.

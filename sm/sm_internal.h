@@ -24,6 +24,7 @@
 #include "mad/batch.h"
 #include "mad/mad.h"
 #include "fabric/routing.h"
+#include "sm/qos.h"
 #include "sm/sa.h"
 #include "sm/sm.h"
 
@@ -52,6 +53,7 @@ struct sm_config {
 	uint64_t	 standby_misses;	/* polls missed before taking over */
 	uint64_t	 sm_key;		/* SMInfo SM_Key shared by the subnet's SMs */
 	uint64_t	 subnet_prefix;		/* GIDPrefix given to every port */
+	struct qos_policy qos;			/* traffic classes (qos_config.c) */
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
@@ -64,6 +66,7 @@ struct sweep_record {
 	unsigned	 changes;		/* events raised */
 	unsigned	 lft_blocks;		/* LFT blocks written */
 	unsigned	 port_sets;		/* PortInfo Sets */
+	unsigned	 qos_sets;		/* SL2VL and VLArbitration Sets */
 	unsigned	 unreachable;		/* probes that failed */
 	char		 unreachable_text[512];	/* first few, for the record */
 	bool		 ok;			/* routed and activated everything */
@@ -124,6 +127,8 @@ struct sm {
 	bool			 roots_warned;	/* told of missing updn roots or a fallback */
 	char			 routing_said[192];	/* engine and reason last told */
 	bool			 loop_warned;	/* told the tables have a credit loop */
+	struct qos_tables	 qos_tables;	/* what the policy gives every port */
+	bool			 qos_reread_all;	/* next heavy sweep: no carry-over */
 
 	/* election (standby.c) */
 	uint8_t			 state;		/* enum sm_state */
@@ -216,6 +221,15 @@ void sm_lft_readback(struct sm *sm);
 /* Compute routes and queue the blocks that differ; they are MADs of the
  * current phase, so the caller's next sm_phase_wait() waits for them. */
 void sm_lft_program(struct sm *sm);
+
+/* qos_config.c: the sm section's qos key (CFG_F_CUSTOM). */
+bool sm_qos_parse(struct cfg_ctx *ctx, yaml_node_t *node, void *field);
+/* qos_program.c: learn what the ports hold (first sight), then write the
+ * SL2VL and VLArb tables that differ; MADs of the current phase. */
+void sm_qos_readback(struct sm *sm);
+void sm_qos_program(struct sm *sm);
+/* activate.c: the OperationalVLs a link port should run (both ends' VLCap). */
+uint8_t sm_qos_op_vls(const struct fabric_port *p);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);

@@ -109,7 +109,7 @@ store_record(struct store *st, const struct sweep_record *r)
 {
 	sqlite3_stmt *s = store_prepare(st, "INSERT INTO sm_sweeps (kind, start_ms, duration_ms,"
 	    " mads, retries, timeouts, changes, lft_blocks, port_sets, unreachable,"
-	    " unreachable_what, ok) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	    " unreachable_what, ok, qos_sets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 
 	if (s == NULL)
 		return -1;
@@ -125,6 +125,7 @@ store_record(struct store *st, const struct sweep_record *r)
 	sqlite3_bind_int(s, 10, r->unreachable);
 	sqlite3_bind_text(s, 11, r->unreachable_text, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(s, 12, r->ok);
+	sqlite3_bind_int(s, 13, r->qos_sets);
 	return store_step_done(st, s);
 }
 

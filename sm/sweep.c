@@ -41,9 +41,11 @@ static enum step_end step_light_verdict(struct sm *sm);
 static enum step_end step_discover(struct sm *sm);
 static enum step_end step_decide(struct sm *sm);
 static enum step_end step_lft_readback(struct sm *sm);
+static enum step_end step_qos_readback(struct sm *sm);
 static enum step_end step_lids_and_lfts(struct sm *sm);
 static enum step_end step_before_activate(struct sm *sm);
 static enum step_end step_arm(struct sm *sm);
+static enum step_end step_qos(struct sm *sm);
 static enum step_end step_activate(struct sm *sm);
 static enum step_end step_publish(struct sm *sm);
 
@@ -59,9 +61,11 @@ static const struct sweep_step heavy_sweep[] = {
 	{ "discover",		step_discover },	/* directed-route NodeInfo outwards */
 	{ "decide",		step_decide },		/* master, standby, or no fabric */
 	{ "lft readback",	step_lft_readback },	/* tables we do not know yet */
+	{ "qos readback",	step_qos_readback },	/* the same for SL2VL and VLArb */
 	{ "lids and lfts",	step_lids_and_lfts },	/* LIDs, then the blocks that differ */
 	{ "before activate",	step_before_activate },	/* hooks (P_Key tables) */
-	{ "arm",		step_arm },		/* LIDs, SM LID, INIT -> ARMED */
+	{ "arm",		step_arm },		/* LIDs, SM LID, VLs, INIT -> ARMED */
+	{ "qos",		step_qos },		/* SL2VL and VLArb tables that differ */
 	{ "activate",		step_activate },	/* ARMED -> ACTIVE */
 	{ "publish",		step_publish },		/* the model, events */
 };
@@ -137,6 +141,16 @@ step_lft_readback(struct sm *sm)
 	return STEP_WAIT;
 }
 
+/* The QoS tables of a port depend on the VLs it operates, which ARMED
+ * may have changed: read on first sight, then write what differs, before
+ * any link carries data. */
+static enum step_end
+step_qos_readback(struct sm *sm)
+{
+	sm_qos_readback(sm);
+	return STEP_WAIT;
+}
+
 static enum step_end
 step_lids_and_lfts(struct sm *sm)
 {
@@ -176,6 +190,13 @@ static enum step_end
 step_arm(struct sm *sm)
 {
 	sm_activate_arm(sm);
+	return STEP_WAIT;
+}
+
+static enum step_end
+step_qos(struct sm *sm)
+{
+	sm_qos_program(sm);
 	return STEP_WAIT;
 }
 
@@ -279,6 +300,7 @@ sweep_begin(struct sm *sm, bool heavy)
 	memset(&sm->cur, 0, sizeof(sm->cur));
 	sm->cur.start_ms = event_now_ms();
 	sm->mad_at_start = *mad_engine_counters(sm->me);
+	qos_tables_build(&sm->cfg.qos, &sm->qos_tables);	/* the policy may have been reloaded */
 	if (heavy || sm->fabric == NULL || !sm->subnet_up) {
 		sm->cur.kind = SWEEP_HEAVY;
 		sweep_run(sm, heavy_sweep);
@@ -304,10 +326,10 @@ sweep_finish(struct sm *sm)
 	sm->last = sm->cur;
 	if (sm->cur.kind == SWEEP_HEAVY || sm->cur.changes)
 		log_info("sm: %s sweep %s in %lld ms: %llu MADs, %llu retries, %u changes, "
-		    "%u LFT blocks, %u port sets", sm->cur.kind == SWEEP_HEAVY ? "heavy" : "light",
+		    "%u LFT blocks, %u port sets, %u qos sets", sm->cur.kind == SWEEP_HEAVY ? "heavy" : "light",
 		    sm->cur.ok ? "ok" : "incomplete", (long long)sm->cur.duration_ms,
 		    (unsigned long long)sm->cur.mads, (unsigned long long)sm->cur.retries,
-		    sm->cur.changes, sm->cur.lft_blocks, sm->cur.port_sets);
+		    sm->cur.changes, sm->cur.lft_blocks, sm->cur.port_sets, sm->cur.qos_sets);
 	sm_store_sweep(sm, sm->cur.kind == SWEEP_HEAVY && sm->state == SM_STATE_MASTER);
 	if (sm->cur.kind == SWEEP_HEAVY && sm->fabric && sm->state == SM_STATE_MASTER)
 		sm_run_hooks(sm, SM_HOOK_AFTER_SWEEP, sweep_end);

@@ -13,6 +13,7 @@
 #include "daemon/fabricd.h"
 #include "partitions/partitions.h"
 #include "roce_qos/roce_qos.h"
+#include "sm/sm.h"
 #include "validation/fabric_view.h"
 #include "validation/validation.h"
 
@@ -124,6 +125,30 @@ env_roce(const char *ifname, json_t *env, json_t *notes)
 		    "interface"));
 }
 
+/* The QoS classes' knobs (docs/qos.md): training's SL or traffic class for
+ * NCCL, kv's for UCX (llm-d's NIXL moves KV caches over UCX). */
+static void
+env_qos(bool ib, json_t *env, json_t *notes)
+{
+	char v[16];
+	int sl, tc, prio;
+
+	if (ib && (sl = sm_qos_class_sl("training")) >= 0) {
+		snprintf(v, sizeof(v), "%d", sl);
+		json_object_set_new(env, "NCCL_IB_SL", json_string(v));
+	} else if (ib)
+		json_array_append_new(notes, json_string("NCCL_IB_SL: no QoS class named training "
+		    "(SL 0)"));
+	if (ib && (sl = sm_qos_class_sl("kv")) >= 0) {
+		snprintf(v, sizeof(v), "%d", sl);
+		json_object_set_new(env, "UCX_IB_SL", json_string(v));
+	}
+	if ((tc = roce_qos_class_tclass("kv", &prio)) >= 0) {
+		snprintf(v, sizeof(v), "%d", tc);
+		json_object_set_new(env, "UCX_IB_TRAFFIC_CLASS", json_string(v));
+	}
+}
+
 json_t *
 nccl_env_compute(char *const *hosts, size_t n, const char *tenant, const char *ifname)
 {
@@ -146,5 +171,6 @@ nccl_env_compute(char *const *hosts, size_t n, const char *tenant, const char *i
 			env_pkey(f, hosts, n, tenant, env, notes, faults);
 	}
 	env_roce(ifname, env, notes);
+	env_qos(f != NULL, env, notes);
 	return json_pack("{s:o, s:o, s:o}", "env", env, "notes", notes, "faults", faults);
 }

@@ -19,6 +19,7 @@
 #include "health/health.h"
 #include "partitions/partitions.h"
 #include "roce_qos/roce_qos.h"
+#include "sm/sm.h"
 #include "validation/fabric_view.h"
 #include "validation/validation.h"
 
@@ -189,11 +190,31 @@ health_port(struct check *c, const char *host, const char *hca, const struct fab
 	json_decref(ev);
 }
 
+/* The ports packets leave by on the routes, with the port they came in
+ * by: the pre-flight's QoS check reads their tables. */
+struct route_ports {
+	struct sm_qos_target	*t;
+	size_t			 n, cap;
+};
+
+static void
+route_port_add(struct route_ports *rp, const struct fabric_node *n, uint8_t out, uint8_t in)
+{
+	for (size_t i = 0; i < rp->n; i++)
+		if (rp->t[i].node_guid == n->guid && rp->t[i].port == out && rp->t[i].in == in)
+			return;
+	if (rp->n == rp->cap) {
+		rp->cap = rp->cap ? 2 * rp->cap : 32;
+		rp->t = xreallocarray(rp->t, rp->cap, sizeof(*rp->t));
+	}
+	rp->t[rp->n++] = (struct sm_qos_target){ n->guid, out, in };
+}
+
 /* The switch ports on one route: every egress must be ACTIVE, cabled
  * and not degraded. */
 static void
 check_one_route(struct check *c, struct check *health, const struct host_view *a,
-    const struct host_view *b)
+    const struct host_view *b, struct route_ports *rp)
 {
 	struct routing_hop hops[MAX_HOPS];
 	size_t nh = 0, i;
@@ -208,11 +229,13 @@ check_one_route(struct check *c, struct check *health, const struct host_view *a
 		    last->desc);
 		return;
 	}
+	route_port_add(rp, a->first_active->node, a->first_active->num, 0);
 	for (i = 0; i < nh; i++) {
 		const struct fabric_node *n = hops[i].node;
 		const struct fabric_port *p;
 		if (n->type != FABRIC_SWITCH || hops[i].out_port == 0 || hops[i].out_port > n->nports)
 			continue;
+		route_port_add(rp, n, hops[i].out_port, hops[i].in_port);
 		p = &n->ports[hops[i].out_port];
 		if (p->state != FABRIC_PORT_ACTIVE || p->peer == NULL)
 			fault(c, NULL, NULL, p, "RouteLinkDown", "route %s -> %s leaves %s port %u, %s",
@@ -229,7 +252,8 @@ check_one_route(struct check *c, struct check *health, const struct host_view *a
 }
 
 static void
-check_routes(struct check *c, struct check *health, struct host_view *hv, size_t n)
+check_routes(struct check *c, struct check *health, struct host_view *hv, size_t n,
+    struct route_ports *rp)
 {
 	size_t i, j, pairs = 0;
 
@@ -240,7 +264,7 @@ check_routes(struct check *c, struct check *health, struct host_view *hv, size_t
 			/* many hosts: a ring and a star keep it O(n) */
 			if (n > PAIRS_EXHAUSTIVE_MAX && j != (i + 1) % n && i != 0 && j != 0)
 				continue;
-			check_one_route(c, health, &hv[i], &hv[j]);
+			check_one_route(c, health, &hv[i], &hv[j], rp);
 			pairs++;
 		}
 	snprintf(c->detail, sizeof(c->detail), "%zu routes walked over the programmed LFTs", pairs);
@@ -262,6 +286,14 @@ struct preflight {
 	json_t		*hosts;
 	bool		 any_fail, any_inconclusive, no_fabric;
 	bool		 slurm;		/* --format slurm: the drain lines too */
+	/* what runs after the QoS tables are read again */
+	struct route_ports route_ports;
+	int		 sl;		/* the job's SL */
+	char		**host_list;
+	size_t		 nhosts;
+	char		*tenant, *launcher;
+	bool		 nccl;
+	uint64_t	 timeout_ms;
 };
 
 static void
@@ -320,6 +352,12 @@ preflight_answer(struct preflight *pf)
 	}
 	json_decref(pf->hosts);
 	ctl_reply_ok(pf->req, res);
+	free(pf->route_ports.t);
+	for (size_t i = 0; i < pf->nhosts; i++)
+		free(pf->host_list[i]);
+	free(pf->host_list);
+	free(pf->tenant);
+	free(pf->launcher);
 	free(pf);
 }
 
@@ -430,7 +468,8 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *te
 		snprintf(h.detail, sizeof(h.detail), "host ports and the links on their routes");
 	}
 	check_init(&c, "routes");
-	check_routes(&c, validation_module_up(MOD_HEALTH) && health_running() ? &h : NULL, hv, n);
+	check_routes(&c, validation_module_up(MOD_HEALTH) && health_running() ? &h : NULL, hv, n,
+	    &pf->route_ports);
 	add_check(pf, &c);
 	if (!validation_module_up(MOD_HEALTH) || !health_running())
 		skipped(&h, "health module not running");
@@ -471,12 +510,103 @@ roce_check(struct preflight *pf)
 	add_check(pf, &c);
 }
 
+/* The job's SL on every port of every route: it must map to a VL the port
+ * operates with a non-zero arbitration weight, in the tables as the ports
+ * hold them now (just read again). */
+static void
+qos_check(struct preflight *pf)
+{
+	struct fabric *f = view_fabric();
+	struct check c;
+	size_t i, ok = 0, unknown = 0;
+
+	check_init(&c, "qos");
+	for (i = 0; f && i < pf->route_ports.n; i++) {
+		const struct sm_qos_target *t = &pf->route_ports.t[i];
+		struct fabric_node *n = fabric_node_by_guid(f, t->node_guid);
+		char why[128] = "";
+		int rc;
+
+		if (n == NULL || t->port > n->nports)
+			continue;
+		rc = sm_qos_sl_usable(&n->ports[t->port], t->in, (uint8_t)pf->sl, why, sizeof(why));
+		if (rc == 0)
+			fault(&c, NULL, NULL, &n->ports[t->port], "QosSlUnusable",
+			    "%s port %u (from port %u): %s", n->desc, t->port, t->in, why);
+		ok += rc == 1;
+		unknown += rc < 0;
+	}
+	if (c.status != CHECK_FAIL && unknown == pf->route_ports.n)
+		skipped(&c, "QoS tables unknown (QoS off, or no route)");
+	else if (c.status != CHECK_FAIL)
+		snprintf(c.detail, sizeof(c.detail), "SL %d on a VL with weight on %zu route ports",
+		    pf->sl, ok);
+	add_check(pf, &c);
+}
+
+static void
+nccl_check(struct preflight *pf)
+{
+	const struct validation_config *cfg = validation_config();
+	const struct validation_profile *p = validation_profile(cfg->default_profile);
+	struct check c;
+	struct job_spec s;
+	char err[160];
+	json_t *computed, *env, *v;
+	const char *k;
+	size_t ne = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.kind = JOB_NCCL;
+	s.test = "all_reduce_perf";
+	s.launcher = pf->launcher ? pf->launcher : cfg->default_launcher;
+	s.sizes = cfg->default_sizes;
+	s.strategy = "single";
+	s.tenant = pf->tenant;
+	s.profile = cfg->default_profile;
+	s.hosts = pf->host_list;
+	s.nhosts = pf->nhosts;
+	s.timeout_ms = pf->timeout_ms ? pf->timeout_ms : cfg->job_timeout_ms;
+	s.threshold.min_ok = p ? p->min_busbw : 0;
+	s.threshold.min_warn = p ? p->warn_busbw : 0;
+	computed = nccl_env_compute(pf->host_list, pf->nhosts, pf->tenant, NULL);
+	env = json_object_get(computed, "env");
+	s.env = xcalloc(json_object_size(env) + 2, sizeof(char *));
+	json_object_foreach(env, k, v)
+		xasprintf(&s.env[ne++], "%s=%s", k, json_string_value(v));
+	xasprintf(&s.env[ne++], "NCCL_DEBUG=WARN");
+	json_decref(computed);
+	if (job_start(&s, nccl_done, pf, err, sizeof(err)) > 0) {
+		launch_free(s.env);
+		return;		/* answered when the job ends */
+	}
+	launch_free(s.env);
+	check_init(&c, "nccl");
+	c.status = CHECK_INCONCLUSIVE;
+	snprintf(c.detail, sizeof(c.detail), "%s", err);
+	add_check(pf, &c);
+	preflight_answer(pf);
+}
+
+/* Once the route ports' QoS tables are read again. */
+static void
+after_qos_read(void *arg)
+{
+	struct preflight *pf = arg;
+
+	qos_check(pf);
+	roce_check(pf);
+	if (pf->nccl)
+		nccl_check(pf);
+	else
+		preflight_answer(pf);
+}
+
 void
 preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *tenant, bool nccl,
-    const char *launcher, uint64_t timeout_ms, bool slurm)
+    const char *launcher, uint64_t timeout_ms, bool slurm, int sl)
 {
 	struct preflight *pf = xcalloc(1, sizeof(*pf));
-	const struct validation_config *cfg = validation_config();
 	size_t i;
 
 	pf->req = req;
@@ -484,50 +614,21 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 	pf->checks = json_array();
 	pf->faults = json_array();
 	pf->hosts = json_array();
-	for (i = 0; i < n; i++)
+	pf->host_list = xcalloc(n + 1, sizeof(char *));
+	for (i = 0; i < n; i++) {
 		json_array_append_new(pf->hosts, json_string(hosts[i]));
-	fabric_checks(pf, hosts, n, tenant);
-	roce_check(pf);
-	if (nccl) {
-		struct check c;
-		struct job_spec s;
-		const struct validation_profile *p = validation_profile(cfg->default_profile);
-		char err[160];
-		json_t *computed, *env, *v;
-		const char *k;
-		size_t ne = 0;
-
-		memset(&s, 0, sizeof(s));
-		s.kind = JOB_NCCL;
-		s.test = "all_reduce_perf";
-		s.launcher = (char *)(launcher ? launcher : cfg->default_launcher);
-		s.sizes = cfg->default_sizes;
-		s.strategy = "single";
-		s.tenant = (char *)tenant;
-		s.profile = cfg->default_profile;
-		s.hosts = (char **)hosts;
-		s.nhosts = n;
-		s.timeout_ms = timeout_ms ? timeout_ms : cfg->job_timeout_ms;
-		s.threshold.min_ok = p ? p->min_busbw : 0;
-		s.threshold.min_warn = p ? p->warn_busbw : 0;
-		computed = nccl_env_compute(hosts, n, tenant, NULL);
-		env = json_object_get(computed, "env");
-		s.env = xcalloc(json_object_size(env) + 2, sizeof(char *));
-		json_object_foreach(env, k, v)
-			xasprintf(&s.env[ne++], "%s=%s", k, json_string_value(v));
-		xasprintf(&s.env[ne++], "NCCL_DEBUG=WARN");
-		json_decref(computed);
-		if (job_start(&s, nccl_done, pf, err, sizeof(err)) > 0) {
-			launch_free(s.env);
-			return;		/* answered when the job ends */
-		}
-		launch_free(s.env);
-		check_init(&c, "nccl");
-		c.status = CHECK_INCONCLUSIVE;
-		snprintf(c.detail, sizeof(c.detail), "%s", err);
-		add_check(pf, &c);
+		pf->host_list[i] = xstrdup(hosts[i]);
 	}
-	preflight_answer(pf);
+	pf->nhosts = n;
+	pf->tenant = tenant ? xstrdup(tenant) : NULL;
+	pf->launcher = launcher ? xstrdup(launcher) : NULL;
+	pf->nccl = nccl;
+	pf->timeout_ms = timeout_ms;
+	/* the SL an NCCL job gets (nccl-env's NCCL_IB_SL): the training class's */
+	pf->sl = sl >= 0 ? sl : sm_qos_class_sl("training") >= 0 ? sm_qos_class_sl("training") : 0;
+	fabric_checks(pf, hosts, n, tenant);
+	if (sm_qos_reread(pf->route_ports.t, pf->route_ports.n, after_qos_read, pf) != 0)
+		after_qos_read(pf);	/* nothing to read: the check says why */
 }
 
 void
@@ -549,7 +650,7 @@ ctl_preflight(struct ctl_req *req, json_t *args)
 	bool nccl = ctl_arg_bool(args, "nccl");
 	const char *launcher = ctl_arg_str(args, "launcher"), *format = ctl_arg_str(args, "format");
 	bool slurm = format && strcmp(format, "slurm") == 0;
-	long long timeout = 0;
+	long long timeout = 0, sl = -1;
 	size_t n;
 	char **hosts;
 
@@ -582,7 +683,12 @@ ctl_preflight(struct ctl_req *req, json_t *args)
 	}
 	if ((hosts = validation_hosts_arg(req, args, &n)) == NULL)
 		return;
+	if (ctl_arg_int(args, "sl", &sl) && (sl < 0 || sl > 15)) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--sl: 0 to 15");
+		launch_free(hosts);
+		return;
+	}
 	preflight_run(req, hosts, n, validation_partition_arg(args), nccl, launcher,
-	    timeout > 0 ? (uint64_t)timeout * 1000 : 0, slurm);
+	    timeout > 0 ? (uint64_t)timeout * 1000 : 0, slurm, (int)sl);
 	launch_free(hosts);
 }

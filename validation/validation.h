@@ -162,7 +162,7 @@ char **validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n);
 json_t *nccl_env_compute(char *const *hosts, size_t nhosts, const char *tenant,
     const char *ifname);
 void preflight_run(struct ctl_req *req, char *const *hosts, size_t nhosts, const char *tenant,
-    bool nccl, const char *launcher, uint64_t timeout_ms, bool slurm);
+    bool nccl, const char *launcher, uint64_t timeout_ms, bool slurm, int sl);
 
 /* metrics.c: the module's metrics callback (jobs by kind, state, verdict) */
 struct prom;

@@ -62,6 +62,23 @@ case_profile(const char *name, struct roce_profile *p)
 		p->maxrate_kbps[0] = 25000000;
 		if (strcmp(name, "negative") == 0)
 			p->pfc_en = 1u << 5;
+	} else if (strcmp(name, "three-class") == 0) {
+		/* training, storage and kv on one NIC (docs/qos.md) */
+		static const struct { const char *name; int prio, dscp, ets; bool lossless; } c[] = {
+			{ "training", 3, 26, 50, true }, { "storage", 4, 28, 30, true },
+			{ "kv", 5, 34, 15, false },
+		};
+		assert_int_equal(roce_profile_builtin("nvidia-lossless", p), 0);
+		for (size_t i = 0; i < 3; i++) {
+			struct roce_class *k = &p->classes[p->nclasses++];
+			snprintf(k->name, sizeof(k->name), "%s", c[i].name);
+			k->prio = c[i].prio;
+			k->dscp[k->ndscp++] = (uint8_t)c[i].dscp;
+			k->ets = c[i].ets;
+			k->lossless = c[i].lossless;
+			k->ecn = true;
+		}
+		roce_profile_apply_classes(p);
 	} else
 		assert_int_equal(roce_profile_builtin(name, p), 0);
 }
@@ -85,8 +102,19 @@ dcb_cmds(const char *name, char cmds[][512], int *n)
 	char buf[512];
 	size_t o;
 
-	case_profile(strcmp(name, "negative") == 0 ? "custom" : name, &p);
 	*n = 0;
+	if (strcmp(name, "three-class") == 0) {
+		/* the same settings as an operator types them, not derived from
+		 * the profile: TC 0 gets the 5% the classes leave */
+		snprintf(cmds[(*n)++], 512, "dcbx set dev mlx0 host ieee");
+		snprintf(cmds[(*n)++], 512, "ets set dev mlx0 tc-tsa 0:ets 1:ets 2:ets 3:ets 4:ets "
+		    "5:ets 6:strict 7:ets tc-bw 0:5 1:0 2:0 3:50 4:30 5:15 6:0 7:0 "
+		    "prio-tc 0:0 1:0 2:0 3:3 4:4 5:5 6:6 7:0");
+		snprintf(cmds[(*n)++], 512, "pfc set dev mlx0 prio-pfc all:off 3:on 4:on");
+		snprintf(cmds[(*n)++], 512, "app add dev mlx0 dscp-prio 26:3 28:4 34:5 48:6");
+		return;
+	}
+	case_profile(strcmp(name, "negative") == 0 ? "custom" : name, &p);
 	if (p.dcbx == ROCE_DCBX_HOST)
 		snprintf(cmds[(*n)++], 512, "dcbx set dev mlx0 host ieee");
 	if (p.ets_managed) {
@@ -341,6 +369,7 @@ static void test_lossy_dcqcn(void **state) { run_case("lossy-dcqcn", true); }
 static void test_sonic_default(void **state) { run_case("sonic-default", true); }
 static void test_custom_pcp_buffer_maxrate(void **state) { run_case("custom", true); }
 static void test_negative_differs(void **state) { run_case("negative", false); }
+static void test_three_classes(void **state) { run_case("three-class", true); }
 
 /* The child for storm cases: a storm-only profile through the real doors. */
 static int
@@ -437,6 +466,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_sonic_default),
 		cmocka_unit_test(test_custom_pcp_buffer_maxrate),
 		cmocka_unit_test(test_negative_differs),
+		cmocka_unit_test(test_three_classes),
 		cmocka_unit_test(test_storm_values),
 		cmocka_unit_test(test_storm_negative_differs),
 	};

@@ -1,0 +1,159 @@
+/*
+ * Reading a few ports' QoS tables again, outside any sweep, for the
+ * pre-flight: a table changed behind the SM's back (another host's raw
+ * Set) is what the fabric does, and the pre-flight must see it.  What is
+ * read goes into the SM's mirror of the published model, so the next
+ * heavy sweep finds the table differing and writes it back.
+ *
+ * The published model may be replaced while the Gets are out: each answer
+ * finds its port again by node GUID and port number.
+ */
+#include <string.h>
+#include <endian.h>
+
+#include <iba/ib_types.h>
+
+#include "common/xmalloc.h"
+#include "sm/sm_internal.h"
+
+#define SM_ATTR_SLVL	0x0017
+#define SM_ATTR_VLARB	0x0018
+
+struct reread {
+	struct mad_batch	 batch;
+	struct sm_qos_target	*t;
+	size_t			 n;
+	sm_qos_done_fn		 done;
+	void			*arg;
+};
+
+static struct fabric_port *
+port_now(const struct sm_qos_target *t)
+{
+	struct sm *sm = sm_current();
+	struct fabric_node *n = sm && sm->fabric ? fabric_node_by_guid(sm->fabric, t->node_guid) : NULL;
+
+	return n && t->port <= n->nports && n->qos ? &n->ports[t->port] : NULL;
+}
+
+static void
+on_reply(const struct mad_result *res, void *owner, void *arg)
+{
+	const struct sm_qos_target *t = arg;
+	struct fabric_port *p = port_now(t);
+	const ib_smp_t *smp = (const ib_smp_t *)res->mad;
+	struct qos_held *h;
+	uint32_t mod;
+
+	if (p == NULL || !mad_reply_ok(res))
+		return;
+	h = p->node->qos;
+	mod = be32toh(smp->attr_mod);
+	if (be16toh(smp->attr_id) == SM_ATTR_SLVL)
+		memcpy(qos_held_sl2vl(h, h->sw ? t->in : 0, p->num), smp->data, QOS_SL2VL_BYTES);
+	else if ((mod >> 16) >= 1 && (mod >> 16) <= QOS_VLARB_BLOCKS)
+		memcpy(qos_held_vlarb(h, p->num, (mod >> 16) - 1), smp->data, QOS_VLARB_BLOCK_BYTES);
+}
+
+static void
+finished(void *owner)
+{
+	struct reread *r = owner;
+
+	r->done(r->arg);
+	mad_batch_free(&r->batch);
+	free(r->t);
+	free(r);
+}
+
+static void
+send_gets(struct reread *r, struct sm_qos_target *t)
+{
+	struct fabric_port *p = port_now(t);
+	bool sw;
+	struct mad_addr a;
+
+	if (p == NULL)
+		return;
+	sw = p->node->type == FABRIC_SWITCH;
+	if (sw)
+		sm_path_of(p->node, &a);
+	else {
+		a.directed = true;
+		if (!fabric_port_path(p, a.path, &a.hops))
+			return;
+	}
+	mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, SM_ATTR_SLVL,
+	    sw ? (uint32_t)(t->in << 8 | p->num) : 0, NULL, on_reply, t);
+	for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b += 2)	/* the first block of each table */
+		mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, SM_ATTR_VLARB,
+		    (uint32_t)(b + 1) << 16 | (sw ? p->num : 0), NULL, on_reply, t);
+}
+
+int
+sm_qos_reread(const struct sm_qos_target *t, size_t n, sm_qos_done_fn done, void *arg)
+{
+	struct sm *sm = sm_current();
+	struct reread *r;
+
+	if (sm == NULL || sm->state != SM_STATE_MASTER || sm->fabric == NULL ||
+	    !sm->cfg.qos.enabled || n == 0)
+		return -1;
+	r = xcalloc(1, sizeof(*r));
+	r->t = xcalloc(n, sizeof(*t));
+	memcpy(r->t, t, n * sizeof(*t));
+	r->n = n;
+	r->done = done;
+	r->arg = arg;
+	mad_batch_init(&r->batch, &sm->batch.io, r);
+	for (size_t i = 0; i < n; i++)
+		send_gets(r, &r->t[i]);
+	mad_batch_wait(&r->batch, finished);
+	return 0;
+}
+
+int
+sm_qos_sl_usable(const struct fabric_port *p, uint8_t in, uint8_t sl, char *why, size_t len)
+{
+	struct sm *sm = sm_current();
+	uint8_t vl;
+	unsigned w;
+	int rc;
+
+	if (sm == NULL || !sm->cfg.qos.enabled)
+		return -1;
+	rc = qos_sl_usable(p->node->qos, p, in, sl, &vl, &w);
+	if (rc == 0 && (vl == 15 || w == 0))
+		snprintf(why, len, "SL %u maps to VL %u%s", sl, vl, vl == 15 ? " (dropped)" :
+		    ", which has no arbitration weight");
+	else if (rc == 0)
+		snprintf(why, len, "SL %u maps to VL %u, which the port does not operate", sl, vl);
+	return rc;
+}
+
+int
+sm_qos_class_info(const char *name, uint64_t *sid)
+{
+	struct sm *sm = sm_current();
+	const struct qos_class *c;
+
+	if (sm == NULL || !sm->cfg.qos.enabled || (c = qos_class_by_name(&sm->cfg.qos, name)) == NULL)
+		return -1;
+	if (sid)
+		*sid = c->nsids ? c->sids[0].lo : 0;
+	return c->sl;
+}
+
+int
+sm_qos_class_sl(const char *name)
+{
+	return sm_qos_class_info(name, NULL);
+}
+
+int
+sm_qos_path_sl(bool has_sid, uint64_t sid, uint16_t pkey)
+{
+	struct sm *sm = sm_current();
+
+	return qos_select_sl(sm ? &sm->cfg.qos : NULL, has_sid, sid, pkey);
+}
