@@ -39,7 +39,7 @@ TOOL_BINS = $(TOOL_SRCS:tools/%.c=$(O)/tools/%)
 SQL      = $(sort $(wildcard schemas/*.sql))
 
 all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS) $(O)/tests/libroce_nlfake.so \
-    $(O)/bench/routebench
+    $(O)/bench/routebench $(O)/fabricctl.bash
 
 # deps: install the Debian packages that are missing.  Idempotent and quiet
 # when all are present; apt-get update only when something must be fetched.
@@ -53,6 +53,12 @@ $(O)/fabricd: $(O)/daemon/main.o $(O)/libfabricd.a
 
 $(O)/fabricctl: $(CLI_OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(CLI_LIBS)
+
+# bash completion, generated from common/commands.def by fabricctl itself
+# (installed as /usr/share/bash-completion/completions/fabricctl).
+completion: $(O)/fabricctl.bash
+$(O)/fabricctl.bash: $(O)/fabricctl
+	$(O)/fabricctl completion bash > $@.tmp && mv $@.tmp $@
 
 $(O)/libfabricd.a: $(LIB_OBJS)
 	@rm -f $@
@@ -124,4 +130,4 @@ install: $(O)/fabricd $(O)/fabricctl
 clean:
 	rm -rf build build-san
 
-.PHONY: all deps deps-quiet check test demo bench install clean
+.PHONY: all deps deps-quiet check test demo bench install clean completion

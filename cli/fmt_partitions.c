@@ -74,7 +74,7 @@ history_result(json_t *rows)
 		    json_is_null(uid) ? "fabricd" : "", cli_str(row, "action", ""), cli_str(row, "result", ""),
 		    cli_str(row, "message", ""));
 		if (!json_is_null(uid))
-			printf("%21suid %lld %s\n", "", json_integer_value(uid), cli_str(row, "detail", ""));
+			printf("%27suid %lld %s\n", "", json_integer_value(uid), cli_str(row, "detail", ""));
 	}
 }
 

@@ -112,7 +112,7 @@ routing_result(json_t *res)
 	if (json_array_size(rows))
 		printf("hottest:\n");
 	json_array_foreach(rows, i, r)
-		printf("  %s[%lld] -> %s[%lld]  %lld routes\n", cli_str(r, "node", "?"),
+		printf("  %s:%lld -> %s:%lld  %lld routes\n", cli_str(r, "node", "?"),
 		    num(r, "port"), cli_str(r, "peer", "?"), num(r, "peer_port"), num(r, "routes"));
 }
 

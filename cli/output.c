@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "cli/fabricctl.h"
 
@@ -30,17 +29,6 @@ cli_scalar_text(json_t *v, char *buf, size_t len)
 		free(s);
 	}
 	}
-	return buf;
-}
-
-const char *
-cli_time_text(long long ms, char *buf, size_t len)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 	return buf;
 }
 
@@ -80,7 +68,8 @@ cli_print_table(FILE *out, json_t *rows, const char *const *columns)
 		width[c] = strlen(cols[c]);
 	json_array_foreach(rows, i, row)
 		for (c = 0; c < ncols; c++) {
-			size_t l = strlen(cli_scalar_text(json_object_get(row, cols[c]), buf, sizeof(buf)));
+			size_t l = strlen(cli_value_text(cols[c], json_object_get(row, cols[c]), buf,
+			    sizeof(buf)));
 			if (l > width[c])
 				width[c] = l;
 		}
@@ -92,7 +81,7 @@ cli_print_table(FILE *out, json_t *rows, const char *const *columns)
 	json_array_foreach(rows, i, row)
 		for (c = 0; c < ncols; c++)
 			fprintf(out, "%-*s%s", c + 1 < ncols ? (int)width[c] : 0,
-			    cli_scalar_text(json_object_get(row, cols[c]), buf, sizeof(buf)),
+			    cli_value_text(cols[c], json_object_get(row, cols[c]), buf, sizeof(buf)),
 			    c + 1 < ncols ? "  " : "\n");
 }
 
@@ -132,7 +121,7 @@ cli_print_generic(FILE *out, json_t *value, int indent)
 				fprintf(out, "%s%s", i ? ", " : " ", cli_scalar_text(e, buf, sizeof(buf)));
 			fprintf(out, "%s\n", json_array_size(v) ? "" : " (none)");
 		} else {
-			fprintf(out, "%*s%s: %s\n", indent, "", key, cli_scalar_text(v, buf, sizeof(buf)));
+			fprintf(out, "%*s%s: %s\n", indent, "", key, cli_value_text(key, v, buf, sizeof(buf)));
 		}
 	}
 }
