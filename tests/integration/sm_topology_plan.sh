@@ -14,7 +14,11 @@
 #       hosts cabled to it, each spine with the leaves it is cabled to;
 #       `--format slurm-yaml` the same tree, read by a YAML parser;
 #   (e) `--format dot`: one rank per level and every cable counted once
-#       in the bundled edges.
+#       in the bundled edges;
+#   (f) ports are NODE:PORT everywhere: the active ports' (port, peer)
+#       pairs are ibnetdiscover's cables, --state and --degraded filter as
+#       iblinkinfo counts, SM events name a port once with ibnetdiscover's
+#       LID, health port shows the state by name and takes NODE[PORT] too.
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
@@ -210,4 +214,34 @@ sum=$(sed -n 's/.* -- .*label="\([0-9]*\) x .*/\1/p' "$T/fabric.dot" | awk '{ s 
 if command -v dot >/dev/null 2>&1; then
 	dot -Tsvg "$T/fabric.dot" > "$T/fabric.svg" || fail "dot rejects the export"
 fi
+# (f) one way to write a port, NODE:PORT, and the ports filters: the
+# active ports' (object, peer) pairs are ibnetdiscover's cables; --state
+# down is the rest; nothing is degraded (iblinkinfo agrees)
+ctl --json ports > "$T/ports.json" || fail "ports"
+ctl --json ports --state active > "$T/active.json" || fail "ports --state active"
+jq -r '.ports[] | [.object, .peer] | sort | join(" ")' "$T/active.json" | sort -u > "$T/active.cables"
+diff "$T/live.cables" "$T/active.cables" > /dev/null || fail "active ports' NODE:PORT pairs are not ibnetdiscover's cables"
+jq -e '[.ports[] | select(.state != "active")] | length == 0' "$T/active.json" >/dev/null || fail "--state active let another state through"
+all=$(jq '.ports | length' "$T/ports.json")
+down=$(ctl --json ports --state down | jq '[.ports[] | select(.state == "down")] | length')
+[ "$down" -eq $((all - 158)) ] || fail "--state down: $down ports, want $all - 158"
+[ "$(ctl --json ports --degraded | jq '.ports | length')" -eq "$(sim_diag iblinkinfo -l | grep -c 'Could be')" ] ||
+    fail "--degraded is not iblinkinfo's degraded ports"
+ctl --json ports --state sideways > /dev/null 2>&1; [ $? -eq 2 ] || fail "--state sideways is not a usage error"
+# SM events name the port once, as NODE:PORT, and the LID in the message is
+# the one ibnetdiscover shows for it
+lid4=$(sed -n 's/.*"host4" lid \([0-9]*\) .*/\1/p' "$T/disc.txt" | head -1)
+ctl --json events | jq -e --arg l "LID $lid4 assigned" '[.events[] | select(.object == "host4:1" and
+    (.message | startswith($l)) and (.message | contains("host4") | not))] | length >= 1' >/dev/null ||
+    fail "no LID event for host4:1 with ibnetdiscover's LID $lid4"
+ctl --json events | jq -e '[.events[] | select(.source == "sm" and (.object // "" | test("\\[")))] | length == 0' \
+    >/dev/null || fail "an SM event still writes NODE[PORT]"
+# health port: the state by name; the old NODE[PORT] still accepted
+i=0
+until ctl --json health port host2:1 > "$T/hp.json" 2>/dev/null; do
+	[ $i -ge 100 ] && fail "health port host2:1: $(cat "$T/hp.json")"
+	i=$((i + 1)); sleep 0.1
+done
+jq -e '.state_name == "active" and .object == "host2:1"' "$T/hp.json" >/dev/null || fail "health port: $(jq -c '{state, state_name, object}' "$T/hp.json")"
+ctl --json health port 'host2[1]' | jq -e '.object == "host2:1"' >/dev/null || fail "health port host2[1] (old form) refused"
 pass
