@@ -40,6 +40,8 @@ const char *cli_size_text(long long bytes, char *buf, size_t len);
 /* A field as a person reads it, told by its name (times, durations,
  * sizes; see cli/human.c), else as cli_scalar_text. */
 const char *cli_value_text(const char *key, json_t *v, char *buf, size_t len);
+/* The field's name as shown beside such a value: "created_ms" -> "created". */
+const char *cli_key_label(const char *key, json_t *v, char *buf, size_t len);
 /* Add the readable twin of every such field, keeping the raw ones. */
 void cli_humanize(json_t *v);
 

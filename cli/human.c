@@ -112,6 +112,21 @@ cli_value_text(const char *key, json_t *v, char *buf, size_t len)
 	return cli_scalar_text(v, buf, len);
 }
 
+const char *
+cli_key_label(const char *key, json_t *v, char *buf, size_t len)
+{
+	enum human_kind k = kind_of(key, v);
+	size_t n = strlen(key);
+
+	/* "created_ms" shown as a time is "created"; "interval_ms" as "10.0 s" is "interval" */
+	if (k == HUMAN_TIME || k == HUMAN_DURATION_MS)
+		n -= 3;
+	else if (k == HUMAN_DURATION_S)
+		n -= 2;
+	snprintf(buf, len, "%.*s", (int)n, key);
+	return buf;
+}
+
 /* The readable twin of key: "started_ms" -> "started_iso", else +"_human". */
 static void
 twin_key(const char *key, enum human_kind k, char *buf, size_t len)

@@ -65,7 +65,8 @@ cli_print_table(FILE *out, json_t *rows, const char *const *columns)
 				cols[ncols++] = key;
 	}
 	for (c = 0; c < ncols; c++)
-		width[c] = strlen(cols[c]);
+		width[c] = strlen(cli_key_label(cols[c], json_object_get(json_array_get(rows, 0), cols[c]),
+		    buf, sizeof(buf)));
 	json_array_foreach(rows, i, row)
 		for (c = 0; c < ncols; c++) {
 			size_t l = strlen(cli_value_text(cols[c], json_object_get(row, cols[c]), buf,
@@ -74,7 +75,9 @@ cli_print_table(FILE *out, json_t *rows, const char *const *columns)
 				width[c] = l;
 		}
 	for (c = 0; c < ncols; c++) {
-		upper(buf, cols[c], sizeof(buf));
+		char label[128];
+		upper(buf, cli_key_label(cols[c], json_object_get(json_array_get(rows, 0), cols[c]), label,
+		    sizeof(label)), sizeof(buf));
 		fprintf(out, "%-*s%s", c + 1 < ncols ? (int)width[c] : 0, buf,
 		    c + 1 < ncols ? "  " : "\n");
 	}
@@ -121,7 +124,9 @@ cli_print_generic(FILE *out, json_t *value, int indent)
 				fprintf(out, "%s%s", i ? ", " : " ", cli_scalar_text(e, buf, sizeof(buf)));
 			fprintf(out, "%s\n", json_array_size(v) ? "" : " (none)");
 		} else {
-			fprintf(out, "%*s%s: %s\n", indent, "", key, cli_value_text(key, v, buf, sizeof(buf)));
+			char label[128];
+			fprintf(out, "%*s%s: %s\n", indent, "", cli_key_label(key, v, label, sizeof(label)),
+			    cli_value_text(key, v, buf, sizeof(buf)));
 		}
 	}
 }
