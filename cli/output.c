@@ -24,7 +24,24 @@ cli_scalar_text(json_t *v, char *buf, size_t len)
 	case JSON_FALSE: snprintf(buf, len, "no"); break;
 	case JSON_NULL: snprintf(buf, len, "-"); break;
 	default: {
-		char *s = json_dumps(v, JSON_COMPACT);
+		char *s;
+		size_t i, off = 0;
+		json_t *e;
+		/* a list of names ("hosts") as a person writes it: a1,a2 */
+		if (json_is_array(v) && json_array_size(v) > 0) {
+			bool names = true;
+			json_array_foreach(v, i, e)
+				names = names && json_is_string(e);
+			if (names) {
+				buf[0] = '\0';
+				json_array_foreach(v, i, e)
+					if (off < len)
+						off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? "," : "",
+						    json_string_value(e));
+				break;
+			}
+		}
+		s = json_dumps(v, JSON_COMPACT);
 		snprintf(buf, len, "%s", s ? s : "?");
 		free(s);
 	}
