@@ -15,6 +15,8 @@ DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
            libibumad-dev libibmad-dev libopensm-dev libjansson-dev libcmocka-dev \
            libmnl-dev ibsim-utils infiniband-diags opensm iproute2 sqlite3 \
            util-linux procps psmisc ethtool jq
+# graphviz: the tests render topology --format dot to SVG (sm_topology_plan.sh)
+DEB_PKGS += graphviz
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter

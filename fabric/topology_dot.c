@@ -6,7 +6,7 @@
  * one edge that says how many ("9 x 4xQDR").  Faults are in colour: an
  * edge with a degraded cable is red and says how many of its cables are,
  * and so is the box of a switch that holds one.  A 1,296-host fat tree is
- * then some sixty boxes instead of a 32767-pixel strip.
+ * then 252 boxes in a 7,375 x 481 pt SVG instead of a 32,767-pixel strip.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +24,10 @@ struct bundle {
 static void
 edge(FILE *out, const char *tail, const char *head, const struct bundle *b)
 {
-	fprintf(out, "\t\"%s\" -- \"%s\" [label=\"%zu x %s%s", tail, head, b->cables,
+	/* xlabel: placed after the layout, so that thousands of labelled
+	 * edges do not widen the ranks (a 1,296-host tree: 7,375 pt wide
+	 * instead of 88,149) */
+	fprintf(out, "\t\"%s\" -- \"%s\" [xlabel=\"%zu x %s%s", tail, head, b->cables,
 	    fabric_width_name(b->first->width_active), fabric_speed_name(b->first));
 	if (b->degraded)
 		fprintf(out, ", %zu degraded\", color=red, fontcolor=red, penwidth=2];\n",

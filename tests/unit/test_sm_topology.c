@@ -109,7 +109,7 @@ test_dot(void **state)
 	assert_int_equal(count_str(t, "shape=box"), 2);
 	assert_int_equal(count_str(t, "shape=folder"), 2);
 	assert_int_equal(count_str(t, "rank=same"), 1);
-	assert_line(t, "\t\"0000000000000200\" -- \"0000000000000300\" [label=\"2 x 4xQDR, "
+	assert_line(t, "\t\"0000000000000200\" -- \"0000000000000300\" [xlabel=\"2 x 4xQDR, "
 	    "1 degraded\", color=red, fontcolor=red, penwidth=2];");
 	assert_line(t, "\t\"hosts-0000000000000300\" [label=\"h[2-3]\\n2 host ports\", shape=folder];");
 	free(t);
@@ -139,7 +139,7 @@ test_slurm(void **state)
 	t = topology_text(x->f, TOPOLOGY_DOT, 0, NULL);
 	assert_int_equal(count_str(t, "rank=same"), 2);
 	/* the spine is the tail: dot ranks it above the leaves */
-	assert_non_null(strstr(t, "\"0000000000000400\" -- \"0000000000000300\" [label=\"2 x 4xQDR\"]"));
+	assert_non_null(strstr(t, "\"0000000000000400\" -- \"0000000000000300\" [xlabel=\"2 x 4xQDR\"]"));
 	free(t);
 }
 
