@@ -17,6 +17,8 @@ DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
            libmnl-dev ibsim-utils infiniband-diags opensm iproute2 sqlite3 \
            util-linux procps psmisc ethtool jq \
            libsystemd-dev systemd curl prometheus lintian debhelper fakeroot dpkg-dev
+# graphviz: the tests render topology --format dot to SVG (sm_topology_plan.sh)
+DEB_PKGS += graphviz
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
@@ -41,7 +43,7 @@ TOOL_BINS = $(TOOL_SRCS:tools/%.c=$(O)/tools/%)
 SQL      = $(sort $(wildcard schemas/*.sql))
 
 all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS) $(O)/tests/libroce_nlfake.so \
-    $(O)/bench/routebench
+    $(O)/bench/routebench $(O)/fabricctl.bash
 
 # deps: install the Debian packages that are missing.  Idempotent and quiet
 # when all are present; apt-get update only when something must be fetched.
@@ -55,6 +57,12 @@ $(O)/fabricd: $(O)/daemon/main.o $(O)/libfabricd.a
 
 $(O)/fabricctl: $(CLI_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CLI_LIBS)
+
+# bash completion, generated from common/commands.def by fabricctl itself
+# (installed as /usr/share/bash-completion/completions/fabricctl).
+completion: $(O)/fabricctl.bash
+$(O)/fabricctl.bash: $(O)/fabricctl
+	$(O)/fabricctl completion bash > $@.tmp && mv $@.tmp $@
 
 $(O)/libfabricd.a: $(LIB_OBJS)
 	@rm -f $@
@@ -123,7 +131,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR     ?= $(PREFIX)/share/doc/fabricd
 STRIP      ?= strip
-BASH_COMPLETION ?= $(wildcard $(O)/fabricctl.bash-completion)
+BASH_COMPLETION ?= $(wildcard $(O)/fabricctl.bash)
 INSTALL_BIN = install -s --strip-program=$(STRIP) -m 0755
 
 install: $(O)/fabricd $(O)/fabricctl
@@ -162,4 +170,4 @@ deb:
 clean:
 	rm -rf build build-san build-deb
 
-.PHONY: all deps deps-quiet check test demo bench install deb clean
+.PHONY: all deps deps-quiet check test demo bench install deb clean completion

@@ -199,6 +199,7 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 	if (item) {
 		streamed = true;
 		if (json_out) {
+			cli_humanize(item);
 			char *s = json_dumps(item, JSON_COMPACT);
 			printf("%s\n", s);
 			free(s);
@@ -212,8 +213,11 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 	}
 	if (json_is_true(json_object_get(msg, "ok"))) {
 		res = json_object_get(msg, "result");
-		if (json_out)
-			json_dumpf(res, stdout, streamed ? JSON_COMPACT : JSON_INDENT(2)), putchar('\n');
+		if (json_out) {
+			cli_humanize(res);
+			json_dumpf(res, stdout, streamed ? JSON_COMPACT : JSON_INDENT(2));
+			putchar('\n');
+		}
 		else if (fmt && fmt->result)
 			fmt->result(res);
 		else
@@ -329,6 +333,24 @@ run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
 	return rc;
 }
 
+/* "help" alone lists the commands; "help partition create" is that
+ * command's usage; "help partition" that group's subcommands. */
+static int
+help(int argc, char **argv)
+{
+	const struct cli_command *c;
+	int used;
+
+	if (argc == 0) {
+		cli_usage_all(stdout);
+		return 0;
+	}
+	if ((c = cli_resolve(argc, argv, &used)) == NULL)
+		return EXIT_USAGE;
+	cli_usage_one(stdout, c);
+	return 0;
+}
+
 static void
 usage(void)
 {
@@ -343,6 +365,7 @@ main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *sock = getenv("FABRICD_SOCKET");
@@ -367,8 +390,14 @@ main(int argc, char **argv)
 	argv += optind;
 	if (argc == 0)
 		usage();
-	if (strcmp(argv[0], "help") == 0) {
-		cli_usage_all(stdout);
+	if (strcmp(argv[0], "help") == 0)
+		return help(argc - 1, argv + 1);
+	if (strcmp(argv[0], "completion") == 0) {
+		if (argc != 2 || strcmp(argv[1], "bash") != 0) {
+			fprintf(stderr, "usage: fabricctl completion bash\n");
+			return EXIT_USAGE;
+		}
+		cli_completion_bash(stdout);
 		return 0;
 	}
 	/* --json is global but may also follow the command. */

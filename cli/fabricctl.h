@@ -7,6 +7,7 @@
 #ifndef FABRICCTL_H
 #define FABRICCTL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <jansson.h>
 
@@ -29,7 +30,19 @@ void cli_print_generic(FILE *out, json_t *value, int indent);
 const char *cli_scalar_text(json_t *v, char *buf, size_t len);
 /* o's string member key, or dflt when it is absent or not a string. */
 const char *cli_str(json_t *o, const char *key, const char *dflt);
-/* Milliseconds since the epoch as local "YYYY-MM-DD HH:MM:SS". */
+/* Milliseconds since the epoch as ISO 8601 with the zone,
+ * "2026-12-01T14:05:09+01:00" (cli/human.c). */
 const char *cli_time_text(long long ms, char *buf, size_t len);
+/* "350 ms", "12.3 s", "4m 05s", "3h 02m", "2d 04h". */
+const char *cli_duration_text(long long ms, char *buf, size_t len);
+/* "512 B", "1.5 MiB". */
+const char *cli_size_text(long long bytes, char *buf, size_t len);
+/* A field as a person reads it, told by its name (times, durations,
+ * sizes; see cli/human.c), else as cli_scalar_text. */
+const char *cli_value_text(const char *key, json_t *v, char *buf, size_t len);
+/* The field's name as shown beside such a value: "created_ms" -> "created". */
+const char *cli_key_label(const char *key, json_t *v, char *buf, size_t len);
+/* Add the readable twin of every such field, keeping the raw ones. */
+void cli_humanize(json_t *v);
 
 #endif

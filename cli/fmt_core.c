@@ -69,6 +69,12 @@ status_result(json_t *res)
 	cli_print_table(stdout, mods, (const char *const[]){ "name", "state", NULL });
 	json_array_foreach(mods, i, m) {
 		json_t *detail = json_object_get(res, json_string_value(json_object_get(m, "name")));
+		/* a launcher that is not there is not shown as if it were */
+		if (json_is_false(json_object_get(detail, "launcher_found"))) {
+			char txt[96];
+			snprintf(txt, sizeof(txt), "%s (not found)", cli_str(detail, "launcher", "?"));
+			json_object_set_new(detail, "launcher", json_string(txt));
+		}
 		if (json_object_size(detail) > 1) {
 			printf("\n%s:\n", cli_scalar_text(json_object_get(m, "name"), buf, sizeof(buf)));
 			cli_print_generic(stdout, detail, 2);

@@ -98,12 +98,11 @@ health_port_result(json_t *res)
 	char when[32];
 	size_t i;
 
-	printf("%s  guid %s  lid %lld  state %lld  status %s\n",
+	printf("%s  guid %s  lid %lld  state %s  status %s\n",
 	    json_string_value(json_object_get(res, "object")),
 	    json_string_value(json_object_get(res, "node_guid")),
 	    (long long)json_integer_value(json_object_get(res, "lid")),
-	    (long long)json_integer_value(json_object_get(res, "state")),
-	    json_string_value(json_object_get(res, "status")));
+	    cli_str(res, "state_name", "?"), json_string_value(json_object_get(res, "status")));
 	printf("\n%-30s %20s %20s %12s\n", "counter", "reading", "total", "per second");
 	json_object_foreach(counters, name, c)
 		printf("%-30s %20lld %20lld %12.2f\n", name,
@@ -116,10 +115,10 @@ health_port_result(json_t *res)
 	hist = json_object_get(res, "history");
 	if (json_array_size(hist) == 0)
 		return;
-	printf("\n%-19s %8s %12s %12s %12s %16s %16s\n", "end", "span_s", "symbol_err",
+	printf("\n%-25s %8s %12s %12s %12s %16s %16s\n", "end", "span_s", "symbol_err",
 	    "rcv_err", "xmit_disc", "xmit_words", "rcv_words");
 	json_array_foreach(hist, i, row)
-		printf("%-19s %8lld %12lld %12lld %12lld %16lld %16lld\n",
+		printf("%-25s %8lld %12lld %12lld %12lld %16lld %16lld\n",
 		    cli_time_text(json_integer_value(json_object_get(row, "t_ms")), when, sizeof(when)),
 		    (long long)json_integer_value(json_object_get(row, "span_ms")) / 1000,
 		    (long long)json_integer_value(json_object_get(row, "symbol_errors")),

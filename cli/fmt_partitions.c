@@ -8,7 +8,7 @@
 static void
 change_result(json_t *r)
 {
-	json_t *port, *block, *ch;
+	json_t *port, *block, *ch, *m;
 	size_t i, j, k;
 
 	if (!json_is_true(json_object_get(r, "dry_run"))) {
@@ -24,7 +24,13 @@ change_result(json_t *r)
 		printf("dry run: %s\n", cli_str(r, "note", ""));
 		return;
 	}
-	printf("dry run: %lld block(s) would be written\n",
+	m = json_object_get(r, "matched");
+	printf("dry run: matches %lld host%s%s%s and %lld switch port%s; %lld block(s) would be written\n",
+	    json_integer_value(json_object_get(m, "hosts")),
+	    json_integer_value(json_object_get(m, "hosts")) == 1 ? "" : "s",
+	    *cli_str(m, "host_names", "") ? " " : "", cli_str(m, "host_names", ""),
+	    json_integer_value(json_object_get(m, "switch_ports")),
+	    json_integer_value(json_object_get(m, "switch_ports")) == 1 ? "" : "s",
 	    json_integer_value(json_object_get(r, "blocks")));
 	json_array_foreach(json_object_get(r, "ports"), i, port) {
 		printf("%s%s (%s)\n", cli_str(port, "port", ""),
@@ -74,7 +80,7 @@ history_result(json_t *rows)
 		    json_is_null(uid) ? "fabricd" : "", cli_str(row, "action", ""), cli_str(row, "result", ""),
 		    cli_str(row, "message", ""));
 		if (!json_is_null(uid))
-			printf("%21suid %lld %s\n", "", json_integer_value(uid), cli_str(row, "detail", ""));
+			printf("%27suid %lld %s\n", "", json_integer_value(uid), cli_str(row, "detail", ""));
 	}
 }
 

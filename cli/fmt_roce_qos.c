@@ -10,7 +10,16 @@ diffs_result(json_t *res)
 	json_t *ifs = json_object_get(res, "interfaces"), *it, *d;
 	size_t i, j;
 
-	printf("profile %s\n", cli_str(res, "profile", "-"));
+	printf("profile %s", cli_str(res, "profile", "-"));
+	/* plan and --dry-run: say first what they matched */
+	if (json_object_get(res, "writes_needed")) {
+		printf(": matches %zu interface%s", json_array_size(ifs), json_array_size(ifs) == 1 ? "" : "s");
+		json_array_foreach(ifs, i, it)
+			printf("%s%s", i ? ", " : " ", cli_str(it, "interface", "-"));
+		printf("; %lld write%s needed", json_integer_value(json_object_get(res, "writes_needed")),
+		    json_integer_value(json_object_get(res, "writes_needed")) == 1 ? "" : "s");
+	}
+	putchar('\n');
 	json_array_foreach(ifs, i, it) {
 		json_t *w = json_object_get(it, "writes");
 		json_t *diffs = json_object_get(it, "differences");

@@ -57,6 +57,40 @@ topology_result(json_t *res)
 	fputs(cli_str(res, "text", "?"), stdout);
 }
 
+static void
+cable_line(const char *what, json_t *c)
+{
+	printf("%-8s %s <-> %s\n", what, cli_str(c, "a", "?"), cli_str(c, "b", "?"));
+}
+
+/* Each difference on one line, both ends named; then the counts. */
+static void
+topology_diff_result(json_t *res)
+{
+	json_t *c, *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "missing"), i, c)
+		cable_line("missing", c);
+	json_array_foreach(json_object_get(res, "extra"), i, c)
+		cable_line("extra", c);
+	json_array_foreach(json_object_get(res, "swapped"), i, s) {
+		json_t *p = json_object_get(s, "plan"), *l = json_object_get(s, "live");
+		printf("swapped  planned %s <-> %s and %s <-> %s\n", cli_str(json_array_get(p, 0), "a", "?"),
+		    cli_str(json_array_get(p, 0), "b", "?"), cli_str(json_array_get(p, 1), "a", "?"),
+		    cli_str(json_array_get(p, 1), "b", "?"));
+		printf("         found   %s <-> %s and %s <-> %s\n", cli_str(json_array_get(l, 0), "a", "?"),
+		    cli_str(json_array_get(l, 0), "b", "?"), cli_str(json_array_get(l, 1), "a", "?"),
+		    cli_str(json_array_get(l, 1), "b", "?"));
+	}
+	printf("%s plan (%s): %lld cables planned, %lld found, %lld as planned; "
+	    "%zu missing, %zu extra, %zu swapped pairs\n", cli_str(res, "plan", "?"),
+	    cli_str(res, "format", "?"), num(res, "plan_cables"), num(res, "live_cables"),
+	    num(res, "matching"), json_array_size(json_object_get(res, "missing")),
+	    json_array_size(json_object_get(res, "extra")),
+	    json_array_size(json_object_get(res, "swapped")));
+}
+
 /* Levels as "L0->L1": from the leaves (0) up, and back down. */
 static void
 routing_result(json_t *res)
@@ -78,7 +112,7 @@ routing_result(json_t *res)
 	if (json_array_size(rows))
 		printf("hottest:\n");
 	json_array_foreach(rows, i, r)
-		printf("  %s[%lld] -> %s[%lld]  %lld routes\n", cli_str(r, "node", "?"),
+		printf("  %s:%lld -> %s:%lld  %lld routes\n", cli_str(r, "node", "?"),
 		    num(r, "port"), cli_str(r, "peer", "?"), num(r, "peer_port"), num(r, "routes"));
 }
 
@@ -86,5 +120,6 @@ const struct cli_formatter fmt_sm[] = {
 	{ "routing", routing_result, NULL },
 	{ "route", route_result, NULL },
 	{ "topology", topology_result, NULL },
+	{ "topology.diff", topology_diff_result, NULL },
 	{ NULL, NULL, NULL }
 };

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "cli/fabricctl.h"
 
@@ -25,22 +24,28 @@ cli_scalar_text(json_t *v, char *buf, size_t len)
 	case JSON_FALSE: snprintf(buf, len, "no"); break;
 	case JSON_NULL: snprintf(buf, len, "-"); break;
 	default: {
-		char *s = json_dumps(v, JSON_COMPACT);
+		char *s;
+		size_t i, off = 0;
+		json_t *e;
+		/* a list of names ("hosts") as a person writes it: a1,a2 */
+		if (json_is_array(v) && json_array_size(v) > 0) {
+			bool names = true;
+			json_array_foreach(v, i, e)
+				names = names && json_is_string(e);
+			if (names) {
+				buf[0] = '\0';
+				json_array_foreach(v, i, e)
+					if (off < len)
+						off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? "," : "",
+						    json_string_value(e));
+				break;
+			}
+		}
+		s = json_dumps(v, JSON_COMPACT);
 		snprintf(buf, len, "%s", s ? s : "?");
 		free(s);
 	}
 	}
-	return buf;
-}
-
-const char *
-cli_time_text(long long ms, char *buf, size_t len)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 	return buf;
 }
 
@@ -77,22 +82,26 @@ cli_print_table(FILE *out, json_t *rows, const char *const *columns)
 				cols[ncols++] = key;
 	}
 	for (c = 0; c < ncols; c++)
-		width[c] = strlen(cols[c]);
+		width[c] = strlen(cli_key_label(cols[c], json_object_get(json_array_get(rows, 0), cols[c]),
+		    buf, sizeof(buf)));
 	json_array_foreach(rows, i, row)
 		for (c = 0; c < ncols; c++) {
-			size_t l = strlen(cli_scalar_text(json_object_get(row, cols[c]), buf, sizeof(buf)));
+			size_t l = strlen(cli_value_text(cols[c], json_object_get(row, cols[c]), buf,
+			    sizeof(buf)));
 			if (l > width[c])
 				width[c] = l;
 		}
 	for (c = 0; c < ncols; c++) {
-		upper(buf, cols[c], sizeof(buf));
+		char label[128];
+		upper(buf, cli_key_label(cols[c], json_object_get(json_array_get(rows, 0), cols[c]), label,
+		    sizeof(label)), sizeof(buf));
 		fprintf(out, "%-*s%s", c + 1 < ncols ? (int)width[c] : 0, buf,
 		    c + 1 < ncols ? "  " : "\n");
 	}
 	json_array_foreach(rows, i, row)
 		for (c = 0; c < ncols; c++)
 			fprintf(out, "%-*s%s", c + 1 < ncols ? (int)width[c] : 0,
-			    cli_scalar_text(json_object_get(row, cols[c]), buf, sizeof(buf)),
+			    cli_value_text(cols[c], json_object_get(row, cols[c]), buf, sizeof(buf)),
 			    c + 1 < ncols ? "  " : "\n");
 }
 
@@ -132,7 +141,9 @@ cli_print_generic(FILE *out, json_t *value, int indent)
 				fprintf(out, "%s%s", i ? ", " : " ", cli_scalar_text(e, buf, sizeof(buf)));
 			fprintf(out, "%s\n", json_array_size(v) ? "" : " (none)");
 		} else {
-			fprintf(out, "%*s%s: %s\n", indent, "", key, cli_scalar_text(v, buf, sizeof(buf)));
+			char label[128];
+			fprintf(out, "%*s%s: %s\n", indent, "", cli_key_label(key, v, label, sizeof(label)),
+			    cli_value_text(key, v, buf, sizeof(buf)));
 		}
 	}
 }

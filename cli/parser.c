@@ -10,68 +10,13 @@
 enum { CLI_READ, CLI_ADMIN };
 
 const struct cli_command cli_commands[] = {
-#define CMD(ident, wire, access, words, spec, help) \
-	{ wire, words, spec, help, CLI_##access == CLI_ADMIN },
+/* "" __VA_ARGS__: the arguments' descriptions, "" where a line has none */
+#define CMD(ident, wire, access, words, spec, help, ...) \
+	{ wire, words, spec, help, CLI_##access == CLI_ADMIN, "" __VA_ARGS__ },
 #include "common/commands.def"
 #undef CMD
 };
 const size_t cli_ncommands = sizeof(cli_commands) / sizeof(cli_commands[0]);
-
-#define MAX_WORDS 8
-
-static int
-split(const char *s, char out[][48], int max)
-{
-	int n = 0;
-
-	while (*s && n < max) {
-		size_t len;
-		while (*s == ' ')
-			s++;
-		if (!*s)
-			break;
-		len = strcspn(s, " ");
-		snprintf(out[n++], 48, "%.*s", (int)(len < 47 ? len : 47), s);
-		s += len;
-	}
-	return n;
-}
-
-/* How many leading argv words this command's words match: exact or as a
- * prefix; -1 if they do not all match. */
-static int
-match_words(const struct cli_command *c, int argc, char **argv, int *exact)
-{
-	char w[MAX_WORDS][48];
-	int n = split(c->words, w, MAX_WORDS);
-
-	*exact = 1;
-	if (argc < n)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		if (argv[i][0] == '\0' || strncmp(w[i], argv[i], strlen(argv[i])) != 0)
-			return -1;
-		if (strcmp(w[i], argv[i]) != 0)
-			*exact = 0;
-	}
-	return n;
-}
-
-void
-cli_usage_one(FILE *out, const struct cli_command *c)
-{
-	fprintf(out, "usage: fabricctl [--json] %s%s%s\n", c->words, *c->spec ? " " : "", c->spec);
-	fprintf(out, "       %s%s\n", c->help, c->admin ? " (admin)" : "");
-}
-
-void
-cli_usage_all(FILE *out)
-{
-	fprintf(out, "usage: fabricctl [-s socket] [--json] command [arguments]\n\ncommands:\n");
-	for (size_t i = 0; i < cli_ncommands; i++)
-		fprintf(out, "  %-28s %s%s\n", cli_commands[i].words, cli_commands[i].help,
-		    cli_commands[i].admin ? " (admin)" : "");
-}
 
 /*
  * A comma-separated list, split only at commas outside brackets, so that a
@@ -244,42 +189,17 @@ parse_args(const struct cli_command *c, int argc, char **argv, json_t *args)
 const struct cli_command *
 cli_parse(int argc, char **argv, json_t **args)
 {
-	const struct cli_command *best = NULL, *cands[64];
-	int best_n = -1, nc = 0, best_exact = 0;
+	int used;
+	const struct cli_command *c = cli_resolve(argc, argv, &used);
 
-	for (size_t i = 0; i < cli_ncommands; i++) {
-		int exact, n = match_words(&cli_commands[i], argc, argv, &exact);
-		if (n < 0 || n < best_n)
-			continue;
-		if (n > best_n) {
-			best_n = n, nc = 0, best_exact = 0, best = NULL;
-		}
-		if (exact && !best_exact) {
-			best_exact = 1, nc = 0;
-		} else if (!exact && best_exact) {
-			continue;
-		}
-		if (nc < 64)
-			cands[nc++] = &cli_commands[i];
-		best = &cli_commands[i];
-	}
-	if (best == NULL) {
-		fprintf(stderr, "fabricctl: unknown command \"%s\"; try \"fabricctl help\"\n",
-		    argc ? argv[0] : "");
+	if (c == NULL)
 		return NULL;
-	}
-	if (nc > 1) {
-		fprintf(stderr, "fabricctl: ambiguous command \"%s\"; it could be:\n", argv[0]);
-		for (int i = 0; i < nc; i++)
-			fprintf(stderr, "  %s\n", cands[i]->words);
-		return NULL;
-	}
 	*args = json_object();
-	if (parse_args(best, argc - best_n, argv + best_n, *args) != 0) {
-		cli_usage_one(stderr, best);
+	if (parse_args(c, argc - used, argv + used, *args) != 0) {
+		cli_usage_one(stderr, c);
 		json_decref(*args);
 		*args = NULL;
 		return NULL;
 	}
-	return best;
+	return c;
 }

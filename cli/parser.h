@@ -15,6 +15,7 @@ struct cli_command {
 	const char	*spec;
 	const char	*help;
 	int		 admin;
+	const char	*args_help;	/* "WORD: text\n"... (commands.def) */
 };
 
 extern const struct cli_command cli_commands[];
@@ -27,5 +28,23 @@ extern const size_t cli_ncommands;
 const struct cli_command *cli_parse(int argc, char **argv, json_t **args);
 void cli_usage_all(FILE *out);
 void cli_usage_one(FILE *out, const struct cli_command *cmd);
+
+/*
+ * The command argv's leading words name (cli/resolve.c): each word exact
+ * or a unique prefix of the words that can follow ("part l" is
+ * "partition list").  *used gets how many words it took.  NULL after
+ * saying why on stderr: a group without its subcommand lists the
+ * subcommands; an ambiguous prefix lists what it could be; an unknown word
+ * offers the nearest ones (did you mean).
+ */
+const struct cli_command *cli_resolve(int argc, char **argv, int *used);
+
+/* The words of c: "partition member add" -> 3 words into w. */
+#define CLI_MAX_WORDS	8
+#define CLI_WORD_LEN	48
+int cli_words(const struct cli_command *c, char w[][CLI_WORD_LEN]);
+
+/* The bash completion script for fabricctl, from the same table. */
+void cli_completion_bash(FILE *out);
 
 #endif

@@ -9,4 +9,8 @@
 int hostlist_expand(const char *expr, char ***hosts, size_t *n, size_t max, char *err,
     size_t errlen);
 
+/* names as one hostlist expression ("host[1-4,7],login1"), sorted, each
+ * name once; a new string (NULL only when out of memory). */
+char *hostlist_compress(const char *const *names, size_t n);
+
 #endif

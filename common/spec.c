@@ -202,3 +202,28 @@ spec_check(const struct spec *s, json_t *args, char *why, size_t len)
 	}
 	return 0;
 }
+
+const char *
+spec_describe(const char *descs, const char *word, size_t *len)
+{
+	size_t wl = strlen(word);
+
+	for (const char *p = descs; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, word, wl) == 0 && p[wl] == ':') {
+			const char *t = p + wl + 1 + (p[wl + 1] == ' ');
+			*len = strcspn(t, "\n");
+			return t;
+		}
+	}
+	*len = 0;
+	return NULL;
+}
+
+bool
+spec_required_option(const char *descs, const struct spec_arg *a)
+{
+	size_t len;
+	const char *t = a->option ? spec_describe(descs, a->word, &len) : NULL;
+
+	return t && len >= 8 && strncmp(t, "required", 8) == 0;
+}

@@ -60,4 +60,14 @@ int spec_check_range(const struct spec_arg *a, long long v, char *why, size_t le
  */
 int spec_check(const struct spec *s, json_t *args, char *why, size_t len);
 
+/*
+ * The description of an argument (word as the spec writes it: "NAME",
+ * "--pkey") in a command's argument descriptions (commands.def's last
+ * field: "WORD: text\n" lines); NULL when it has none.  *len gets the
+ * length of the text, which ends at a newline.
+ */
+const char *spec_describe(const char *descs, const char *word, size_t *len);
+/* An option whose description starts with "required". */
+bool spec_required_option(const char *descs, const struct spec_arg *a);
+
 #endif

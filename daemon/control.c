@@ -38,7 +38,7 @@ struct ctl_command {
 };
 
 static const struct ctl_command ctl_commands[] = {
-#define CMD(ident, wire, access, words, spec, help) { wire, CTL_##access, ctl_##ident, spec },
+#define CMD(ident, wire, access, words, spec, help, ...) { wire, CTL_##access, ctl_##ident, spec },
 #include "common/commands.def"
 #undef CMD
 };

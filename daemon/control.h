@@ -28,7 +28,7 @@ enum ctl_access { CTL_READ, CTL_ADMIN };
 typedef void (*ctl_handler)(struct ctl_req *req, json_t *args);
 
 /* One prototype per declared command: ctl_<ident>(). */
-#define CMD(ident, wire, access, words, spec, help) \
+#define CMD(ident, wire, access, words, spec, help, ...) \
 	void ctl_##ident(struct ctl_req *req, json_t *args);
 #include "common/commands.def"
 #undef CMD

@@ -103,9 +103,30 @@ event_post(enum event_severity sev, const char *source, const char *object, cons
 	free(msg);
 }
 
+/* "Z", "+01:00", "-0500" after an ISO 8601 time: tm is in that zone. */
+static int
+parse_zone(const char *z, struct tm *tm, int64_t *out_ms)
+{
+	int sign, hh, mm = 0;
+	time_t t = timegm(tm);
+
+	if (strcmp(z, "Z") == 0) {
+		*out_ms = (int64_t)t * 1000;
+		return 0;
+	}
+	if ((z[0] != '+' && z[0] != '-') || (sscanf(z + 1, "%2d:%2d", &hh, &mm) != 2 &&
+	    sscanf(z + 1, "%2d%2d", &hh, &mm) != 2) || hh > 23 || mm > 59 ||
+	    strlen(z) != (strchr(z, ':') ? 6u : 5u))
+		return -1;
+	sign = z[0] == '-' ? -1 : 1;
+	*out_ms = ((int64_t)t - sign * (hh * 3600 + mm * 60)) * 1000;
+	return 0;
+}
+
 /*
  * --since accepts a relative age ("90s", "10m", "2h", "1d"), milliseconds
- * since the epoch, or a local time "YYYY-MM-DD[ HH:MM[:SS]]" (or with T).
+ * since the epoch, or a local time "YYYY-MM-DD[ HH:MM[:SS]]" (or with T),
+ * optionally with its zone (Z, +01:00) as fabricctl prints times.
  */
 int
 event_parse_since(const char *s, int64_t *out_ms)
@@ -133,7 +154,9 @@ event_parse_since(const char *s, int64_t *out_ms)
 		rest = strptime(rest + 1, "%H:%M", &tm);
 	if (rest && *rest == ':')
 		rest = strptime(rest + 1, "%S", &tm);
-	if (rest == NULL || *rest != '\0')
+	if (rest && *rest != '\0')	/* a zone, as fabricctl prints times */
+		return parse_zone(rest, &tm, out_ms);
+	if (rest == NULL)
 		return -1;
 	tm.tm_isdst = -1;
 	*out_ms = (int64_t)mktime(&tm) * 1000;
@@ -167,7 +190,7 @@ ctl_events(struct ctl_req *req, json_t *args)
 
 	if (since && event_parse_since(since, &since_ms) != 0) {
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "cannot parse --since \"%s\": use "
-		    "10m, 2h, 1d, epoch milliseconds or YYYY-MM-DD HH:MM:SS", since);
+		    "10m, 2h, 1d, epoch milliseconds or YYYY-MM-DD HH:MM:SS[+HH:MM]", since);
 		return;
 	}
 	if (sevname && event_severity_parse(sevname, &min) != 0) {

@@ -14,7 +14,7 @@
 
 #include <iba/ib_types.h>
 
-#include "fabric/topology_export.h"
+#include "fabric/topology_formats.h"
 
 int
 topology_format_parse(const char *name)
@@ -23,13 +23,21 @@ topology_format_parse(const char *name)
 		return TOPOLOGY_IBNETDISCOVER;
 	if (strcmp(name, "dot") == 0)
 		return TOPOLOGY_DOT;
+	if (strcmp(name, "slurm") == 0)
+		return TOPOLOGY_SLURM;
+	if (strcmp(name, "slurm-yaml") == 0)
+		return TOPOLOGY_SLURM_YAML;
 	return -1;
 }
 
 const char *
 topology_format_name(enum topology_format fmt)
 {
-	return fmt == TOPOLOGY_DOT ? "dot" : "ibnetdiscover";
+	static const char *const names[] = {
+		[TOPOLOGY_IBNETDISCOVER] = "ibnetdiscover", [TOPOLOGY_DOT] = "dot",
+		[TOPOLOGY_SLURM] = "slurm", [TOPOLOGY_SLURM_YAML] = "slurm-yaml",
+	};
+	return names[fmt];
 }
 
 /*
@@ -37,8 +45,8 @@ topology_format_name(enum topology_format fmt)
  * read by splitting on '"', so a quote in a description would shift every
  * field after it.  Control characters become spaces, as the diags do.
  */
-static const char *
-clean_desc(const char *desc, char *buf, size_t len)
+const char *
+topology_clean_desc(const char *desc, char *buf, size_t len)
 {
 	size_t i;
 
@@ -74,8 +82,8 @@ is_enhanced_port0(const struct fabric_node *n)
 }
 
 /* Each cable once: from the lower node GUID, or the lower port of a loop. */
-static bool
-link_first_end(const struct fabric_port *p)
+bool
+topology_link_first_end(const struct fabric_port *p)
 {
 	const struct fabric_port *q = p->peer;
 
@@ -93,7 +101,7 @@ ibnd_node_head(FILE *out, const struct fabric_node *n)
 
 	fprintf(out, "\nvendid=0x%x\ndevid=0x%x\nsysimgguid=0x%llx\n",
 	    n->vendor_id, n->device_id, g);
-	clean_desc(n->desc, desc, sizeof(desc));
+	topology_clean_desc(n->desc, desc, sizeof(desc));
 	node_id(n, id, sizeof(id));
 	switch (n->type) {
 	case FABRIC_SWITCH:
@@ -128,7 +136,7 @@ ibnd_port(FILE *out, const struct fabric_port *p)
 	fprintf(out, "\t\t# ");
 	if (p->node->type != FABRIC_SWITCH)
 		fprintf(out, "lid %u lmc %u ", p->lid, p->lmc);
-	fprintf(out, "\"%s\" lid %u %s%s\n", clean_desc(q->node->desc, desc, sizeof(desc)),
+	fprintf(out, "\"%s\" lid %u %s%s\n", topology_clean_desc(q->node->desc, desc, sizeof(desc)),
 	    port_lid(q), fabric_width_name(p->width_active), fabric_speed_name(p));
 }
 
@@ -156,52 +164,13 @@ ibnd_write(const struct fabric *f, uint64_t origin, FILE *out, struct topology_c
 				if (n->ports[j].peer == NULL)
 					continue;
 				ibnd_port(out, &n->ports[j]);
-				if (link_first_end(&n->ports[j])) {
+				if (topology_link_first_end(&n->ports[j])) {
 					c->links++;
 					c->degraded += n->ports[j].degraded || n->ports[j].peer->degraded;
 				}
 			}
 		}
 	}
-}
-
-/* ---- Graphviz dot ---- */
-
-static void
-dot_write(const struct fabric *f, FILE *out, struct topology_counts *c)
-{
-	char desc[FABRIC_NODE_DESC_LEN + 1];
-	struct fabric_node *n;
-	size_t i;
-	unsigned j;
-
-	fprintf(out, "graph fabric {\n\tnode [fontsize=10];\n\tedge [fontsize=8];\n");
-	FABRIC_FOREACH_NODE(f, i, n) {
-		fprintf(out, "\t\"%016llx\" [label=\"%s\\n%s lid %u\", shape=%s];\n",
-		    (unsigned long long)n->guid, clean_desc(n->desc, desc, sizeof(desc)),
-		    fabric_node_type_name(n->type), n->lid,
-		    n->type == FABRIC_SWITCH ? "box" : "ellipse");
-		c->nodes++;
-	}
-	FABRIC_FOREACH_NODE(f, i, n) {
-		for (j = 1; j <= n->nports; j++) {
-			const struct fabric_port *p = &n->ports[j], *q = p->peer;
-			bool degraded;
-
-			if (!link_first_end(p))
-				continue;
-			degraded = p->degraded || q->degraded;
-			fprintf(out, "\t\"%016llx\" -- \"%016llx\" [taillabel=\"%u\", headlabel=\"%u\", "
-			    "label=\"%s%s%s\"%s];\n",
-			    (unsigned long long)n->guid, (unsigned long long)q->node->guid, p->num, q->num,
-			    fabric_width_name(p->width_active), fabric_speed_name(p),
-			    degraded ? " degraded" : "",
-			    degraded ? ", color=red, penwidth=2, style=dashed" : "");
-			c->links++;
-			c->degraded += degraded;
-		}
-	}
-	fprintf(out, "}\n");
 }
 
 int
@@ -211,7 +180,9 @@ topology_write(const struct fabric *f, enum topology_format fmt, uint64_t origin
 	struct topology_counts c = { 0 };
 
 	if (fmt == TOPOLOGY_DOT)
-		dot_write(f, out, &c);
+		topology_dot_write(f, out, &c);
+	else if (fmt == TOPOLOGY_SLURM || fmt == TOPOLOGY_SLURM_YAML)
+		topology_slurm_write(f, fmt == TOPOLOGY_SLURM_YAML, out, &c);
 	else
 		ibnd_write(f, origin_port_guid, out, &c);
 	if (counts)

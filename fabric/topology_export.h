@@ -1,7 +1,7 @@
 /*
  * Exporting the fabric model as text, for `topology`: the format
  * ibnetdiscover prints (so that whatever reads its topology files reads
- * ours), or Graphviz dot.  Pure: reads the model, writes a stream.
+ * ours), Graphviz dot, or Slurm's tree topology.  Pure: reads the model, writes a stream.
  */
 #ifndef FABRICD_FABRIC_TOPOLOGY_EXPORT_H
 #define FABRICD_FABRIC_TOPOLOGY_EXPORT_H
@@ -11,9 +11,14 @@
 
 #include "fabric/fabric.h"
 
-enum topology_format { TOPOLOGY_IBNETDISCOVER, TOPOLOGY_DOT };
+enum topology_format {
+	TOPOLOGY_IBNETDISCOVER,
+	TOPOLOGY_DOT,		/* grouped by tree level (topology_dot.c) */
+	TOPOLOGY_SLURM,		/* Slurm topology.conf */
+	TOPOLOGY_SLURM_YAML,	/* Slurm 23.11+ topology.yaml */
+};
 
-/* "ibnetdiscover" / "dot" -> format; -1 when unknown. */
+/* "ibnetdiscover" (or NULL), "dot", "slurm", "slurm-yaml" -> format; -1 when unknown. */
 int topology_format_parse(const char *name);
 const char *topology_format_name(enum topology_format fmt);
 

@@ -8,6 +8,7 @@
 #include "daemon/control.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "fabric/fabric.h"
 #include "health/health.h"
 #include "health/hstate.h"
 
@@ -187,7 +188,7 @@ ctl_health_port(struct ctl_req *req, json_t *args)
 		hist = history_query(health->fd->store, p->hist.id, since_ms);
 	guid_format(p->node_guid, guid, sizeof(guid));
 	ctl_reply_ok(req, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:I, s:i, s:i, s:i, "
-	    "s:o, s:o, s:o, s:o, s:I}",
+	    "s:o, s:o, s:o, s:o, s:I, s:s}",
 	    "object", p->object, "node", p->desc, "node_guid", guid, "port", p->port,
 	    "lid", p->lid, "state", p->state,
 	    "status", health_port_status_name(health_port_status(p->node_guid, p->port)),
@@ -195,7 +196,8 @@ ctl_health_port(struct ctl_req *req, json_t *args)
 	    "resets", (int)p->resets, "saturations", (int)p->saturations, "clears", (int)p->clears,
 	    "counters", port_counters(p), "events", health_port_events(p->node_guid, p->port),
 	    "history", hist ? hist : json_array(), "ber", port_ber(p),
-	    "quiet_time_ms", (json_int_t)health->cfg.quiet_ms));
+	    "quiet_time_ms", (json_int_t)health->cfg.quiet_ms,
+	    "state_name", fabric_port_state_key(p->state)));
 }
 
 /* The ports isolation holds out of the routing, or would (dry run). */

@@ -61,9 +61,26 @@ hport_get(uint64_t node_guid, uint8_t port, const char *desc)
 	return p;
 }
 
-struct hport *
-hport_lookup(const char *spec)
+/* "sw-l1[27]", as the SM once wrote ports, is "sw-l1:27": accepted on
+ * input so that old scripts keep working; NODE:PORT is what is printed. */
+static const char *
+bracket_form(const char *spec, char *buf, size_t len)
 {
+	const char *open = strrchr(spec, '[');
+	size_t n = strlen(spec);
+
+	if (open == NULL || n < 3 || spec[n - 1] != ']' || (size_t)(open - spec) + 2 >= n)
+		return spec;
+	snprintf(buf, len, "%.*s:%.*s", (int)(open - spec), spec, (int)(n - (size_t)(open - spec) - 2),
+	    open + 1);
+	return buf;
+}
+
+struct hport *
+hport_lookup(const char *given)
+{
+	char conv[128];
+	const char *spec = bracket_form(given, conv, sizeof(conv));
 	const char *colon = strrchr(spec, ':');
 	char node[80], *end;
 	unsigned long port;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/guid.h"
+#include "common/hostlist.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
@@ -92,6 +93,40 @@ block_changes(const struct pt_port_plan *pp, uint16_t b)
 	return changes;
 }
 
+/*
+ * What a dry run matched, said in a line: how many hosts (CA ports) and
+ * which, as one hostlist, and how many switch ports their keys need.
+ * "gpu*" matching 111 hosts then says so before anything is written.
+ */
+static json_t *
+matched_json(json_t *ports)
+{
+	const char **names = xcalloc(json_array_size(ports) + 1, sizeof(*names));
+	char (*buf)[FABRIC_NODE_DESC_LEN + 8] = xcalloc(json_array_size(ports) + 1, sizeof(*buf));
+	size_t n = 0, sw = 0, i;
+	json_t *port, *res;
+	char *list;
+
+	json_array_foreach(ports, i, port) {
+		const char *label = json_string_value(json_object_get(port, "port"));
+		if (json_is_true(json_object_get(port, "switch_port"))) {
+			sw++;
+			continue;
+		}
+		snprintf(buf[n], sizeof(buf[n]), "%s", label ? label : "?");
+		buf[n][strcspn(buf[n], ": \t")] = '\0';	/* the host: its name up to ":PORT" */
+		names[n] = buf[n];
+		n++;
+	}
+	list = hostlist_compress(names, n);
+	res = json_pack("{s:I, s:s, s:I}", "hosts", (json_int_t)n, "host_names", list ? list : "",
+	    "switch_ports", (json_int_t)sw);
+	free(list);
+	free(buf);
+	free(names);
+	return res;
+}
+
 json_t *
 pt_plan_diff_json(const struct pt_plan *p)
 {
@@ -119,8 +154,8 @@ pt_plan_diff_json(const struct pt_plan *p)
 		snprintf(key, sizeof(key), "0x%04x", p->index[i].pkey);
 		json_object_set_new(index, key, json_integer(p->index[i].index));
 	}
-	return json_pack("{s:b, s:o, s:o, s:I}", "dry_run", 1, "ports", ports, "index", index,
-	    "blocks", (json_int_t)pt_plan_dirty_blocks(p));
+	return json_pack("{s:b, s:o, s:o, s:I, s:o}", "dry_run", 1, "ports", ports, "index", index,
+	    "blocks", (json_int_t)pt_plan_dirty_blocks(p), "matched", matched_json(ports));
 }
 
 /* ---- operator changes ---- */

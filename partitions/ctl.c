@@ -242,8 +242,9 @@ static bool
 label_is_host(const char *label, const char *host)
 {
 	size_t n = strlen(host);
-	const char *slash = strrchr(label, '/');
-	size_t desc_len = slash ? (size_t)(slash - label) : strlen(label);
+	/* "desc:port" (plan.h); "desc/port" in tables stored by older versions */
+	const char *colon = strrchr(label, ':') ? strrchr(label, ':') : strrchr(label, '/');
+	size_t desc_len = colon ? (size_t)(colon - label) : strlen(label);
 
 	return strncmp(label, host, n) == 0 && (desc_len == n || label[n] == ' ');
 }

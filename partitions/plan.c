@@ -77,7 +77,7 @@ plan_add_port(struct planner *pl, struct fabric_node *n, struct fabric_port *fp,
 	pp->port_guid = fp->guid;
 	pp->switch_ext = switch_ext;
 	pp->is_sm = !switch_ext && pl->in->sm_port_guid != 0 && fp->guid == pl->in->sm_port_guid;
-	snprintf(pp->label, sizeof(pp->label), "%s/%u", n->desc[0] ? n->desc : "?", fp->num);
+	snprintf(pp->label, sizeof(pp->label), "%s:%u", n->desc[0] ? n->desc : "?", fp->num);
 	port_addr(n, fp, &pp->addr);
 	pp->attr_mod_port = switch_ext ? (uint32_t)fp->num << 16 : 0;
 	pp->cap = cap;

@@ -40,7 +40,7 @@ struct pt_port_plan {
 	uint64_t	 port_guid;
 	bool		 switch_ext;	/* enforcement table on a switch external port */
 	bool		 is_sm;		/* the SM's own port */
-	char		 label[FABRIC_NODE_DESC_LEN + 8];	/* "desc/port" */
+	char		 label[FABRIC_NODE_DESC_LEN + 8];	/* "desc:port" */
 	struct mad_addr	 addr;		/* directed route to the node */
 	uint32_t	 attr_mod_port;	/* port << 16 on switch external ports, else 0 */
 	uint16_t	 cap;		/* entries the port holds */

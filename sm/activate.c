@@ -39,7 +39,7 @@ on_port_set(const struct mad_result *res, void *owner, void *arg)
 	if (mad_reply_ok(res))
 		sm_port_update(p, ((const ib_smp_t *)res->mad)->data);
 	else
-		sm_unreachable(sm, "PortInfo Set on %s[%u] (%s)",
+		sm_unreachable(sm, "PortInfo Set on %s:%u (%s)",
 		    sm_node_label(p->node, name, sizeof(name)), p->num,
 		    res->status ? "no answer" : "rejected");
 }

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "daemon/control.h"
 #include "sm/sa.h"
@@ -38,6 +39,16 @@ ctl_sm_nodes(struct ctl_req *req, json_t *args)
 	ctl_reply_ok(req, json_pack("{s:o}", "nodes", rows));
 }
 
+/* The states --state accepts: those the protocol writes (fabric.h). */
+static bool
+port_state_known(const char *s)
+{
+	for (uint8_t st = 1; st <= 4; st++)
+		if (strcasecmp(s, fabric_port_state_key(st)) == 0)
+			return true;
+	return false;
+}
+
 static json_t *
 port_json(const struct fabric_port *p)
 {
@@ -50,8 +61,10 @@ port_json(const struct fabric_port *p)
 	    "degraded", p->degraded);
 	char peer[96];
 
+	snprintf(peer, sizeof(peer), "%s:%u", n->desc, p->num);
+	json_object_set_new(o, "object", json_string(peer));
 	if (p->peer) {
-		snprintf(peer, sizeof(peer), "%s[%u]", p->peer->node->desc, p->peer->num);
+		snprintf(peer, sizeof(peer), "%s:%u", p->peer->node->desc, p->peer->num);
 		json_object_set_new(o, "peer", json_string(peer));
 	} else
 		json_object_set_new(o, "peer", json_null());
@@ -62,7 +75,8 @@ void
 ctl_sm_ports(struct ctl_req *req, json_t *args)
 {
 	struct fabric *f = sm_ctl_fabric(req);
-	const char *name = ctl_arg_str(args, "node");
+	const char *name = ctl_arg_str(args, "node"), *state = ctl_arg_str(args, "state");
+	bool degraded = ctl_arg_bool(args, "degraded");
 	struct fabric_node *n, *only = NULL;
 	json_t *rows;
 	size_t i;
@@ -74,13 +88,24 @@ ctl_sm_ports(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_NOT_FOUND, "no node named %s", name);
 		return;
 	}
+	if (state && !port_state_known(state)) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT,
+		    "state: expected down, init, armed or active, not \"%.32s\"", state);
+		return;
+	}
 	rows = json_array();
 	FABRIC_FOREACH_NODE(f, i, n) {
 		if (only && n != only)
 			continue;
-		for (j = 1; j <= n->nports; j++)
-			if (n->type == FABRIC_SWITCH || n->ports[j].guid)
-				json_array_append_new(rows, port_json(&n->ports[j]));
+		for (j = 1; j <= n->nports; j++) {
+			const struct fabric_port *p = &n->ports[j];
+			if (n->type != FABRIC_SWITCH && !p->guid)
+				continue;
+			if ((state && strcasecmp(state, fabric_port_state_key(p->state)) != 0) ||
+			    (degraded && !p->degraded))
+				continue;
+			json_array_append_new(rows, port_json(p));
+		}
 	}
 	ctl_reply_ok(req, json_pack("{s:o}", "ports", rows));
 }

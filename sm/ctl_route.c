@@ -9,6 +9,7 @@
 #include "daemon/control.h"
 #include "fabric/route_query.h"
 #include "sm/sm_internal.h"
+#include "fabric/topology_diff.h"
 #include "fabric/topology_export.h"
 
 void
@@ -45,7 +46,7 @@ ctl_sm_topology(struct ctl_req *req, json_t *args)
 
 	if (fmt < 0) {
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT,
-		    "format: expected ibnetdiscover or dot, not \"%s\"", name);
+		    "format: expected ibnetdiscover, dot, slurm or slurm-yaml, not \"%s\"", name);
 		return;
 	}
 	if ((f = sm_ctl_fabric(req)) == NULL)
@@ -59,4 +60,34 @@ ctl_sm_topology(struct ctl_req *req, json_t *args)
 	    "links", (json_int_t)c.links, "degraded_links", (json_int_t)c.degraded,
 	    "text", route_text_json(text)));
 	free(text);
+}
+
+void
+ctl_sm_topology_diff(struct ctl_req *req, json_t *args)
+{
+	const struct ctl_file *file = ctl_arg_file(req, "file");
+	struct topology_plan plan, live;
+	struct fabric *f;
+	char err[512];
+	json_t *res;
+
+	(void)args;
+	if (file == NULL) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "file: the cabling plan is missing");
+		return;
+	}
+	if (topology_plan_parse(file->name, file->data, &plan, err, sizeof(err)) != 0) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s", err);
+		return;
+	}
+	if ((f = sm_ctl_fabric(req)) == NULL) {
+		topology_plan_free(&plan);
+		return;
+	}
+	topology_plan_of_fabric(f, &live);
+	res = topology_diff(&plan, &live);
+	json_object_set_new(res, "plan", route_text_json(file->name));
+	topology_plan_free(&plan);
+	topology_plan_free(&live);
+	ctl_reply_ok(req, res);
 }

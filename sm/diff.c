@@ -27,7 +27,7 @@ post(struct diff *d, enum event_severity sev, const char *obj, const char *fmt, 
 static void
 port_name(const struct fabric_port *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s[%u]", p->node->desc[0] ? p->node->desc : "?", p->num);
+	snprintf(buf, len, "%s:%u", p->node->desc[0] ? p->node->desc : "?", p->num);
 }
 
 static void
@@ -58,8 +58,9 @@ links_missing(struct diff *d, const struct fabric *from, const struct fabric *to
 				continue;
 			port_name(p, a, sizeof(a));
 			port_name(q, b, sizeof(b));
+			/* the object is one end: the message names only the other */
 			post(d, up ? EV_INFO : EV_WARNING, a,
-			    up ? "link %s -- %s up" : "link %s -- %s down", a, b);
+			    up ? "link to %s up%s" : "link to %s down%s", b, "");
 		}
 	}
 }
@@ -76,7 +77,7 @@ nodes_missing(struct diff *d, const struct fabric *from, const struct fabric *to
 			continue;
 		node_name(n, a, sizeof(a));
 		post(d, up ? EV_INFO : EV_WARNING, a,
-		    up ? "node %s appeared%s" : "node %s gone%s", a, "");
+		    up ? "node appeared%s%s" : "node gone%s%s", "", "");
 	}
 }
 

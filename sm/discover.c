@@ -125,7 +125,7 @@ on_portinfo(const struct mad_result *res, void *owner, void *arg)
 	const ib_smp_t *smp = smp_ok(res);
 
 	if (smp == NULL) {
-		sm_unreachable(sm, "PortInfo of %s[%u]", sm_node_label(n, name, sizeof(name)), p->num);
+		sm_unreachable(sm, "PortInfo of %s:%u", sm_node_label(n, name, sizeof(name)), p->num);
 		return;
 	}
 	port_from_portinfo(p, (const ib_port_info_t *)smp->data);
@@ -155,8 +155,8 @@ duplicate_guid(struct sm *sm, uint64_t guid, const struct fabric_port *from)
 	if (from)
 		sm_node_label(from->node, name, sizeof(name));
 	event_post(EV_ERROR, "sm", obj,
-	    "duplicate GUID " GUID_FMT ": a second node answers behind %s[%u]; not merged",
-	    guid, from ? name : "the SM's port", from ? from->num : 0);
+	    "duplicate GUID: a second node answers behind %s:%u; not merged",
+	    from ? name : "the SM's port", from ? from->num : 0);
 	sm->cur.changes++;
 }
 
@@ -230,7 +230,7 @@ on_nodeinfo(const struct mad_result *res, void *owner, void *arg)
 
 	if (smp == NULL) {
 		if (from)
-			sm_unreachable(sm, "node behind %s[%u]",
+			sm_unreachable(sm, "node behind %s:%u",
 			    sm_node_label(from->node, name, sizeof(name)), from->num);
 		else
 			sm_unreachable(sm, "own port");
@@ -241,7 +241,7 @@ on_nodeinfo(const struct mad_result *res, void *owner, void *arg)
 	q = ib_node_info_get_local_port_num(ni);
 	if (guid == 0 || q > ni->num_ports || ni->num_ports == 0 ||
 	    (ni->node_type == IB_NODE_TYPE_SWITCH && q == 0 && from != NULL)) {
-		log_warnx("sm: bad NodeInfo behind " GUID_FMT "[%u]",
+		log_warnx("sm: bad NodeInfo behind " GUID_FMT ":%u",
 		    from ? from->node->guid : 0, from ? from->num : 0);
 		return;
 	}

@@ -160,7 +160,7 @@ post_assignments(struct sm_lids *l)
 	for (i = 0; i < l->nassigned; i++) {
 		struct fabric_port *p = l->assigned[i];
 
-		snprintf(obj, sizeof(obj), "%s[%u]", p->node->desc, p->num);
+		snprintf(obj, sizeof(obj), "%s:%u", p->node->desc, p->num);
 		event_post(EV_INFO, "sm", obj, "LID %u assigned to port " GUID_FMT, p->lid,
 		    p->guid);
 	}

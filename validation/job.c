@@ -135,8 +135,9 @@ child_exec(char **argv, char *const *env, const char *dir, int out, int err)
 	if (chdir(dir) != 0)
 		dprintf(STDERR_FILENO, "fabricd: chdir %s: %s\n", dir, strerror(errno));
 	execvp(argv[0], argv);
-	dprintf(STDERR_FILENO, "fabricd: cannot execute %s: %s\n", argv[0], strerror(errno));
-	_exit(errno == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC);
+	i = (size_t)errno;	/* dprintf may change errno */
+	dprintf(STDERR_FILENO, "fabricd: cannot execute %s: %s\n", argv[0], strerror((int)i));
+	_exit(i == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC);
 }
 
 /* ---- end of a job ---- */
@@ -157,6 +158,37 @@ read_file(const char *path, size_t *len)
 	buf[n] = '\0';
 	*len = n;
 	return buf;
+}
+
+/*
+ * An inconclusive verdict says why in its own words: the last line the
+ * job wrote to stderr ("mpirun: command not found", "fabricd: cannot
+ * execute ...") goes after the reason, so that nobody has to read
+ * `job log N --stderr` to learn what was missing.
+ */
+static void
+add_stderr_tail(const struct job *j, struct verdict_result *r)
+{
+	FILE *f = r->verdict == VERDICT_INCONCLUSIVE ? fopen(j->err, "rb") : NULL;
+	char buf[513], *line;
+	size_t n, used = strlen(r->reason);
+
+	if (f == NULL)
+		return;
+	if (fseek(f, -512, SEEK_END) != 0)
+		rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	line = strrchr(buf, '\n') ? strrchr(buf, '\n') + 1 : buf;
+	for (char *p = line; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	if (*line && used + 12 < sizeof(r->reason))
+		snprintf(r->reason + used, sizeof(r->reason) - used, "; stderr: %.*s",
+		    (int)(sizeof(r->reason) - used - 11), line);
 }
 
 static json_t *
@@ -214,6 +246,7 @@ judge_nccl(struct job *j, json_t **summary)
 		}
 	}
 	verdict_nccl(use, &j->outcome, &j->spec.threshold, &j->result);
+	add_stderr_tail(j, &j->result);
 	*summary = nccl_summary(use);
 	json_object_set_new(*summary, "json_report", json_boolean(have_json));
 	jobstore_finished(j->id, &j->outcome, &j->result, use, NULL, *summary);
@@ -239,6 +272,7 @@ judge_rdma(struct job *j, json_t **summary)
 	memcpy(all + lo + 1, e ? e : "", le);
 	perftest_parse(all, lo + le + 1, &p);
 	verdict_perftest(&p, &j->outcome, &j->spec.threshold, &j->result);
+	add_stderr_tail(j, &j->result);
 	*summary = json_pack("{s:s, s:s, s:s, s:i, s:s}", "test", p.test, "device", p.device,
 	    "link_type", p.link_type, "rows", (int)p.nrows, "error", p.error_text);
 	jobstore_finished(j->id, &j->outcome, &j->result, NULL, &p, *summary);

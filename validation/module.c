@@ -3,9 +3,22 @@
  * vconfig.c; jobs, campaigns, the NCCL environment and pre-flight live in
  * their own files (validation/validation.h).
  */
+#include "common/log.h"
 #include "daemon/fabricd.h"
 #include "validation/fabric_view.h"
 #include "validation/validation.h"
+
+/* Said at start, once per missing program, before a job trips on it. */
+static void
+warn_missing_tools(const struct validation_config *c)
+{
+	json_t *t = validation_tools_check(c), *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(t, "missing"), i, m)
+		log_warnx("validation: %s: jobs that need it will be inconclusive", json_string_value(m));
+	json_decref(t);
+}
 
 static int
 validation_start(struct fabricd *fd, const void *cfg)
@@ -16,6 +29,7 @@ validation_start(struct fabricd *fd, const void *cfg)
 		return 0;
 	jobs_init(fd);
 	view_hook_install();
+	warn_missing_tools(c);
 	return 0;
 }
 
@@ -38,8 +52,11 @@ validation_status(struct fabricd *fd)
 {
 	const struct validation_config *c = fabricd_module_config(fd, MOD_VALIDATION);
 
-	return json_pack("{s:s, s:s, s:i}", "state", c->enabled ? "running" : "disabled",
-	    "launcher", c->default_launcher ? c->default_launcher : "", "profiles", (int)c->nprofiles);
+	json_t *res = validation_tools_check(c);
+
+	json_object_set_new(res, "state", json_string(c->enabled ? "running" : "disabled"));
+	json_object_set_new(res, "profiles", json_integer((json_int_t)c->nprofiles));
+	return res;
 }
 
 const struct fabricd_module validation_module = {

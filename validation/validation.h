@@ -114,6 +114,10 @@ const struct job_spec *job_spec_of(const struct job *j);
 /* Progress of a running job for --follow: rows parsed so far etc. */
 json_t *job_progress(int64_t id);
 void jobs_init(struct fabricd *fd);
+
+/* tools.c: {launcher, launcher_found, launcher_path, missing[]}: what a
+ * job would run that is not there ("launcher mpirun: not found on PATH"). */
+json_t *validation_tools_check(const struct validation_config *c);
 void jobs_shutdown(void);
 
 /* ---- launcher command lines (launch.c, pure) ---- */

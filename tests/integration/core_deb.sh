@@ -33,7 +33,8 @@ dpkg --root="$R" --force-depends --unpack "$deb" >"$T/dpkg.log" 2>&1 ||
 for f in usr/sbin/fabricd usr/bin/fabricctl lib/systemd/system/fabricd.service \
     usr/lib/sysusers.d/fabricd.conf usr/lib/tmpfiles.d/fabricd.conf \
     usr/share/man/man8/fabricd.8.gz usr/share/man/man8/fabricctl.8.gz \
-    usr/share/man/man5/fabricd.yaml.5.gz usr/share/doc/fabricd/examples/fabricd.yaml; do
+    usr/share/man/man5/fabricd.yaml.5.gz usr/share/doc/fabricd/examples/fabricd.yaml \
+    usr/share/bash-completion/completions/fabricctl; do
 	[ -f "$R/$f" ] || fail "the package did not install /$f"
 	dpkg --root="$R" -S "/$f" >/dev/null 2>&1 || fail "/$f is not in dpkg's database"
 done

@@ -128,7 +128,8 @@ until lft_dump && lft_check_all_pairs >/dev/null 2>&1; do
 done
 awk '/^Unicast lids/ { on = /sw-l2/ } on && $2 == "005" { bad = 1 } END { exit bad }' \
     "$SIM_DIR/fts.txt" || fail "sw-l2 still routes out of its dead port 5"
-ctl events | grep 'link' | grep 'sw-l2\[5\]' | grep -q 'down' || fail "no event names the link"
+ctl --json events | jq -e '[.events[] | select(.object == "sw-l2:5" and (.message | test("^link to .* down$")))] | length > 0' >/dev/null ||
+    fail "no event names the link"
 out=$("$PROBE" "$SOCK" latency 20) || fail "status failed after the Unlink"
 echo "root status after the Unlink, attack still on: $out"
 wait $attacker

@@ -96,7 +96,11 @@ links=$(sim_diag iblinkinfo | grep LinkUp)
 
 # 2. --dry-run writes nothing; adding host4 to acme writes host4 and sw-l2/2 only.
 tables0=$(snapshot)
-ctl partition member add acme-train host4 --dry-run | grep -q 'host4/1' || fail "dry run lacks host4"
+# the dry run says what it matched: one host (host4) and its leaf port
+ctl --json partition member add acme-train host4 --dry-run > "$T/dry.json"
+jq -e '[.ports[].port] | index("host4:1") != null' "$T/dry.json" >/dev/null || fail "dry run lacks host4:1"
+jq -e '.matched.hosts == 1 and .matched.host_names == "host4" and .matched.switch_ports == 1' "$T/dry.json" >/dev/null ||
+    fail "dry run does not say what it matched: $(jq -c .matched "$T/dry.json")"
 [ "$(snapshot)" = "$tables0" ] || fail "--dry-run changed a table"
 sets=$(status_num sets)
 ctl partition member add acme-train host4 >/dev/null || fail "member add refused"

@@ -9,7 +9,7 @@
 # A rail-optimised tree (4 HCAs a host, HCA i on leaf i of its group):
 # walking only the pairs of one rail, every rail is at its ideal.
 # Every walk runs the credit-loop check too: neither SM's tables may have
-# one.  The figures are printed for the README.
+# one.  The figures are printed for docs/sm.md.
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"

@@ -53,7 +53,9 @@ written=$(db "SELECT coalesce(sum(lft_blocks), 0) FROM sm_sweeps WHERE id > $las
 [ "$changed" -gt 0 ] || fail "no table changed"
 echo "tables changed: $changed, blocks written: $written"
 [ "$written" = "$changed" ] || fail "$written LFT blocks written, $changed switch tables changed"
-ctl events | grep 'link' | grep 'sw-l2\[5\]' | grep -q 'down' || fail "no event names the link"
+# the event's object is one end, its message names the other (NODE:PORT)
+ctl --json events | jq -e '[.events[] | select((.object == "sw-l2:5" or (.message | contains(" sw-l2:5 "))) and
+    (.message | test("^link to .* down$")))] | length > 0' >/dev/null || fail "no event names the link"
 
 sim_console 'ReLink "sw-l2"[5]' || fail console
 end=$(( $(date +%s) + 4 ))
@@ -62,5 +64,6 @@ until sim_diag iblinkinfo | grep -A12 'sw-l2' | grep '  5\[' | grep -q 'Active/'
 	sleep 0.3
 done
 routes_ok_within 4 || fail "routes after ReLink"
-ctl events | grep 'link' | grep 'sw-l2\[5\]' | grep -q ' up' || fail "no event for the link coming back"
+ctl --json events | jq -e '[.events[] | select((.object == "sw-l2:5" or (.message | contains(" sw-l2:5 "))) and
+    (.message | test("^link to .* up$")))] | length > 0' >/dev/null || fail "no event for the link coming back"
 pass

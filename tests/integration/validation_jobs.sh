@@ -20,6 +20,19 @@ fd_config "validation:
   max_parallel: 4
   profiles:
     ring: { min_busbw: 300, warn_busbw: 340, rdma_min_gbps: 380 }"
+# fabricd -n says what a job would miss: a launcher that is not there is a
+# warning naming it (not a silent OK), one that is there is not
+cat "$CONF" > "$T/nolauncher.yaml"
+sed -i "s|^  mpirun: .*|  mpirun: $T/nonexistent/mpirun|" "$T/nolauncher.yaml"
+"$FABRICD" -n -c "$T/nolauncher.yaml" > "$T/n.out" 2> "$T/n.err" || fail "fabricd -n: exit $?"
+grep -q "^warning: validation: launcher mpirun: $T/nonexistent/mpirun is not executable" "$T/n.err" ||
+    fail "fabricd -n with mpirun absent: $(cat "$T/n.out" "$T/n.err")"
+sed -i "/^  mpirun: /d" "$T/nolauncher.yaml"
+PATH=$T/nonexistent "$FABRICD" -n -c "$T/nolauncher.yaml" 2> "$T/n.err" >/dev/null
+grep -q "launcher mpirun: not found on PATH" "$T/n.err" || fail "fabricd -n, no mpirun on PATH: $(cat "$T/n.err")"
+"$FABRICD" -n -c "$CONF" 2> "$T/n.err" >/dev/null || fail "fabricd -n: good config"
+grep -q "launcher" "$T/n.err" && fail "fabricd -n warns about a launcher that is there: $(cat "$T/n.err")"
+
 C=$T/control
 control() { printf '%s\n' "$@" > "$C"; : > "$C.log"; }
 control mode=replay
@@ -73,6 +86,13 @@ gc=$(cat "$T/grandchild.pid")
 sleep 0.5
 alive "$gc" && fail "grandchild $gc survived the group kill"
 
+# 3b. --follow as a person reads it: each line new, after its elapsed time
+ctl validate nccl --hosts gpu1,gpu2 --follow --timeout 2 > "$T/follow.txt"
+n=$(grep -c '^\[[0-9.]* \(ms\|s\)\] job ' "$T/follow.txt")
+[ "$n" -ge 1 ] || fail "--follow: no progress line with its elapsed time: $(cat "$T/follow.txt")"
+[ "$(grep '^\[' "$T/follow.txt" | sed 's/^\[[^]]*\] //' | uniq -d | wc -l)" -eq 0 ] ||
+    fail "--follow repeats a line: $(cat "$T/follow.txt")"
+
 # 4. a crash after the test started: fail, with the signal recorded
 control mode=crash "fixture=$F/v2.17_2node_ring_pass.txt"
 ctl validate nccl --hosts gpu1,gpu2 --follow >/dev/null
@@ -89,11 +109,22 @@ id=$(last)
 [ "$(q "SELECT exit_status, verdict FROM validation_jobs WHERE id=$id")" = "1|inconclusive" ] || fail "garbage"
 ctl version >/dev/null || fail "daemon died on garbage"
 
-# 6. a launcher that is not there: inconclusive (exit 127), not a fault
+# 6. a launcher that is not there: inconclusive (exit 127), not a fault;
+#    the verdict carries the last line of the job's stderr (read here from
+#    the file on disk), so the reason is not only in job log --stderr
 ctl validate nccl --hosts gpu1,gpu2 --launcher srun --follow >/dev/null
 id=$(last)
 [ "$(q "SELECT exit_status, verdict, code FROM validation_jobs WHERE id=$id")" = "127|inconclusive|HarnessError" ] ||
 	fail "missing launcher recorded as $(q "SELECT exit_status, verdict, code FROM validation_jobs WHERE id=$id")"
+tail_line=$(grep . "$(q "SELECT stderr_path FROM validation_jobs WHERE id=$id")" | tail -1)
+[ -n "$tail_line" ] || fail "the job wrote nothing to stderr"
+ctl --json job show "$id" | jq -r .reason | grep -qF "stderr: $tail_line" ||
+    fail "verdict without the stderr tail \"$tail_line\": $(ctl --json job show "$id" | jq -r .reason)"
+# job show prints the command and the environment the record holds
+ctl job show "$id" > "$T/show.txt" || true
+first=$(q "SELECT json_extract(command, '\$[0]') FROM validation_jobs WHERE id=$id")
+grep -q "^command: $first " "$T/show.txt" || fail "job show without the command $first: $(cat "$T/show.txt")"
+grep -q "^  NCCL_ALGO=Ring$" "$T/show.txt" || fail "job show without the environment: $(cat "$T/show.txt")"
 
 # 7. cancel: the group is killed, the record says cancelled
 control mode=hang "pidfile=$T/grandchild2.pid"
@@ -171,5 +202,14 @@ failed=$(awk '/^fabricd_validation_jobs\{.*verdict="fail"/ { s += $NF } END { pr
 [ "$failed" = "$(q "SELECT count(*) FROM validation_jobs WHERE verdict='fail'")" ] ||
 	fail "metrics count $failed failed jobs"
 
+fd_stop
+
+# status says what is missing: mpirun absent, launcher_found false
+cp "$T/nolauncher.yaml" "$CONF"
+fd_start PATH="$T/nonexistent"
+ctl --json status | jq -e '.validation.launcher == "mpirun" and .validation.launcher_found == false and
+    .validation.launcher_path == null and ([.validation.missing[] | select(startswith("launcher mpirun"))] | length) == 1' \
+    >/dev/null || fail "status with mpirun absent: $(ctl --json status | jq -c .validation)"
+grep -q "launcher mpirun: not found on PATH" "$T/fabricd.log" || fail "no warning at start"
 fd_stop
 pass

@@ -2,7 +2,7 @@
 # (tests/fakes/fanout-launcher, installed as srun, mpirun and ssh): each
 # host gets its own sysfs tree and runs the real `fabricctl preflight
 # --local`.
-#   64 healthy hosts                         -> exit 0, timed (README figure)
+#   64 healthy hosts                         -> exit 0, timed (docs/validation.md figure)
 #   gpu017 at 1X, gpu042 never answers       -> exit 1 naming gpu017 only,
 #                                               gpu042 inconclusive, nobody else
 #   --format slurm                           -> one drain line, for gpu017

@@ -6,6 +6,8 @@
 #include <cmocka.h>
 
 #include "cli/parser.c"
+#include "cli/resolve.c"
+#include "cli/usage.c"
 
 static json_t *
 parse(const char *line, const struct cli_command **cmd)

@@ -100,6 +100,15 @@ test_parse_since(void **state)
 	assert_int_equal(event_parse_since("yesterday", &ms), -1);
 	assert_int_equal(event_parse_since("10x", &ms), -1);
 	assert_int_equal(event_parse_since("2026-01-02 03:04:05junk", &ms), -1);
+	/* ISO 8601 with its zone, as fabricctl prints times: 2026-01-02T03:04:05Z
+	 * is 1767323045 s after the epoch (date -u -d ... +%s) */
+	assert_int_equal(event_parse_since("2026-01-02T03:04:05Z", &ms), 0);
+	assert_int_equal(ms, 1767323045000LL);
+	assert_int_equal(event_parse_since("2026-01-02T04:34:05+01:30", &ms), 0);
+	assert_int_equal(ms, 1767323045000LL);
+	assert_int_equal(event_parse_since("2026-01-01T22:04:05-0500", &ms), 0);
+	assert_int_equal(ms, 1767323045000LL);
+	assert_int_equal(event_parse_since("2026-01-02T03:04:05+1", &ms), -1);
 }
 
 static int

@@ -198,7 +198,7 @@ test_add_member_touches_two_ports(void **state)
 	assert_int_equal(fake_port_of(&w->fm, FX_H4, 0)->sets, 1);
 	assert_int_equal(fake_port_of(&w->fm, FX_LEAF2, 2)->sets, 1);
 	assert_int_equal(w->fm.gets, 2);	/* the two read-backs */
-	assert_int_equal(w->fm.pi_gets, 1);	/* leaf2/2 already enforces: no Set */
+	assert_int_equal(w->fm.pi_gets, 1);	/* leaf2:2 already enforces: no Set */
 	assert_int_equal(w->fm.pi_sets, 0);
 	assert_fabric_holds(w, &p);
 	commit(w, &p);
@@ -232,8 +232,8 @@ test_drop_rolls_back(void **state)
 	o = apply(w, &p);
 	assert_false(o.ok);
 	assert_true(o.rolled_back);
-	assert_int_equal(o.nfailed, 2);	/* leaf2/1 and leaf2/2 */
-	assert_non_null(strstr(o.failed[0], "leaf2/"));
+	assert_int_equal(o.nfailed, 2);	/* leaf2:1 and leaf2:2 */
+	assert_non_null(strstr(o.failed[0], "leaf2:"));
 	assert_non_null(strstr(o.failed[0], "timeout"));
 	assert_int_equal(o.nunrestored, 2);	/* leaf2 cannot be reached to restore */
 	snapshot(&w->fm, after);
@@ -268,7 +268,7 @@ test_verify_mismatch_rolls_back(void **state)
 	o = apply(w, &p);
 	assert_false(o.ok);
 	assert_int_equal(o.nfailed, 1);
-	assert_non_null(strstr(o.failed[0], "leaf2/1: block 0 index"));
+	assert_non_null(strstr(o.failed[0], "leaf2:1: block 0 index"));
 	assert_int_equal(o.nunrestored, 0);
 	snapshot(&w->fm, after);
 	assert_memory_equal(before, after, sizeof(before));

@@ -259,7 +259,7 @@ test_capacity(void **state)
 	assert_int_equal(pt_member_add(c, "p4", "h3*", true, &e), 0);
 	assert_int_equal(pt_plan_build(&in, &p, &e), -1);
 	assert_int_equal(e.code, PERR_CAPACITY);
-	assert_non_null(strstr(e.msg, "leaf2/1"));
+	assert_non_null(strstr(e.msg, "leaf2:1"));
 	assert_non_null(strstr(e.msg, "PartitionEnforcementCap 4"));
 	pt_config_free(c);
 	fixture_free(fx);

@@ -91,6 +91,8 @@ test_no_origin_line(void **state)
 	free(t);
 }
 
+/* dot grouped by level: both switches are leaves (one rank), the hosts of
+ * each collapsed into one box, the two sw1-sw2 cables one red edge. */
 static void
 test_dot(void **state)
 {
@@ -102,14 +104,42 @@ test_dot(void **state)
 	assert_memory_equal(t, "graph fabric {\n", 15);
 	assert_string_equal(t + strlen(t) - 2, "}\n");
 	assert_int_equal(c.links, 5);
-	assert_int_equal(count_str(t, " -- "), 5);
+	assert_int_equal(c.degraded, 1);
+	assert_int_equal(count_str(t, " -- "), 3);
 	assert_int_equal(count_str(t, "shape=box"), 2);
-	assert_int_equal(count_str(t, "shape=ellipse"), 3);
-	assert_int_equal(count_str(t, "color=red"), 1);
-	assert_line(t, "\t\"0000000000000200\" -- \"0000000000000300\" [taillabel=\"8\", "
-	    "headlabel=\"8\", label=\"1xQDR degraded\", color=red, penwidth=2, style=dashed];");
-	assert_line(t, "\t\"0000000000000120\" -- \"0000000000000300\" [taillabel=\"2\", "
-	    "headlabel=\"3\", label=\"4xQDR\"];");
+	assert_int_equal(count_str(t, "shape=folder"), 2);
+	assert_int_equal(count_str(t, "rank=same"), 1);
+	assert_line(t, "\t\"0000000000000200\" -- \"0000000000000300\" [xlabel=\"2 x 4xQDR, "
+	    "1 degraded\", color=red, fontcolor=red, penwidth=2];");
+	assert_line(t, "\t\"hosts-0000000000000300\" [label=\"h[2-3]\\n2 host ports\", shape=folder];");
+	free(t);
+}
+
+/* Slurm: every leaf with its hosts as a hostlist; a spine over leaves. */
+static void
+test_slurm(void **state)
+{
+	struct rfix *x = *state;
+	struct fabric_node *sp = fabric_add_node(x->f, 0x400, FABRIC_SWITCH, 8);
+	char *t;
+
+	snprintf(sp->desc, sizeof(sp->desc), "spine 1");
+	rfix_cable(&sp->ports[1], &x->sw1->ports[4], 2, 4);
+	rfix_cable(&sp->ports[2], &x->sw2->ports[4], 2, 4);
+	rfix_cable(&sp->ports[3], &x->sw2->ports[5], 2, 4);
+	fabric_sort(x->f);
+	t = topology_text(x->f, TOPOLOGY_SLURM, 0, NULL);
+	assert_line(t, "SwitchName=sw1 Nodes=h1");
+	assert_line(t, "SwitchName=sw2 Nodes=h[2-3]");
+	assert_line(t, "SwitchName=spine_1 Switches=sw[1-2]");
+	free(t);
+	t = topology_text(x->f, TOPOLOGY_SLURM_YAML, 0, NULL);
+	assert_line(t, "      - switch: \"spine_1\"\n        children: \"sw[1-2]\"");
+	free(t);
+	t = topology_text(x->f, TOPOLOGY_DOT, 0, NULL);
+	assert_int_equal(count_str(t, "rank=same"), 2);
+	/* the spine is the tail: dot ranks it above the leaves */
+	assert_non_null(strstr(t, "\"0000000000000400\" -- \"0000000000000300\" [xlabel=\"2 x 4xQDR\"]"));
 	free(t);
 }
 
@@ -125,7 +155,8 @@ test_hostile_description(void **state)
 	assert_line(t, "Ca\t1 \"H-0000000000000100\"\t\t# \"a'b/c d\"");
 	free(t);
 	t = topology_text(x->f, TOPOLOGY_DOT, 0, NULL);
-	assert_non_null(strstr(t, "label=\"a'b/c d\\nca lid 1\""));
+	/* collapsed under its leaf by its hostname, the first word */
+	assert_non_null(strstr(t, "label=\"a'b/c\\n1 host port\""));
 	free(t);
 }
 
@@ -136,6 +167,9 @@ test_format_names(void **state)
 	assert_int_equal(topology_format_parse(NULL), TOPOLOGY_IBNETDISCOVER);
 	assert_int_equal(topology_format_parse("ibnetdiscover"), TOPOLOGY_IBNETDISCOVER);
 	assert_int_equal(topology_format_parse("dot"), TOPOLOGY_DOT);
+	assert_int_equal(topology_format_parse("slurm"), TOPOLOGY_SLURM);
+	assert_int_equal(topology_format_parse("slurm-yaml"), TOPOLOGY_SLURM_YAML);
+	assert_string_equal(topology_format_name(TOPOLOGY_SLURM_YAML), "slurm-yaml");
 	assert_int_equal(topology_format_parse("xml"), -1);
 	assert_string_equal(topology_format_name(TOPOLOGY_DOT), "dot");
 }
@@ -147,6 +181,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ibnetdiscover_lines, rfix_setup, rfix_teardown),
 		cmocka_unit_test_setup_teardown(test_no_origin_line, rfix_setup, rfix_teardown),
 		cmocka_unit_test_setup_teardown(test_dot, rfix_setup, rfix_teardown),
+		cmocka_unit_test_setup_teardown(test_slurm, rfix_setup, rfix_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_description, rfix_setup, rfix_teardown),
 		cmocka_unit_test(test_format_names),
 	};
