@@ -55,6 +55,9 @@ void pt_state_free(void);
 /* sm_set_pkey_tables()'s provider: the tables last verified on end ports. */
 int pt_sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, void *arg);
 const struct pt_table *pt_table_find(uint64_t node_guid, uint8_t port);
+/* sm_set_pkey_expect()'s provider: the committed table of any port. */
+int pt_audit_expect(uint64_t node_guid, uint8_t port, uint16_t *entries, size_t max,
+    bool *switch_ext, void *arg);
 /* Take the plan's have[] tables as the committed ones (known ports only). */
 void pt_tables_update(const struct pt_plan *p);
 bool pt_have_committed(void *arg, uint64_t node_guid, uint8_t port, uint16_t *t, size_t n);

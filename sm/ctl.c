@@ -138,3 +138,15 @@ ctl_sm_sweep(struct ctl_req *req, json_t *args)
 	sm_sweep_request(sm, ctl_arg_bool(args, "heavy"));
 }
 
+
+void
+ctl_sm_audit(struct ctl_req *req, json_t *args)
+{
+	struct sm *sm = sm_current();
+
+	if (sm == NULL) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");
+		return;
+	}
+	ctl_reply_ok(req, sm_audit_json(sm));
+}

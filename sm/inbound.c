@@ -25,8 +25,12 @@ answer_trap(struct sm *sm, const struct mad_in *in)
 	((ib_smp_t *)mad)->method = IB_MAD_METHOD_TRAP_REPRESS;
 	mad_respond(sm->me, in, mad, MAD_SIZE);
 	log_info("sm: trap %u from LID %u", trap, be16toh(n->issuer_lid));
-	if (trap == 128)	/* link state change: look now, not at the next tick */
+	if (trap == 128) {	/* link state change: look now, not at the next tick */
 		sm_sweep_request(sm, true);
+		sm_audit_target_lid(sm, be16toh(n->issuer_lid));	/* and at its tables */
+	}
+	if (trap == 256)	/* Bad M_Key: someone tried the port; read it back */
+		sm_audit_target_lid(sm, be16toh(n->issuer_lid));
 	/* Capabilities changed, IsSM among them: another SM may have come
 	 * (or settled in STANDBY and want a handover).  Our own port's trap
 	 * at start-up is not news: the first sweep is running anyway. */

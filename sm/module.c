@@ -16,6 +16,9 @@
  *     standby_misses: 3               # polls missed in a row before taking over
  *     sm_key: 0x1                     # SM_Key shared with the other SMs (OpenSM's default)
  *     subnet_prefix: 0xfe80000000000000  # GIDPrefix of every port (the IBA default)
+ *     audit: true                     # read back what was programmed, put back what differs
+ *     audit_interval: 60s             # one slice of the audit pass per interval
+ *     audit_mad_budget: 2000          # MADs (Gets and repairs) per interval
  */
 #include <errno.h>
 #include <stddef.h>
@@ -61,6 +64,7 @@ sm_attach_io(struct sm *sm, struct fabricd *fd)
 	sm->me = test_io.on ? NULL : fd->me;
 	mad_batch_init(&sm->batch, &io, sm);
 	mad_batch_init(&sm->side, &io, sm);
+	mad_batch_init(&sm->audit.batch, &io, sm);
 	sm->own_guid = test_io.on ? test_io.port_guid : mad_engine_port_guid(sm->me);
 	sm->own_port = test_io.on ? test_io.port_num : mad_engine_port_num(sm->me);
 	if (sm->me)
@@ -133,6 +137,9 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_UINT("standby_misses", struct sm_config, standby_misses, 1, 100),
 	CFG_F_UINT("sm_key", struct sm_config, sm_key, 0, UINT64_MAX),
 	CFG_F_UINT("subnet_prefix", struct sm_config, subnet_prefix, 1, UINT64_MAX),
+	CFG_F_BOOL("audit", struct sm_config, audit),
+	CFG_F_DURATION("audit_interval", struct sm_config, audit_interval_ms, 100, 86400000),
+	CFG_F_UINT("audit_mad_budget", struct sm_config, audit_mad_budget, 1, 1000000),
 	CFG_F_END
 };
 
@@ -153,6 +160,9 @@ sm_config_init(void *p)
 	c->standby_misses = 3;
 	c->sm_key = 1;		/* OpenSM's default: the two recognise each other */
 	c->subnet_prefix = 0xfe80000000000000ULL;	/* link-local, IB_DEFAULT_SUBNET_PREFIX */
+	c->audit = true;
+	c->audit_interval_ms = 60000;
+	c->audit_mad_budget = 2000;	/* a 648-port fabric's tables in about two intervals */
 }
 
 const char *
@@ -209,6 +219,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
 	    sm->own_guid, (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
+	sm_audit_start(sm);
 	sm_sweep_request(sm, true);
 	return 0;
 }
@@ -261,6 +272,12 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 		sm_sweep_start_timer(sm);
 	}
 	sm->cfg.standby_poll_ms = cfg->standby_poll_ms;
+	sm->cfg.audit = cfg->audit;
+	sm->cfg.audit_mad_budget = cfg->audit_mad_budget;
+	if (cfg->audit_interval_ms != sm->cfg.audit_interval_ms) {
+		sm->cfg.audit_interval_ms = cfg->audit_interval_ms;
+		sm_audit_reload(sm);
+	}
 	sm_standby_reload(sm);		/* the poll period may follow the sweep's */
 	sm_sweep_request(sm, true);	/* routing may have changed */
 	return 0;
@@ -279,6 +296,7 @@ sm_stop(struct fabricd *fd)
 	sm->nwaiters = 0;
 	/* The sweep must not go on: its MADs' replies reach nobody. */
 	sm_phase_cancel(sm);
+	sm_audit_stop(sm);
 	if (sm->me)
 		mad_engine_set_handler(sm->me, NULL, NULL);	/* the daemon closes it */
 	sm_standby_stop(sm);

@@ -52,6 +52,9 @@ struct sm_config {
 	uint64_t	 standby_misses;	/* polls missed before taking over */
 	uint64_t	 sm_key;		/* SMInfo SM_Key shared by the subnet's SMs */
 	uint64_t	 subnet_prefix;		/* GIDPrefix given to every port */
+	bool		 audit;			/* read back and repair (audit.c) */
+	uint64_t	 audit_interval_ms;
+	uint64_t	 audit_mad_budget;	/* MADs per interval */
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
@@ -82,6 +85,43 @@ struct sm_remote {
 #define SM_MAX_WAITERS 16
 
 struct sweep_step;
+
+/* What the audit found: the last few, for `fabricctl audit`. */
+#define SM_AUDIT_FINDINGS	32
+#define SM_AUDIT_TARGETS	16
+struct sm_audit_finding {
+	int64_t		 time_ms;
+	const char	*table;
+	char		 where[FABRIC_NODE_DESC_LEN + 32];	/* "desc (0xGUID) port N" */
+	uint8_t		 port;
+	uint16_t	 block;
+	char		 diff[160];
+	bool		 repaired, repair_failed;
+};
+
+struct sm_audit_pass {
+	int64_t		 start_ms, end_ms;
+	uint64_t	 reads, findings, repairs, failures;
+	bool		 complete;
+};
+
+/* The audit's state (audit.c). */
+struct sm_audit {
+	struct mad_batch	 batch;
+	struct event		*timer, *kick;
+	bool			 in_pass;		/* the cursor is inside a pass */
+	size_t			 node, chk, item;	/* the cursor */
+	struct sm_audit_pass	 cur, last;
+	uint64_t		 passes, reads, findings, repairs, repair_failed, read_failures;
+	uint64_t		 sets;			/* Sets the audit sent */
+	struct sm_audit_finding	 found[SM_AUDIT_FINDINGS];
+	size_t			 nfound;		/* total ever; found[] is a ring */
+	uint64_t		 targets[SM_AUDIT_TARGETS];	/* node GUIDs to check at once */
+	size_t			 ntargets;
+	uint64_t		 targeted;		/* targeted checks run */
+	struct guid_map		 told;			/* differences already told */
+	struct guid_map		 enforce_seen;		/* ports seen enforcing partitions */
+};
 
 
 struct sm_hook {
@@ -142,6 +182,8 @@ struct sm {
 	size_t			 hook_next;
 	enum sm_hook_point	 hook_point;
 	void			(*hooks_then)(struct sm *);
+
+	struct sm_audit		 audit;
 
 	/* `sweep` commands waiting for the end of a sweep */
 	struct ctl_req		*waiters[SM_MAX_WAITERS];
@@ -216,6 +258,17 @@ void sm_lft_readback(struct sm *sm);
 /* Compute routes and queue the blocks that differ; they are MADs of the
  * current phase, so the caller's next sm_phase_wait() waits for them. */
 void sm_lft_program(struct sm *sm);
+
+/* audit.c: the background read-back and repair (sm/audit.h). */
+void sm_audit_start(struct sm *sm);
+void sm_audit_reload(struct sm *sm);
+void sm_audit_stop(struct sm *sm);
+/* A sweep starts (the audit's MADs are forgotten) or has ended. */
+void sm_audit_sweep_started(struct sm *sm);
+void sm_audit_sweep_ended(struct sm *sm);
+/* A trap named this LID: check its node at once (after the sweep). */
+void sm_audit_target_lid(struct sm *sm, uint16_t lid);
+json_t *sm_audit_json(struct sm *sm);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);

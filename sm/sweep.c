@@ -276,6 +276,7 @@ static void
 sweep_begin(struct sm *sm, bool heavy)
 {
 	sm->sweeping = true;
+	sm_audit_sweep_started(sm);	/* its MADs point into the model we replace */
 	memset(&sm->cur, 0, sizeof(sm->cur));
 	sm->cur.start_ms = event_now_ms();
 	sm->mad_at_start = *mad_engine_counters(sm->me);
@@ -325,6 +326,8 @@ sweep_end(struct sm *sm)
 	sm_ctl_sweep_finished(sm);
 	if (again)
 		sm_sweep_request(sm, heavy);
+	else
+		sm_audit_sweep_ended(sm);	/* traps' targeted checks */
 }
 
 /* sm_sweep_request() (phase.c) fires this from the loop. */
