@@ -50,6 +50,17 @@ void pt_store_history(struct store *st, uid_t uid, bool has_uid, const char *act
     const char *detail, const char *result, const char *message);
 json_t *pt_store_history_list(struct store *st, long long limit);
 
+/* ---- crash-safe changes (intent.c) ---- */
+/* Store the ports p is about to write, with what they hold (own transaction). */
+int pt_intent_record(struct store *st, const struct pt_plan *p, const char *action);
+/* Inside the caller's commit (or rollback record). */
+int pt_intent_clear(struct store *st);
+/* A change a crash interrupted? action gets its name. */
+bool pt_intent_pending(struct store *st, char *action, size_t len);
+/* The plan that puts its ports back (nodes not in the fabric: *missing). */
+size_t pt_intent_plan(struct store *st, struct fabric_node **nodes, size_t n,
+    struct pt_plan *out, size_t *missing);
+
 /* ---- committed state (state.c) ---- */
 void pt_state_free(void);
 /* sm_set_pkey_tables()'s provider: the tables last verified on end ports. */
