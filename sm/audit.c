@@ -274,7 +274,7 @@ audit_step(struct sm *sm)
 		const struct fabric_node *n = fabric_node_at(sm->fabric, a->node);
 		size_t cost;
 
-		if (a->chk >= NCHECKERS) {
+		if (a->chk >= NCHECKERS || n->unreachable) {
 			a->node++;
 			a->chk = a->item = 0;
 			continue;
@@ -302,6 +302,8 @@ check_node(struct sm *sm, size_t node)
 	const struct fabric_node *n = fabric_node_at(sm->fabric, node);
 	size_t chk, item;
 
+	if (n->unreachable)
+		return;		/* not answering: the light sweeps probe it */
 	for (chk = 0; chk < NCHECKERS; chk++)
 		for (item = 0; item < checkers[chk]->items(sm, n); item++)
 			send_item(sm, node, chk, item);

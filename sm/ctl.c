@@ -32,9 +32,10 @@ ctl_sm_nodes(struct ctl_req *req, json_t *args)
 		return;
 	rows = json_array();
 	FABRIC_FOREACH_NODE(f, i, n)
-		json_array_append_new(rows, json_pack("{s:o, s:s, s:i, s:i, s:i, s:s}",
+		json_array_append_new(rows, json_pack("{s:o, s:s, s:i, s:i, s:i, s:s, s:b}",
 		    "guid", sm_guid_json(n->guid), "type", fabric_node_type_name(n->type),
-		    "lid", n->lid, "ports", n->nports, "hops", n->hops, "description", n->desc));
+		    "lid", n->lid, "ports", n->nports, "hops", n->hops, "description", n->desc,
+		    "unreachable", n->unreachable));
 	ctl_reply_ok(req, json_pack("{s:o}", "nodes", rows));
 }
 

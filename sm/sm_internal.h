@@ -185,6 +185,10 @@ struct sm {
 
 	struct sm_audit		 audit;
 
+	/* loss recovery (recover.c): unreachable nodes' probe backoff */
+	unsigned		 lost_backoff, lost_wait;
+	bool			 lost_answered;
+
 	/* `sweep` commands waiting for the end of a sweep */
 	struct ctl_req		*waiters[SM_MAX_WAITERS];
 	uint64_t		 waiter_sweep[SM_MAX_WAITERS];	/* answered when sweeps >= */
@@ -258,6 +262,19 @@ void sm_lft_readback(struct sm *sm);
 /* Compute routes and queue the blocks that differ; they are MADs of the
  * current phase, so the caller's next sm_phase_wait() waits for them. */
 void sm_lft_program(struct sm *sm);
+
+/* recover.c: MAD loss.  Discovery tries a failed probe SM_PROBE_TRIES
+ * more times; then the last model's view is kept: */
+#define SM_PROBE_TRIES	3
+/* a port's PortInfo (false: none known) */
+bool sm_recover_port(struct sm *sm, struct fabric_port *p);
+/* a node's NodeDescription and SwitchInfo (false: none known) */
+bool sm_recover_node(struct sm *sm, struct fabric_node *n);
+/* the CA that answered behind `from` (link up) before: kept, unreachable */
+void sm_recover_ca(struct sm *sm, struct fabric_port *from);
+/* Light sweep: probe the unreachable again, with backoff. */
+void sm_recover_light_probe(struct sm *sm);
+void sm_recover_sweep_done(struct sm *sm);
 
 /* audit.c: the background read-back and repair (sm/audit.h). */
 void sm_audit_start(struct sm *sm);

@@ -303,6 +303,7 @@ sweep_finish(struct sm *sm)
 		event_post(EV_WARNING, "sm", NULL, "sweep: %u probes failed: %s",
 		    sm->cur.unreachable, sm->cur.unreachable_text);
 	sm->last = sm->cur;
+	sm_recover_sweep_done(sm);
 	if (sm->cur.kind == SWEEP_HEAVY || sm->cur.changes)
 		log_info("sm: %s sweep %s in %lld ms: %llu MADs, %llu retries, %u changes, "
 		    "%u LFT blocks, %u port sets", sm->cur.kind == SWEEP_HEAVY ? "heavy" : "light",
