@@ -8,12 +8,12 @@ DESTDIR ?=
 O       ?= build
 CC      ?= cc
 
-PKGS     = libevent_core libevent_pthreads yaml-0.1 sqlite3 libibumad libibmad jansson libmnl
+PKGS     = libevent_core libevent_pthreads yaml-0.1 sqlite3 libibumad libibmad jansson libmnl libcrypto
 CLI_PKGS = jansson
 
 DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
            libibumad-dev libibmad-dev libopensm-dev libjansson-dev libcmocka-dev \
-           libmnl-dev ibsim-utils infiniband-diags opensm iproute2 sqlite3 \
+           libmnl-dev libssl-dev openssl ibsim-utils infiniband-diags opensm iproute2 sqlite3 \
            util-linux procps psmisc ethtool jq
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \

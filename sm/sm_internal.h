@@ -20,6 +20,7 @@
 #include "daemon/fabricd.h"
 #include "fabric/fabric.h"
 #include "sm/election.h"
+#include "sm/mkey.h"
 #include "sm/model.h"
 #include "mad/batch.h"
 #include "mad/mad.h"
@@ -55,6 +56,9 @@ struct sm_config {
 	bool		 audit;			/* read back and repair (audit.c) */
 	uint64_t	 audit_interval_ms;
 	uint64_t	 audit_mad_budget;	/* MADs per interval */
+	char		*mkey_secret;		/* the config's; sm->mkey holds the copy */
+	uint64_t	 mkey_protect;		/* M_KeyProtectBits 0..3 */
+	uint64_t	 mkey_lease_ms;		/* M_KeyLeasePeriod (whole seconds) */
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
@@ -184,6 +188,7 @@ struct sm {
 	void			(*hooks_then)(struct sm *);
 
 	struct sm_audit		 audit;
+	struct sm_mkey		 mkey;		/* per-port M_Keys (mkey.c) */
 
 	/* loss recovery (recover.c): unreachable nodes' probe backoff */
 	unsigned		 lost_backoff, lost_wait;
