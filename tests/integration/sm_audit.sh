@@ -9,7 +9,8 @@
 # and on its switch port, and beta's key taken off host3.  What the ports
 # hold is read with smpquery and ibroute; the Sets fabricd sends are
 # counted below its umad calls (tests/fixtures/mad/madlog.c), not asked of
-# fabricd.
+# fabricd.  Last, a trap 128 (a link of sw-l2 bounced) makes the audit
+# check sw-l2 at once, without waiting for a pass.
 #
 #   sw-s1 (spine) -- sw-l1: host1 (SM, [1]), host2 ([2])
 #                 -- sw-l2: host3 ([1]), host4 ([2])
@@ -132,5 +133,22 @@ p0=$(audit .passes)
 : > "$MADLOG"
 wait_passes $((p0 + 1)) 20
 [ "$(sets_logged)" = 0 ] || fail "Sets after the repair: $(awk '$2 == "0x02"' "$MADLOG" | head)"
+
+# 6. A trap checks its sender at once: with no periodic pass for an hour,
+# sw-l2's port 0 P_Key table is changed, then a link of sw-l2 bounces
+# (trap 128 from sw-l2); the table is put back by the targeted check.
+sed -i "s/audit_interval: ${INTERVAL}s/audit_interval: 1h/" "$CONF"
+ctl reload >/dev/null || fail "reload"
+[ "$(audit .interval_ms)" = 3600000 ] || fail "reload: interval $(audit .interval_ms)"
+l2_table=$(pk $L2 0) targeted=$(audit .totals.targeted)
+tamper -A 0x16 -M 0 -d "$sw_l2" -b "6=0x8b,7=0x01"
+sim_console 'Unlink "host4"[1]' || fail console
+sim_console 'ReLink "host4"[1]' || fail console
+end=$(( $(date +%s) + 10 ))
+until [ "$(pk $L2 0)" = "$l2_table" ]; do
+	[ "$(date +%s)" -gt "$end" ] && fail "sw-l2 port 0 not put back after its trap: [$(pk $L2 0)], was [$l2_table]; $(audit .findings)"
+	sleep 0.2
+done
+[ "$(audit .totals.targeted)" -gt "$targeted" ] || fail "no targeted check counted: $(audit .totals)"
 fd_stop
 pass
