@@ -281,6 +281,7 @@ void
 pt_change_run(struct pt_change *ch)
 {
 	struct run *r = xcalloc(1, sizeof(*r));
+	char action[64];
 	struct pt_plan_input in;
 	struct fabric *f;
 	struct mad_io io;
@@ -293,6 +294,14 @@ pt_change_run(struct pt_change *ch)
 		if (r->ch.req)
 			ctl_reply_error(r->ch.req, PERR_BUSY, "another partition change or a sweep "
 			    "is being applied; try again");
+		run_free(r);
+		return;
+	}
+	if (!r->ch.dry_run && pt_fabric_now() != NULL &&
+	    pt_intent_pending(pt_state.store, action, sizeof(action))) {
+		if (r->ch.req)
+			ctl_reply_error(r->ch.req, PERR_BUSY, "an interrupted '%s' is not undone yet "
+			    "(a port did not answer); it is tried again at the next sweep", action);
 		run_free(r);
 		return;
 	}
@@ -415,6 +424,7 @@ pt_sweep_resume(void)
 struct recovery {
 	struct pt_plan		 plan;
 	struct fabric_node	**nodes;
+	size_t			 nnodes;
 	char			 action[64];
 	size_t			 missing;
 	struct fabric		*f;
@@ -432,8 +442,12 @@ on_recovered(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	pt_state.busy = false;
 	store_begin(pt_state.store);
 	pt_tables_update(plan);
-	if (rep->ok && rc->missing == 0)
+	if (rep->ok) {
+		/* ports not in the fabric now: their tables are unknown, read
+		 * (and written) when they come back */
+		pt_intent_forget_missing(pt_state.store, rc->nodes, rc->nnodes);
 		pt_intent_clear(pt_state.store);
+	}
 	if (rep->ok)
 		xasprintf(&msg, "an interrupted '%s' was undone: %zu port%s read back, %zu put back to "
 		    "the committed table%s%s", rc->action, plan->nports, plan->nports == 1 ? "" : "s",
@@ -447,8 +461,12 @@ on_recovered(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	free(msg);
 	pt_plan_free(&rc->plan);
 	free(rc->nodes);
-	/* now the sweep's own tables, from the committed state */
-	pt_sweep_hook(rc->f, rc->topology_changed, rc->done, rc->token, NULL);
+	/* now the sweep's own tables, from the committed state; nothing new
+	 * is written while an interrupted change is not undone */
+	if (rep->ok)
+		pt_sweep_hook(rc->f, rc->topology_changed, rc->done, rc->token, NULL);
+	else
+		rc->done(rc->token);
 	free(rc);
 }
 
@@ -469,6 +487,7 @@ start_recovery(struct fabric *f, bool topology_changed, void (*done)(void *token
 	rc->done = done;
 	rc->token = token;
 	rc->nodes = pt_nodes_of(f, &n);
+	rc->nnodes = n;
 	pt_intent_plan(pt_state.store, rc->nodes, n, &rc->plan, &rc->missing);
 	io = mad_io_engine(fabricd_mad());
 	pt_state.busy = true;

@@ -139,6 +139,34 @@ add_port(struct pt_plan *p, struct fabric_node *n, sqlite3_stmt *s)
 		pp->want[k] = (uint16_t)(b[2 * k] << 8 | b[2 * k + 1]);
 }
 
+void
+pt_intent_forget_missing(struct store *st, struct fabric_node **nodes, size_t n)
+{
+	sqlite3_stmt *s = store_prepare(st, "SELECT node_guid, port FROM pt_intent");
+	uint64_t *gone = NULL;
+	uint8_t *port = NULL;
+	size_t ngone = 0;
+
+	if (s == NULL)
+		return;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		uint64_t g = (uint64_t)sqlite3_column_int64(s, 0);
+
+		if (node_of(nodes, n, g) != NULL)
+			continue;
+		gone = xreallocarray(gone, ngone + 1, sizeof(*gone));
+		port = xreallocarray(port, ngone + 1, sizeof(*port));
+		gone[ngone] = g;
+		port[ngone++] = (uint8_t)sqlite3_column_int(s, 1);
+	}
+	sqlite3_reset(s);
+	/* after the statement: forgetting writes to the store */
+	for (size_t i = 0; i < ngone; i++)
+		pt_table_forget(gone[i], port[i]);
+	free(gone);
+	free(port);
+}
+
 size_t
 pt_intent_plan(struct store *st, struct fabric_node **nodes, size_t n, struct pt_plan *out,
     size_t *missing)

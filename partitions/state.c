@@ -51,6 +51,15 @@ forget_table(struct pt_table *t)
 }
 
 void
+pt_table_forget(uint64_t node_guid, uint8_t port)
+{
+	struct pt_table *t = (struct pt_table *)pt_table_find(node_guid, port);
+
+	if (t != NULL)
+		forget_table(t);
+}
+
+void
 pt_tables_update(const struct pt_plan *p)
 {
 	size_t changed = 0;

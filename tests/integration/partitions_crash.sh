@@ -23,7 +23,7 @@ fd_setup
 fd_on_exit sim_stop
 SIM_DIR=$T/sim
 CHANGES=${CRASH_CHANGES:-20}
-DELAY=40	# ms per P_KeyTable Set: a change writes 8 blocks
+DELAY=25	# ms per P_KeyTable Set: a change writes 8 blocks
 
 # label -> directed route [port] from host1
 route_of() {
@@ -99,7 +99,7 @@ while [ $chg -le "$CHANGES" ]; do
 	fi
 	ctl "$@" >/dev/null 2>&1 &
 	cpid=$!
-	sleep "0.$(( $(od -An -N2 -tu2 /dev/urandom) % 400 + 20 ))"
+	sleep "0.$(( $(od -An -N2 -tu2 /dev/urandom) % 250 + 20 ))"
 	kill -KILL "$FD_PID"
 	wait "$FD_PID" 2>/dev/null
 	wait "$cpid" 2>/dev/null
