@@ -1,7 +1,8 @@
 /*
  * The one place an SMP header is built (mad/mad.h): class by route,
  * permissive DrSLID/DrDLID for directed routes, and the destination
- * port's M_Key, so that every SMP fabricd sends carries it.
+ * port's M_Key, so that every SMP fabricd sends carries it (and no
+ * PortInfo Set writes a key of 0 over it).
  */
 #include <string.h>
 #include <endian.h>
@@ -35,4 +36,9 @@ mad_smp_build(uint8_t *mad, const struct mad_addr *addr, uint8_t method, uint16_
 		smp->mgmt_class = IB_MCLASS_SUBN_LID;
 	if (data)
 		memcpy(smp->data, data, IB_SMP_DATA_SIZE);
+	/* A PortInfo Set built from a Get (which hides the key at protection
+	 * 1 and up) must not clear the port's key: whoever sends it. */
+	if (mkey && method == IB_MAD_METHOD_SET && attr_id == 0x0015 && data &&
+	    ((const ib_port_info_t *)smp->data)->m_key == 0)
+		((ib_port_info_t *)smp->data)->m_key = htobe64(mkey);
 }

@@ -53,8 +53,12 @@ until ctl --json status 2>/dev/null | jq -e '.. | objects | select(.state? == "u
 done
 
 # 1. Activation wrote each port's key, protection 2, lease 60 s.
-awk '$3 == "0x0015" && $2 == "0x02" && NF >= 10 && $8 != "0x0000000000000000" { print $7, $8, $9, $10 }' \
+# (the Sets that protect: a switch's external ports get PortInfo Sets
+# too, for their link state, and those only keep the key in the payload)
+awk '$3 == "0x0015" && $2 == "0x02" && NF >= 10 && $9 != 0 { print $7, $8, $9, $10 }' \
     "$MADLOG" | sort -u > "$T/set"
+awk '$3 == "0x0015" && $2 == "0x02" && $8 == "0x0000000000000000"' "$MADLOG" > "$T/clear"
+[ -s "$T/clear" ] && fail "PortInfo Sets writing an M_Key of 0: $(head -3 "$T/clear")"
 n=$(cut -d' ' -f1 "$T/set" | sort -u | wc -l)
 [ "$n" -eq 7 ] || fail "$n ports given an M_Key, want 7 (4 CA ports, 3 switches): $(cat "$T/set")"
 while read -r path key mpb lease; do

@@ -93,6 +93,18 @@ smp_to_each_port_carries_its_key(void **state)
 		struct mad_addr a = { .directed = true, .hops = 2, .path = { 0, 1, 5 } };
 		assert_null(sm_mkey_port_of(x->f, x->h1->ports[1].guid, &a));
 	}
+	/* a PortInfo Set made from a Get (key hidden: 0) keeps the key */
+	{
+		struct mad_addr a = { .directed = true, .hops = 1, .path = { 0, 1 } };
+		uint8_t mad[MAD_SIZE], pi[64] = { 0 };
+		uint64_t key = sm_mkey_of(&k, x->sw1->ports[0].guid);
+
+		mad_smp_build(mad, &a, 0x02, 0x0015, 3, pi, key);
+		assert_int_equal(be64toh(((const ib_port_info_t *)((const ib_smp_t *)mad)->data)->m_key),
+		    key);
+		mad_smp_build(mad, &a, 0x01, 0x0015, 3, NULL, key);	/* a Get: no payload */
+		assert_int_equal(((const ib_smp_t *)mad)->data[0], 0);
+	}
 	/* off: every SMP carries 0 */
 	k.enabled = false;
 	assert_int_equal(sm_mkey_of(&k, x->h2->ports[1].guid), 0);
