@@ -35,7 +35,9 @@ for _ in 1 2 3; do ctl sweep --heavy >/dev/null || fail "sweep refused"; done
 for s in $lossy; do sim_console "Error \"$s\" 0" || fail console; done
 failed=$(db "SELECT coalesce(sum(unreachable), 0) FROM sm_sweeps WHERE kind = 'heavy'")
 kept=$(db "SELECT count(*) FROM events WHERE message LIKE '%unreachable, kept with its routes%'")
-echo "during the loss: $failed probes failed, $kept CAs kept as unreachable"
+lost=$(db "SELECT coalesce(sum(timeouts), 0) FROM sm_sweeps WHERE kind = 'heavy'")
+echo "during the loss: $lost MADs timed out, $failed probes failed after asking again, $kept CAs kept as unreachable"
+[ "$lost" -gt 0 ] || fail "the loss lost nothing: the test proves little"
 
 # within two light sweeps from now
 last=$(db "SELECT max(id) FROM sm_sweeps")
