@@ -9,12 +9,12 @@ O       ?= build
 CC      ?= cc
 
 PKGS     = libevent_core libevent_extra libevent_pthreads yaml-0.1 sqlite3 libibumad libibmad jansson libmnl \
-           libsystemd
+           libsystemd libcrypto
 CLI_PKGS = jansson
 
 DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
            libibumad-dev libibmad-dev libopensm-dev libjansson-dev libcmocka-dev \
-           libmnl-dev ibsim-utils infiniband-diags opensm iproute2 sqlite3 \
+           libmnl-dev libssl-dev openssl ibsim-utils infiniband-diags opensm iproute2 sqlite3 \
            util-linux procps psmisc ethtool jq \
            libsystemd-dev systemd curl prometheus lintian debhelper fakeroot dpkg-dev
 # graphviz: the tests render topology --format dot to SVG (sm_topology_plan.sh)
@@ -43,7 +43,7 @@ TOOL_BINS = $(TOOL_SRCS:tools/%.c=$(O)/tools/%)
 SQL      = $(sort $(wildcard schemas/*.sql))
 
 all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS) $(O)/tests/libroce_nlfake.so \
-    $(O)/bench/routebench $(O)/fabricctl.bash
+    $(O)/tests/libmadlog.so $(O)/bench/routebench $(O)/fabricctl.bash
 
 # deps: install the Debian packages that are missing.  Idempotent and quiet
 # when all are present; apt-get update only when something must be fetched.
@@ -86,6 +86,12 @@ $(O)/tools/%: tools/%.c
 $(O)/tests/libroce_nlfake.so: tests/fixtures/roce/nlfake.c tests/fixtures/roce/fake_mlx5.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -fPIC -shared -o $@ $< -ldl
+
+# The MAD-log double (LD_PRELOAD before umad2sim into fabricd): what the
+# daemon sends, counted by the tests without asking the daemon.
+$(O)/tests/libmadlog.so: tests/fixtures/mad/madlog.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -isystem /usr/include/infiniband -fPIC -shared -o $@ $< -ldl
 
 # The SQL migrations are compiled into the daemon so that an installed
 # fabricd never depends on finding schema files at run time.

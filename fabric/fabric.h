@@ -46,6 +46,7 @@ struct fabric_port {
 	uint16_t		 sm_lid;	/* MasterSMLID the port holds */
 	uint8_t			 lmc;
 	bool			 linkup;	/* PortPhysicalState LinkUp */
+	uint8_t			 probe_tries;	/* discovery's extra tries of this port's MADs */
 	uint8_t			 pi[64] __attribute__((aligned(8)));	/* PortInfo as last read, for Sets */
 };
 
@@ -70,6 +71,9 @@ struct fabric_node {
 	bool			 lft_known;	/* lft mirrors the switch (read or written) */
 	uint8_t			 path_port;	/* CA: the port its path enters by */
 	uint8_t			 pending;	/* discovery MADs still out for it */
+	uint8_t			 probe_tries;	/* discovery's extra tries of its node MADs */
+	bool			 unreachable;	/* link up but not answering: kept from the
+						   last model with its routes (discover.c) */
 	uint8_t			 si[64] __attribute__((aligned(8)));	/* SwitchInfo as last read */
 	uint64_t		 port_guid;	/* NodeInfo PortGUID (CA: of path_port) */
 	uint32_t		 vendor_id;

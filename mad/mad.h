@@ -94,6 +94,18 @@ void mad_engine_set_handler(struct mad_engine *me, mad_in_cb cb, void *arg);
 uint64_t mad_engine_port_guid(const struct mad_engine *me);
 uint8_t mad_engine_port_num(const struct mad_engine *me);
 
+/*
+ * M_Key: the key every SMP carries is the destination port's, asked of
+ * fn (the SM knows which port an address reaches and its key); 0 without
+ * one.  The engine never logs it.
+ */
+typedef uint64_t (*mad_mkey_fn)(const struct mad_addr *addr, void *arg);
+void mad_engine_set_mkey(struct mad_engine *me, mad_mkey_fn fn, void *arg);
+
+/* The SMP (MAD_SIZE bytes) for addr, M_Key mkey (smp.c; what mad_smp sends). */
+void mad_smp_build(uint8_t *mad, const struct mad_addr *addr, uint8_t method, uint16_t attr_id,
+    uint32_t attr_mod, const void *data, uint64_t mkey);
+
 /* SubnMgt Get/Set (class 0x01/0x81 chosen by addr->directed).  data is the
  * 64-byte SMP payload for a Set.  Returns 0 if queued. */
 int mad_smp(struct mad_engine *me, const struct mad_addr *addr, uint8_t method,

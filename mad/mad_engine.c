@@ -86,6 +86,8 @@ struct mad_engine {
 	bool			 closing;	/* no new MADs: close() is cancelling */
 	mad_in_cb		 handler;
 	void			*handler_arg;
+	mad_mkey_fn		 mkey;		/* the destination port's M_Key */
+	void			*mkey_arg;
 	struct mad_counters	 cnt;
 };
 
@@ -261,7 +263,6 @@ mad_smp(struct mad_engine *me, const struct mad_addr *addr, uint8_t method,
     uint16_t attr_id, uint32_t attr_mod, const void *data, mad_cb cb, void *arg)
 {
 	struct mad_req *r;
-	ib_smp_t *smp;
 
 	if (me->closing)
 		return -ECANCELED;
@@ -273,28 +274,10 @@ mad_smp(struct mad_engine *me, const struct mad_addr *addr, uint8_t method,
 	r->len = MAD_SIZE;
 	r->qpn = 0;
 	r->qkey = 0;
-	memset(r->mad, 0, MAD_SIZE);
-	smp = (ib_smp_t *)r->mad;
-	smp->base_ver = 1;
-	smp->class_ver = 1;
-	smp->method = method;
-	smp->attr_id = htobe16(attr_id);
-	smp->attr_mod = htobe32(attr_mod);
-	if (addr->directed) {
-		/* DR with permissive DrSLID/DrDLID: ibsim drops anything else
-		 * silently, and LID routing fails before ports are ACTIVE. */
-		r->mclass = smp->mgmt_class = IB_MCLASS_SUBN_DIR;
-		r->dlid = 0xFFFF;
-		smp->hop_count = addr->hops;
-		smp->dr_slid = 0xFFFF;
-		smp->dr_dlid = 0xFFFF;
-		memcpy(smp->initial_path + 1, addr->path + 1, addr->hops);
-	} else {
-		r->mclass = smp->mgmt_class = IB_MCLASS_SUBN_LID;
-		r->dlid = addr->dlid;
-	}
-	if (data)
-		memcpy(smp->data, data, IB_SMP_DATA_SIZE);
+	mad_smp_build(r->mad, addr, method, attr_id, attr_mod, data,
+	    me->mkey ? me->mkey(addr, me->mkey_arg) : 0);
+	r->mclass = r->mad[1];
+	r->dlid = addr->directed ? 0xFFFF : addr->dlid;
 	mad_enqueue(me, r);
 	return 0;
 }
@@ -680,6 +663,13 @@ mad_engine_set_timing(struct mad_engine *me, unsigned timeout_ms, unsigned retri
 	 * MAD timers cost O(1) each.  MADs in flight keep the one they had. */
 	me->timeout = event_base_init_common_timeout(me->base, &tv);
 	me->retries = retries;
+}
+
+void
+mad_engine_set_mkey(struct mad_engine *me, mad_mkey_fn fn, void *arg)
+{
+	me->mkey = fn;
+	me->mkey_arg = fn ? arg : NULL;
 }
 
 void

@@ -37,6 +37,7 @@ struct run {
 	struct pt_plan		*plan;
 	struct mad_batch	 batch;		/* this phase's MADs */
 	pt_apply_done		 done;
+	pt_apply_intent		 intent;
 	void			*arg;
 	enum phase		 phase;
 	struct port_run		*pr;
@@ -379,7 +380,13 @@ phase_next(void *owner)
 	case PH_READ:
 		if (r->any_failed)
 			finish(r);
-		else
+		else if (r->intent && pt_plan_dirty_blocks(r->plan) > 0 &&
+		    r->intent(r->plan, r->arg) != 0) {
+			r->any_failed = true;	/* nothing written: no rollback */
+			if (r->plan->nports)
+				port_fail(r, 0, "the change could not be recorded before writing");
+			finish(r);
+		} else
 			phase_enter(r, PH_WRITE, start_write);
 		break;
 	case PH_WRITE:
@@ -402,6 +409,13 @@ phase_next(void *owner)
 int
 pt_apply_start(struct pt_plan *plan, const struct mad_io *io, pt_apply_done done, void *arg)
 {
+	return pt_apply_start_intent(plan, io, NULL, done, arg);
+}
+
+int
+pt_apply_start_intent(struct pt_plan *plan, const struct mad_io *io, pt_apply_intent intent,
+    pt_apply_done done, void *arg)
+{
 	struct run *r;
 
 	if (io == NULL || io->smp == NULL || done == NULL)
@@ -410,6 +424,7 @@ pt_apply_start(struct pt_plan *plan, const struct mad_io *io, pt_apply_done done
 	r->plan = plan;
 	mad_batch_init(&r->batch, io, r);
 	r->done = done;
+	r->intent = intent;
 	r->arg = arg;
 	r->pr = xcalloc(plan->nports ? plan->nports : 1, sizeof(*r->pr));
 	for (size_t i = 0; i < plan->nports; i++)

@@ -53,4 +53,12 @@ typedef void (*pt_apply_done)(struct pt_plan *plan, const struct pt_apply_report
  * a MAD.  Returns 0, or -1 if the run could not start (done not called). */
 int pt_apply_start(struct pt_plan *plan, const struct mad_io *io, pt_apply_done done, void *arg);
 
+/* Called once the tables are read and before the first Set (not at all
+ * when nothing is to be written), with every have[] known: the place to
+ * record durably what is about to change.  Nonzero stops the run before
+ * anything is written (done reports the failure). */
+typedef int (*pt_apply_intent)(const struct pt_plan *plan, void *arg);
+int pt_apply_start_intent(struct pt_plan *plan, const struct mad_io *io, pt_apply_intent intent,
+    pt_apply_done done, void *arg);
+
 #endif

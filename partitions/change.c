@@ -233,6 +233,15 @@ failed_ports_json(const struct pt_apply_report *rep)
 	return a;
 }
 
+/* Before the first Set: the ports about to change, durably (intent.c). */
+static int
+record_change(const struct pt_plan *plan, void *arg)
+{
+	struct run *r = arg;
+
+	return pt_intent_record(pt_state.store, plan, r->ch.action);
+}
+
 static void
 on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 {
@@ -240,7 +249,11 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	char *msg;
 
 	pt_state.busy = false;
+	/* the tables the ports hold, the partition set and the end of the
+	 * intent: one transaction, so a crash sees the change whole or not */
+	store_begin(pt_state.store);
 	pt_tables_update(plan);
+	pt_intent_clear(pt_state.store);
 	if (rep->ok) {
 		commit_model(r, plan->index, plan->nindex);
 		xasprintf(&msg, "applied: %zu port%s written with %zu PartitionTable Set%s, "
@@ -249,6 +262,7 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 		pt_state.changes_ok++;
 		pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
 		    "ok", msg);
+		store_commit(pt_state.store);
 		event_post(EV_INFO, "partitions", NULL, "%s: %s", r->ch.action, msg);
 		if (r->ch.req)
 			ctl_reply_ok(r->ch.req, json_pack("{s:s, s:I, s:I, s:I}", "result", "ok",
@@ -259,6 +273,7 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 		pt_state.changes_failed++;
 		pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
 		    "failed", msg);
+		store_commit(pt_state.store);
 		event_post(EV_ERROR, "partitions", NULL, "%s: %s", r->ch.action, msg);
 		if (r->ch.req) {
 			json_t *ports = failed_ports_json(rep);
@@ -301,6 +316,7 @@ void
 pt_change_run(struct pt_change *ch)
 {
 	struct run *r = xcalloc(1, sizeof(*r));
+	char action[64];
 	struct pt_plan_input in;
 	struct fabric *f;
 	struct mad_io io;
@@ -313,6 +329,14 @@ pt_change_run(struct pt_change *ch)
 		if (r->ch.req)
 			ctl_reply_error(r->ch.req, PERR_BUSY, "another partition change or a sweep "
 			    "is being applied; try again");
+		run_free(r);
+		return;
+	}
+	if (!r->ch.dry_run && pt_fabric_now() != NULL &&
+	    pt_intent_pending(pt_state.store, action, sizeof(action))) {
+		if (r->ch.req)
+			ctl_reply_error(r->ch.req, PERR_BUSY, "an interrupted '%s' is not undone yet "
+			    "(a port did not answer); it is tried again at the next sweep", action);
 		run_free(r);
 		return;
 	}
@@ -338,7 +362,7 @@ pt_change_run(struct pt_change *ch)
 	}
 	io = mad_io_engine(fabricd_mad());
 	pt_state.busy = true;
-	if (pt_apply_start(&r->plan, &io, on_applied, r) != 0) {
+	if (pt_apply_start_intent(&r->plan, &io, record_change, on_applied, r) != 0) {
 		pt_state.busy = false;
 		pt_err_set(&e, PERR_INTERNAL, "could not start applying");
 		reject(r, &e);
@@ -362,7 +386,9 @@ on_swept(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	char *msg;
 
 	pt_state.busy = false;
+	store_begin(pt_state.store);
 	pt_tables_update(plan);
+	pt_intent_clear(pt_state.store);
 	if (rep->ok) {
 		if (!s->quarantine && (plan->nindex != pt_state.nindex ||
 		    (plan->nindex && memcmp(plan->index, pt_state.index,
@@ -384,10 +410,17 @@ on_swept(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 		event_post(EV_ERROR, "partitions", NULL, "sweep: %s", msg);
 		free(msg);
 	}
+	store_commit(pt_state.store);
 	s->done(s->token);
 	pt_plan_free(&s->plan);
 	free(s->nodes);
 	free(s);
+}
+
+static int
+record_sweep(const struct pt_plan *plan, void *arg)
+{
+	return pt_intent_record(pt_state.store, plan, "sweep");
 }
 
 static int
@@ -418,6 +451,91 @@ pt_sweep_resume(void)
 	pt_sweep_hook(deferred.f, deferred.topology_changed, deferred.done, deferred.token, NULL);
 }
 
+/*
+ * A change a crash interrupted (intent.c): its ports are read back and
+ * put back to what they held before it, the committed state, before this
+ * sweep plans anything.  A failure keeps the intent for the next sweep.
+ */
+struct recovery {
+	struct pt_plan		 plan;
+	struct fabric_node	**nodes;
+	size_t			 nnodes;
+	char			 action[64];
+	size_t			 missing;
+	struct fabric		*f;
+	bool			 topology_changed;
+	void			(*done)(void *token);
+	void			*token;
+};
+
+static void
+on_recovered(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
+{
+	struct recovery *rc = arg;
+	char *msg;
+
+	pt_state.busy = false;
+	store_begin(pt_state.store);
+	pt_tables_update(plan);
+	if (rep->ok) {
+		/* ports not in the fabric now: their tables are unknown, read
+		 * (and written) when they come back */
+		pt_intent_forget_missing(pt_state.store, rc->nodes, rc->nnodes);
+		pt_intent_clear(pt_state.store);
+	}
+	if (rep->ok)
+		xasprintf(&msg, "an interrupted '%s' was undone: %zu port%s read back, %zu put back to "
+		    "the committed table%s%s", rc->action, plan->nports, plan->nports == 1 ? "" : "s",
+		    rep->ports_written, rep->ports_written == 1 ? "" : "s",
+		    rc->missing ? "; ports not in the fabric now are read when they return" : "");
+	else
+		msg = failure_text(rep);
+	pt_store_history(pt_state.store, 0, false, "recover", NULL, rep->ok ? "ok" : "failed", msg);
+	store_commit(pt_state.store);
+	event_post(rep->ok ? EV_WARNING : EV_ERROR, "partitions", NULL, "recovery: %s", msg);
+	free(msg);
+	pt_plan_free(&rc->plan);
+	free(rc->nodes);
+	/* now the sweep's own tables, from the committed state; nothing new
+	 * is written while an interrupted change is not undone */
+	if (rep->ok)
+		pt_sweep_hook(rc->f, rc->topology_changed, rc->done, rc->token, NULL);
+	else
+		rc->done(rc->token);
+	free(rc);
+}
+
+static bool
+start_recovery(struct fabric *f, bool topology_changed, void (*done)(void *token), void *token)
+{
+	struct recovery *rc;
+	char action[64];
+	struct mad_io io;
+	size_t n;
+
+	if (!pt_intent_pending(pt_state.store, action, sizeof(action)))
+		return false;
+	rc = xcalloc(1, sizeof(*rc));
+	snprintf(rc->action, sizeof(rc->action), "%s", action);
+	rc->f = f;
+	rc->topology_changed = topology_changed;
+	rc->done = done;
+	rc->token = token;
+	rc->nodes = pt_nodes_of(f, &n);
+	rc->nnodes = n;
+	pt_intent_plan(pt_state.store, rc->nodes, n, &rc->plan, &rc->missing);
+	io = mad_io_engine(fabricd_mad());
+	pt_state.busy = true;
+	if (pt_apply_start(&rc->plan, &io, on_recovered, rc) != 0) {
+		pt_state.busy = false;
+		pt_plan_free(&rc->plan);
+		free(rc->nodes);
+		free(rc);
+		return false;
+	}
+	return true;
+}
+
 void
 pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token),
     void *token, void *arg)
@@ -440,6 +558,8 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 		deferred.token = token;
 		return;
 	}
+	if (start_recovery(f, topology_changed, done, token))
+		return;
 	s = xcalloc(1, sizeof(*s));
 	s->done = done;
 	s->token = token;
@@ -468,7 +588,7 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 	}
 	io = mad_io_engine(fabricd_mad());
 	pt_state.busy = true;
-	if (pt_apply_start(&s->plan, &io, on_swept, s) != 0) {
+	if (pt_apply_start_intent(&s->plan, &io, record_sweep, on_swept, s) != 0) {
 		pt_state.busy = false;
 		pt_plan_free(&s->plan);
 		free(s->nodes);

@@ -50,11 +50,30 @@ void pt_store_history(struct store *st, uid_t uid, bool has_uid, const char *act
     const char *detail, const char *result, const char *message);
 json_t *pt_store_history_list(struct store *st, long long limit);
 
+/* ---- crash-safe changes (intent.c) ---- */
+/* Store the ports p is about to write, with what they hold (own transaction). */
+int pt_intent_record(struct store *st, const struct pt_plan *p, const char *action);
+/* Inside the caller's commit (or rollback record). */
+int pt_intent_clear(struct store *st);
+/* A change a crash interrupted? action gets its name. */
+bool pt_intent_pending(struct store *st, char *action, size_t len);
+/* Forget the committed tables of the intent's ports whose node is not in
+ * nodes (inside the caller's transaction). */
+void pt_intent_forget_missing(struct store *st, struct fabric_node **nodes, size_t n);
+/* The plan that puts its ports back (nodes not in the fabric: *missing). */
+size_t pt_intent_plan(struct store *st, struct fabric_node **nodes, size_t n,
+    struct pt_plan *out, size_t *missing);
+
 /* ---- committed state (state.c) ---- */
 void pt_state_free(void);
 /* sm_set_pkey_tables()'s provider: the tables last verified on end ports. */
 int pt_sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, void *arg);
 const struct pt_table *pt_table_find(uint64_t node_guid, uint8_t port);
+/* sm_set_pkey_expect()'s provider: the committed table of any port. */
+int pt_audit_expect(uint64_t node_guid, uint8_t port, uint16_t *entries, size_t max,
+    bool *switch_ext, void *arg);
+/* A port whose table is no longer known (read before the next write). */
+void pt_table_forget(uint64_t node_guid, uint8_t port);
 /* Take the plan's have[] tables as the committed ones (known ports only). */
 void pt_tables_update(const struct pt_plan *p);
 bool pt_have_committed(void *arg, uint64_t node_guid, uint8_t port, uint16_t *t, size_t n);

@@ -60,6 +60,7 @@ partitions_start(struct fabricd *fd, const void *cfg)
 	/* kept by the SM even while it is disabled; changes are then stored only */
 	sm_add_hook(SM_HOOK_BEFORE_ACTIVATE, pt_sweep_hook, NULL);
 	sm_set_pkey_tables(pt_sa_pkey_table, NULL);
+	sm_set_pkey_expect(pt_audit_expect, NULL);
 	pt_state.running = true;
 	return 0;
 }
@@ -78,8 +79,10 @@ partitions_reload(struct fabricd *fd, const void *cfg)
 static void
 partitions_stop(struct fabricd *fd)
 {
-	if (pt_state.running)
+	if (pt_state.running) {
 		sm_set_pkey_tables(NULL, NULL);
+		sm_set_pkey_expect(NULL, NULL);
+	}
 	pt_state_free();
 }
 

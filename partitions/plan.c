@@ -43,8 +43,8 @@ cap_or_default(uint16_t cap)
 /* The directed route to a port's node: CA ports are reached through the
  * switch port they are cabled to, so each port of a multi-port HCA is
  * addressed on its own link. */
-static void
-port_addr(const struct fabric_node *n, const struct fabric_port *fp, struct mad_addr *a)
+void
+pt_plan_port_addr(const struct fabric_node *n, const struct fabric_port *fp, struct mad_addr *a)
 {
 	const struct fabric_node *via = n;
 	uint8_t extra = 0;
@@ -78,7 +78,7 @@ plan_add_port(struct planner *pl, struct fabric_node *n, struct fabric_port *fp,
 	pp->switch_ext = switch_ext;
 	pp->is_sm = !switch_ext && pl->in->sm_port_guid != 0 && fp->guid == pl->in->sm_port_guid;
 	snprintf(pp->label, sizeof(pp->label), "%s:%u", n->desc[0] ? n->desc : "?", fp->num);
-	port_addr(n, fp, &pp->addr);
+	pt_plan_port_addr(n, fp, &pp->addr);
 	pp->attr_mod_port = switch_ext ? (uint32_t)fp->num << 16 : 0;
 	pp->cap = cap;
 	pp->nblocks = (uint16_t)((cap + PT_BLOCK - 1) / PT_BLOCK);

@@ -86,6 +86,9 @@ int pt_plan_build(const struct pt_plan_input *in, struct pt_plan *out, struct pt
  */
 int pt_plan_quarantine(const struct pt_plan_input *in, struct pt_plan *out, struct pt_err *e);
 void pt_plan_free(struct pt_plan *p);
+/* The directed route P_KeyTable MADs for port fp of n take. */
+void pt_plan_port_addr(const struct fabric_node *n, const struct fabric_port *fp,
+    struct mad_addr *a);
 
 /* The index of pkey in the plan, or -1. */
 int pt_plan_index_of(const struct pt_plan *p, uint16_t pkey);

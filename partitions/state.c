@@ -51,6 +51,15 @@ forget_table(struct pt_table *t)
 }
 
 void
+pt_table_forget(uint64_t node_guid, uint8_t port)
+{
+	struct pt_table *t = (struct pt_table *)pt_table_find(node_guid, port);
+
+	if (t != NULL)
+		forget_table(t);
+}
+
+void
 pt_tables_update(const struct pt_plan *p)
 {
 	size_t changed = 0;
@@ -154,6 +163,27 @@ pt_sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, void *
 	for (uint16_t k = 0; k < t->n && n < max; k++)
 		if (t->entries[k] != 0)
 			keys[n++] = t->entries[k];
+	return (int)n;
+}
+
+/*
+ * The SM audit's view (sm_set_pkey_expect): the table committed for a
+ * port, whole.  Nothing while a change or a sweep's tables are on the
+ * fabric: what the ports hold is then in motion, and the pipeline reads
+ * back what it wrote itself.
+ */
+int
+pt_audit_expect(uint64_t node_guid, uint8_t port, uint16_t *entries, size_t max,
+    bool *switch_ext, void *arg)
+{
+	const struct pt_table *t = pt_table_find(node_guid, port);
+	size_t n;
+
+	if (t == NULL || pt_state.busy)
+		return -1;
+	n = t->n < max ? t->n : max;
+	memcpy(entries, t->entries, n * sizeof(*entries));
+	*switch_ext = t->switch_ext;
 	return (int)n;
 }
 

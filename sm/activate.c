@@ -10,6 +10,7 @@
  * width/speed enables 0 (ibsim would otherwise re-train the link at the
  * enabled maximum), PortPhysicalState 0, and switch port 0 always NOP.
  */
+#include <errno.h>
 #include <string.h>
 #include <endian.h>
 
@@ -36,12 +37,56 @@ on_port_set(const struct mad_result *res, void *owner, void *arg)
 	struct sm *sm = owner;
 	struct fabric_port *p = arg;
 
-	if (mad_reply_ok(res))
+	if (mad_reply_ok(res)) {
 		sm_port_update(p, ((const ib_smp_t *)res->mad)->data);
-	else
-		sm_unreachable(sm, "PortInfo Set on %s:%u (%s)",
-		    sm_node_label(p->node, name, sizeof(name)), p->num,
-		    res->status ? "no answer" : "rejected");
+		if (sm->mkey.enabled && holds_gid(p) &&
+		    sm_mkey_accepted(&sm->mkey, p->guid, sm_mkey_of(&sm->mkey, p->guid)))
+			sm_mkey_save(sm->fd->store, p->guid, sm_mkey_of(&sm->mkey, p->guid));
+		return;
+	}
+	sm_unreachable(sm, "PortInfo Set on %s:%u (%s)",
+	    sm_node_label(p->node, name, sizeof(name)), p->num,
+	    res->status ? "no answer" : "rejected");
+	/* A port protecting another key drops our Set without a word:
+	 * wait for its lease to run out (mkey.c). */
+	if (sm->mkey.enabled && holds_gid(p) && res->status == -ETIMEDOUT)
+		sm_mkey_rejected(&sm->mkey, p->guid, event_now_ms());
+}
+
+/* M_Key, protection and lease for a port that holds a key of its own;
+ * false when the port must not be written now (lease recovery). */
+static bool
+mkey_fields(struct sm *sm, const struct fabric_port *p, ib_port_info_t *pi)
+{
+	char name[FABRIC_NODE_DESC_LEN + 24];
+	struct sm_mkey_port *st;
+
+	if (!sm->mkey.enabled || !holds_gid(p))
+		return true;
+	st = guid_map_get(&sm->mkey.ports, p->guid);
+	switch (sm_mkey_recovery(st, sm->mkey.lease_s, event_now_ms())) {
+	case SM_MKEY_WAIT:
+		return false;
+	case SM_MKEY_STUCK:
+		if (!st->told)
+			event_post(EV_ERROR, "sm", sm_node_label(p->node, name, sizeof(name)),
+			    "%s port %u holds an M_Key fabricd does not know and its lease never "
+			    "lapses: reset the port or give fabricd its secret", name, p->num);
+		st->told = true;
+		return false;
+	case SM_MKEY_SEND:
+		break;
+	}
+	if (st && st->unknown && !st->told) {
+		event_post(EV_WARNING, "sm", sm_node_label(p->node, name, sizeof(name)),
+		    "%s port %u refused fabricd's M_Key; its lease has run out: writing it again",
+		    name, p->num);
+		st->told = true;
+	}
+	pi->m_key = htobe64(sm_mkey_of(&sm->mkey, p->guid));
+	ib_port_info_set_mpb(pi, sm->mkey.protect);
+	pi->m_key_lease_period = htobe16(sm->mkey.lease_s);
+	return true;
 }
 
 uint8_t
@@ -100,6 +145,8 @@ port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uin
 	ib_port_info_set_link_speed_enabled(&pi, 0);
 	ib_port_info_set_link_speed_ext_enabled(&pi, 0);
 	qos_fields(sm, p, &pi);
+	if (!mkey_fields(sm, p, &pi))
+		return;
 	sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_PORT_INFO, p->num, &pi, on_port_set, p);
 	sm->cur.port_sets++;
 }

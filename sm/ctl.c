@@ -33,9 +33,10 @@ ctl_sm_nodes(struct ctl_req *req, json_t *args)
 		return;
 	rows = json_array();
 	FABRIC_FOREACH_NODE(f, i, n)
-		json_array_append_new(rows, json_pack("{s:o, s:s, s:i, s:i, s:i, s:s}",
+		json_array_append_new(rows, json_pack("{s:o, s:s, s:i, s:i, s:i, s:s, s:b}",
 		    "guid", sm_guid_json(n->guid), "type", fabric_node_type_name(n->type),
-		    "lid", n->lid, "ports", n->nports, "hops", n->hops, "description", n->desc));
+		    "lid", n->lid, "ports", n->nports, "hops", n->hops, "description", n->desc,
+		    "unreachable", n->unreachable));
 	ctl_reply_ok(req, json_pack("{s:o}", "nodes", rows));
 }
 
@@ -167,3 +168,15 @@ ctl_sm_sweep(struct ctl_req *req, json_t *args)
 	sm_sweep_request(sm, ctl_arg_bool(args, "heavy"));
 }
 
+
+void
+ctl_sm_audit(struct ctl_req *req, json_t *args)
+{
+	struct sm *sm = sm_current();
+
+	if (sm == NULL) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");
+		return;
+	}
+	ctl_reply_ok(req, sm_audit_json(sm));
+}

@@ -37,6 +37,33 @@ smp_ok(const struct mad_result *res)
 
 /* ---- per-attribute callbacks ---- */
 
+static void on_nodedesc(const struct mad_result *res, void *owner, void *arg);
+static void on_switchinfo(const struct mad_result *res, void *owner, void *arg);
+static void on_portinfo(const struct mad_result *res, void *owner, void *arg);
+
+/* A lost reply (timeout after the engine's retries): ask again, a few
+ * times, before the node or port is taken as not answering. */
+static bool
+ask_again(struct sm *sm, const struct mad_result *res, uint8_t *tries, const struct mad_addr *a,
+    uint16_t attr, uint32_t mod, mad_batch_cb cb, void *arg)
+{
+	if (res->status != -ETIMEDOUT || *tries >= SM_PROBE_TRIES)
+		return false;
+	(*tries)++;
+	sm_send(sm, a, IB_MAD_METHOD_GET, attr, mod, NULL, cb, arg);
+	return true;
+}
+
+static bool
+ask_node_again(struct sm *sm, const struct mad_result *res, struct fabric_node *n, uint16_t attr,
+    mad_batch_cb cb)
+{
+	struct mad_addr a;
+
+	sm_path_of(n, &a);
+	return ask_again(sm, res, &n->probe_tries, &a, attr, 0, cb, n);
+}
+
 static void
 on_nodedesc(const struct mad_result *res, void *owner, void *arg)
 {
@@ -44,6 +71,8 @@ on_nodedesc(const struct mad_result *res, void *owner, void *arg)
 	const ib_smp_t *smp = smp_ok(res);
 	size_t i;
 
+	if (smp == NULL && !ask_node_again(owner, res, n, SM_ATTR_NODE_DESC, on_nodedesc))
+		sm_recover_node(owner, n);
 	if (smp) {
 		memcpy(n->desc, smp->data, FABRIC_NODE_DESC_LEN);
 		n->desc[FABRIC_NODE_DESC_LEN] = 0;
@@ -83,8 +112,10 @@ on_switchinfo(const struct mad_result *res, void *owner, void *arg)
 			sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0,
 			    n->si, on_switchinfo_clear, n);
 		}
-	} else
+	} else if (!ask_node_again(sm, res, n, SM_ATTR_SWITCH_INFO, on_switchinfo)) {
 		sm_unreachable(sm, "SwitchInfo of %s", sm_node_label(n, name, sizeof(name)));
+		sm_recover_node(sm, n);		/* its table as last known */
+	}
 }
 
 static void
@@ -125,10 +156,23 @@ on_portinfo(const struct mad_result *res, void *owner, void *arg)
 	const ib_smp_t *smp = smp_ok(res);
 
 	if (smp == NULL) {
+		struct mad_addr a = { .directed = true };
+
+		if (fabric_port_path(p, a.path, &a.hops) &&
+		    ask_again(sm, res, &p->probe_tries, &a, SM_ATTR_PORT_INFO, p->num, on_portinfo, p))
+			return;
 		sm_unreachable(sm, "PortInfo of %s:%u", sm_node_label(n, name, sizeof(name)), p->num);
+		/* as the last model saw it, so that what lies behind is
+		 * probed and a lost reply does not take a link down */
+		if (!sm_recover_port(sm, p))
+			return;
+	} else
+		port_from_portinfo(p, (const ib_port_info_t *)smp->data);
+	if (smp == NULL) {
+		if (p->linkup && p->peer == NULL && p->num > 0 && n->type == FABRIC_SWITCH)
+			probe_port(sm, p);
 		return;
 	}
-	port_from_portinfo(p, (const ib_port_info_t *)smp->data);
 	if ((p->num == 0 || n->type != FABRIC_SWITCH) &&
 	    (((const ib_port_info_t *)smp->data)->capability_mask & IB_PORT_CAP_IS_SM))
 		sm_standby_query(sm, p);	/* another SM? */
@@ -229,10 +273,16 @@ on_nodeinfo(const struct mad_result *res, void *owner, void *arg)
 	unsigned i;
 
 	if (smp == NULL) {
-		if (from)
+		if (from && res->status == -ETIMEDOUT && from->probe_tries < SM_PROBE_TRIES) {
+			from->probe_tries++;
+			probe_port(sm, from);
+			return;
+		}
+		if (from) {
 			sm_unreachable(sm, "node behind %s:%u",
 			    sm_node_label(from->node, name, sizeof(name)), from->num);
-		else
+			sm_recover_ca(sm, from);	/* link up: not gone */
+		} else
 			sm_unreachable(sm, "own port");
 		return;
 	}
@@ -350,4 +400,5 @@ sm_light_probe(struct sm *sm)
 		    on_light_switchinfo, n);
 	}
 	sm_standby_light_probe(sm);	/* nothing to ask on a subnet with one SM */
+	sm_recover_light_probe(sm);	/* nodes that stopped answering */
 }

@@ -9,8 +9,34 @@
 #include <iba/ib_types.h>
 
 #include "common/log.h"
+#include "daemon/events.h"
 #include "sm/sa.h"
 #include "sm/sm_internal.h"
+
+/*
+ * Trap 256 (Bad M_Key): a port refused an SMP.  If ours (our LID asked),
+ * the port holds a key we do not know: lease recovery starts for it.
+ * Either way its tables are read back at once.  The key it names is
+ * not logged.
+ */
+static void
+bad_mkey(struct sm *sm, const ib_mad_notice_attr_t *n)
+{
+	uint16_t lid = be16toh(n->issuer_lid);
+	uint16_t from = be16toh(n->data_details.ntc_256.lid);
+	/* a directed-route SMP comes from the permissive LID: the SM's */
+	bool ours = from == sm->own_lid || from == 0xFFFF;
+	struct fabric_port *p = sm->fabric ? fabric_port_by_lid(sm->fabric, lid) : NULL;
+
+	if (p && p->node->type == FABRIC_SWITCH)
+		p = &p->node->ports[0];
+	event_post(EV_WARNING, "sm", p ? p->node->desc : NULL,
+	    "trap 256: port LID %u refused an SMP with a bad M_Key from LID %u%s", lid, from,
+	    ours ? " (ours: the port holds a key fabricd does not know)" : "");
+	if (p && sm->mkey.enabled && ours)
+		sm_mkey_rejected(&sm->mkey, p->guid, event_now_ms());
+	sm_audit_target_lid(sm, lid);
+}
 
 static void
 answer_trap(struct sm *sm, const struct mad_in *in)
@@ -25,8 +51,12 @@ answer_trap(struct sm *sm, const struct mad_in *in)
 	((ib_smp_t *)mad)->method = IB_MAD_METHOD_TRAP_REPRESS;
 	mad_respond(sm->me, in, mad, MAD_SIZE);
 	log_info("sm: trap %u from LID %u", trap, be16toh(n->issuer_lid));
-	if (trap == 128)	/* link state change: look now, not at the next tick */
+	if (trap == 128) {	/* link state change: look now, not at the next tick */
 		sm_sweep_request(sm, true);
+		sm_audit_target_lid(sm, be16toh(n->issuer_lid));	/* and at its tables */
+	}
+	if (trap == 256)	/* Bad M_Key: someone tried the port; read it back */
+		bad_mkey(sm, n);
 	/* Capabilities changed, IsSM among them: another SM may have come
 	 * (or settled in STANDBY and want a handover).  Our own port's trap
 	 * at start-up is not news: the first sweep is running anyway. */

@@ -16,6 +16,12 @@
  *     standby_misses: 3               # polls missed in a row before taking over
  *     sm_key: 0x1                     # SM_Key shared with the other SMs (OpenSM's default)
  *     subnet_prefix: 0xfe80000000000000  # GIDPrefix of every port (the IBA default)
+ *     mkey_secret: "..."              # M_Key on: per-port keys derived from it (never logged)
+ *     mkey_protect: 2                 # M_KeyProtectBits 0..3
+ *     mkey_lease: 60s                 # M_KeyLeasePeriod (0: never lapses)
+ *     audit: true                     # read back what was programmed, put back what differs
+ *     audit_interval: 60s             # one slice of the audit pass per interval
+ *     audit_mad_budget: 2000          # MADs (Gets and repairs) per interval
  */
 #include <errno.h>
 #include <stddef.h>
@@ -61,6 +67,7 @@ sm_attach_io(struct sm *sm, struct fabricd *fd)
 	sm->me = test_io.on ? NULL : fd->me;
 	mad_batch_init(&sm->batch, &io, sm);
 	mad_batch_init(&sm->side, &io, sm);
+	mad_batch_init(&sm->audit.batch, &io, sm);
 	sm->own_guid = test_io.on ? test_io.port_guid : mad_engine_port_guid(sm->me);
 	sm->own_port = test_io.on ? test_io.port_num : mad_engine_port_num(sm->me);
 	if (sm->me)
@@ -134,6 +141,12 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_UINT("sm_key", struct sm_config, sm_key, 0, UINT64_MAX),
 	CFG_F_UINT("subnet_prefix", struct sm_config, subnet_prefix, 1, UINT64_MAX),
 	CFG_F_CUSTOM("qos", struct sm_config, qos, sm_qos_parse),
+	CFG_F_STR("mkey_secret", struct sm_config, mkey_secret),
+	CFG_F_UINT("mkey_protect", struct sm_config, mkey_protect, 0, 3),
+	CFG_F_DURATION("mkey_lease", struct sm_config, mkey_lease_ms, 0, 65535000),
+	CFG_F_BOOL("audit", struct sm_config, audit),
+	CFG_F_DURATION("audit_interval", struct sm_config, audit_interval_ms, 100, 86400000),
+	CFG_F_UINT("audit_mad_budget", struct sm_config, audit_mad_budget, 1, 1000000),
 	CFG_F_END
 };
 
@@ -155,6 +168,11 @@ sm_config_init(void *p)
 	c->sm_key = 1;		/* OpenSM's default: the two recognise each other */
 	c->subnet_prefix = 0xfe80000000000000ULL;	/* link-local, IB_DEFAULT_SUBNET_PREFIX */
 	qos_policy_init(&c->qos);
+	c->mkey_protect = 2;	/* Gets answer, Sets need the key */
+	c->mkey_lease_ms = 60000;
+	c->audit = true;
+	c->audit_interval_ms = 60000;
+	c->audit_mad_budget = 2000;	/* a 648-port fabric's tables in about two intervals */
 }
 
 const char *
@@ -190,6 +208,38 @@ sm_mad_config(const void *cfgp, struct mad_engine_config *mc)
 	return cfg->enabled;
 }
 
+/* The engine asks which key an SMP carries: the port it reaches, in the
+ * model being built or the published one. */
+static uint64_t
+mkey_for(const struct mad_addr *a, void *arg)
+{
+	struct sm *sm = arg;
+	const struct fabric_port *p = sm_mkey_port_of(sm->next, sm->own_guid, a);
+
+	if (p == NULL)
+		p = sm_mkey_port_of(sm->fabric, sm->own_guid, a);
+	return p ? sm_mkey_of(&sm->mkey, p->guid) : 0;
+}
+
+/* M_Key from the configuration; the secret lives only in sm->mkey. */
+static void
+mkey_configure(struct sm *sm, const struct sm_config *cfg)
+{
+	size_t len = cfg->mkey_secret ? strlen(cfg->mkey_secret) : 0;
+
+	sm->cfg.mkey_secret = NULL;
+	sm->mkey.enabled = len > 0;
+	if (len > sizeof(sm->mkey.secret))
+		len = sizeof(sm->mkey.secret);
+	explicit_bzero(sm->mkey.secret, sizeof(sm->mkey.secret));
+	memcpy(sm->mkey.secret, cfg->mkey_secret ? cfg->mkey_secret : "", len);
+	sm->mkey.secret_len = len;
+	sm->mkey.protect = (uint8_t)cfg->mkey_protect;
+	sm->mkey.lease_s = (uint16_t)(cfg->mkey_lease_ms / 1000);
+	if (sm->me)
+		mad_engine_set_mkey(sm->me, sm->mkey.enabled ? mkey_for : NULL, sm);
+}
+
 static int
 sm_start(struct fabricd *fd, const void *cfgp)
 {
@@ -208,9 +258,13 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
 	if (sm_lids_load(&sm->lids, fd->store) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
+	mkey_configure(sm, cfg);
+	if (sm->mkey.enabled && sm_mkey_load(&sm->mkey, fd->store) < 0)
+		log_warnx("sm: stored M_Keys not loaded");
 	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
 	    sm->own_guid, (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
+	sm_audit_start(sm);
 	sm_sweep_request(sm, true);
 	return 0;
 }
@@ -264,6 +318,13 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 		sm_sweep_start_timer(sm);
 	}
 	sm->cfg.standby_poll_ms = cfg->standby_poll_ms;
+	mkey_configure(sm, cfg);	/* new ports get keys from a new secret */
+	sm->cfg.audit = cfg->audit;
+	sm->cfg.audit_mad_budget = cfg->audit_mad_budget;
+	if (cfg->audit_interval_ms != sm->cfg.audit_interval_ms) {
+		sm->cfg.audit_interval_ms = cfg->audit_interval_ms;
+		sm_audit_reload(sm);
+	}
 	sm_standby_reload(sm);		/* the poll period may follow the sweep's */
 	sm_sweep_request(sm, true);	/* routing may have changed */
 	return 0;
@@ -282,6 +343,10 @@ sm_stop(struct fabricd *fd)
 	sm->nwaiters = 0;
 	/* The sweep must not go on: its MADs' replies reach nobody. */
 	sm_phase_cancel(sm);
+	sm_audit_stop(sm);
+	if (sm->me)
+		mad_engine_set_mkey(sm->me, NULL, NULL);
+	sm_mkey_free(&sm->mkey);
 	if (sm->me)
 		mad_engine_set_handler(sm->me, NULL, NULL);	/* the daemon closes it */
 	sm_standby_stop(sm);

@@ -76,7 +76,7 @@ on_qos_reply(const struct mad_result *res, void *owner, void *arg)
 		if (smp && smp->method == IB_MAD_METHOD_GET_RESP &&
 		    (slot = held_slot(p, be16toh(smp->attr_id), be32toh(smp->attr_mod), &len)))
 			memset(slot, 0xFF, len);
-		sm_unreachable(sm, "QoS table of %s[%u] (%s)",
+		sm_unreachable(sm, "QoS table of %s:%u (%s)",
 		    sm_node_label(p->node, name, sizeof(name)), p->num,
 		    res->status ? "no answer" : "rejected");
 		return;

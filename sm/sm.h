@@ -80,6 +80,18 @@ int sm_qos_class_info(const char *name, uint64_t *sid);
 int sm_qos_path_sl(bool has_sid, uint64_t sid, uint16_t pkey);
 
 /*
+ * What the audit compares P_Key tables with: the partitions module hands
+ * over the table it committed for a port (node GUID, port number; switch
+ * external ports included): fn copies up to max entries (membership bit
+ * included, zeros kept: the whole table) into entries, sets *switch_ext,
+ * and returns how many, or -1 when that port's table is not known or a
+ * change is on the fabric (the audit then leaves the port alone).
+ */
+typedef int (*sm_pkey_expect_fn)(uint64_t node_guid, uint8_t port, uint16_t *entries,
+    size_t max, bool *switch_ext, void *arg);
+void sm_set_pkey_expect(sm_pkey_expect_fn fn, void *arg);
+
+/*
  * Unit tests: the next sm start sends through io (a fake fabric) instead
  * of the daemon's engine, as the port port_guid, number port_num.  io NULL
  * goes back to the engine.

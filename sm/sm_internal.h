@@ -20,6 +20,7 @@
 #include "daemon/fabricd.h"
 #include "fabric/fabric.h"
 #include "sm/election.h"
+#include "sm/mkey.h"
 #include "sm/model.h"
 #include "mad/batch.h"
 #include "mad/mad.h"
@@ -54,6 +55,12 @@ struct sm_config {
 	uint64_t	 sm_key;		/* SMInfo SM_Key shared by the subnet's SMs */
 	uint64_t	 subnet_prefix;		/* GIDPrefix given to every port */
 	struct qos_policy qos;			/* traffic classes (qos_config.c) */
+	bool		 audit;			/* read back and repair (audit.c) */
+	uint64_t	 audit_interval_ms;
+	uint64_t	 audit_mad_budget;	/* MADs per interval */
+	char		*mkey_secret;		/* the config's; sm->mkey holds the copy */
+	uint64_t	 mkey_protect;		/* M_KeyProtectBits 0..3 */
+	uint64_t	 mkey_lease_ms;		/* M_KeyLeasePeriod (whole seconds) */
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
@@ -85,6 +92,43 @@ struct sm_remote {
 #define SM_MAX_WAITERS 16
 
 struct sweep_step;
+
+/* What the audit found: the last few, for `fabricctl audit`. */
+#define SM_AUDIT_FINDINGS	32
+#define SM_AUDIT_TARGETS	16
+struct sm_audit_finding {
+	int64_t		 time_ms;
+	const char	*table;
+	char		 where[FABRIC_NODE_DESC_LEN + 32];	/* "desc (0xGUID) port N" */
+	uint8_t		 port;
+	uint16_t	 block;
+	char		 diff[160];
+	bool		 repaired, repair_failed;
+};
+
+struct sm_audit_pass {
+	int64_t		 start_ms, end_ms;
+	uint64_t	 reads, findings, repairs, failures;
+	bool		 complete;
+};
+
+/* The audit's state (audit.c). */
+struct sm_audit {
+	struct mad_batch	 batch;
+	struct event		*timer, *kick;
+	bool			 in_pass;		/* the cursor is inside a pass */
+	size_t			 node, chk, item;	/* the cursor */
+	struct sm_audit_pass	 cur, last;
+	uint64_t		 passes, reads, findings, repairs, repair_failed, read_failures;
+	uint64_t		 sets;			/* Sets the audit sent */
+	struct sm_audit_finding	 found[SM_AUDIT_FINDINGS];
+	size_t			 nfound;		/* total ever; found[] is a ring */
+	uint64_t		 targets[SM_AUDIT_TARGETS];	/* node GUIDs to check at once */
+	size_t			 ntargets;
+	uint64_t		 targeted;		/* targeted checks run */
+	struct guid_map		 told;			/* differences already told */
+	struct guid_map		 enforce_seen;		/* ports seen enforcing partitions */
+};
 
 
 struct sm_hook {
@@ -147,6 +191,13 @@ struct sm {
 	size_t			 hook_next;
 	enum sm_hook_point	 hook_point;
 	void			(*hooks_then)(struct sm *);
+
+	struct sm_audit		 audit;
+	struct sm_mkey		 mkey;		/* per-port M_Keys (mkey.c) */
+
+	/* loss recovery (recover.c): unreachable nodes' probe backoff */
+	unsigned		 lost_backoff, lost_wait;
+	bool			 lost_answered;
 
 	/* `sweep` commands waiting for the end of a sweep */
 	struct ctl_req		*waiters[SM_MAX_WAITERS];
@@ -230,6 +281,30 @@ void sm_qos_readback(struct sm *sm);
 void sm_qos_program(struct sm *sm);
 /* activate.c: the OperationalVLs a link port should run (both ends' VLCap). */
 uint8_t sm_qos_op_vls(const struct fabric_port *p);
+
+/* recover.c: MAD loss.  Discovery tries a failed probe SM_PROBE_TRIES
+ * more times; then the last model's view is kept: */
+#define SM_PROBE_TRIES	3
+/* a port's PortInfo (false: none known) */
+bool sm_recover_port(struct sm *sm, struct fabric_port *p);
+/* a node's NodeDescription and SwitchInfo (false: none known) */
+bool sm_recover_node(struct sm *sm, struct fabric_node *n);
+/* the CA that answered behind `from` (link up) before: kept, unreachable */
+void sm_recover_ca(struct sm *sm, struct fabric_port *from);
+/* Light sweep: probe the unreachable again, with backoff. */
+void sm_recover_light_probe(struct sm *sm);
+void sm_recover_sweep_done(struct sm *sm);
+
+/* audit.c: the background read-back and repair (sm/audit.h). */
+void sm_audit_start(struct sm *sm);
+void sm_audit_reload(struct sm *sm);
+void sm_audit_stop(struct sm *sm);
+/* A sweep starts (the audit's MADs are forgotten) or has ended. */
+void sm_audit_sweep_started(struct sm *sm);
+void sm_audit_sweep_ended(struct sm *sm);
+/* A trap named this LID: check its node at once (after the sweep). */
+void sm_audit_target_lid(struct sm *sm, uint16_t lid);
+json_t *sm_audit_json(struct sm *sm);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);

@@ -297,6 +297,7 @@ static void
 sweep_begin(struct sm *sm, bool heavy)
 {
 	sm->sweeping = true;
+	sm_audit_sweep_started(sm);	/* its MADs point into the model we replace */
 	memset(&sm->cur, 0, sizeof(sm->cur));
 	sm->cur.start_ms = event_now_ms();
 	sm->mad_at_start = *mad_engine_counters(sm->me);
@@ -324,6 +325,7 @@ sweep_finish(struct sm *sm)
 		event_post(EV_WARNING, "sm", NULL, "sweep: %u probes failed: %s",
 		    sm->cur.unreachable, sm->cur.unreachable_text);
 	sm->last = sm->cur;
+	sm_recover_sweep_done(sm);
 	if (sm->cur.kind == SWEEP_HEAVY || sm->cur.changes)
 		log_info("sm: %s sweep %s in %lld ms: %llu MADs, %llu retries, %u changes, "
 		    "%u LFT blocks, %u port sets, %u qos sets", sm->cur.kind == SWEEP_HEAVY ? "heavy" : "light",
@@ -347,6 +349,8 @@ sweep_end(struct sm *sm)
 	sm_ctl_sweep_finished(sm);
 	if (again)
 		sm_sweep_request(sm, heavy);
+	else
+		sm_audit_sweep_ended(sm);	/* traps' targeted checks */
 }
 
 /* sm_sweep_request() (phase.c) fires this from the loop. */

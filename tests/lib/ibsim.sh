@@ -111,6 +111,15 @@ sim_console() {
 	done
 }
 
+# sim_drop_client PID: disconnect the client of a process that died
+# without closing (kill -9): ibsim keeps it attached, and at most 10
+# clients may be.
+sim_drop_client() {
+	sim_console Attached || return 1
+	n=$(sed -n "s/.*Client \([0-9]*\): pid $1 connected.*/\1/p" "$SIM_DIR/ibsim.out" | tail -1)
+	[ -z "$n" ] || sim_console "X $n"
+}
+
 # sim_run [-H HOST] [-t SECS] CMD ARGS...: run any libibumad program as a
 # client of this simulator, attached to HOST (default $SIM_HOST or host1),
 # killed after SECS (default 30).  Its working directory is $SIM_DIR/run.
