@@ -27,7 +27,7 @@ static const struct audit_checker *const checkers[] = {
 	&audit_lft_checker,
 	&audit_pkey_checker,
 	&audit_portinfo_checker,
-	/* issue 14: &audit_mft_checker; issue 18: SL2VL, VLArb */
+	&audit_qos_checker,	/* SL2VL and VLArb (audit_qos.c) */
 };
 #define NCHECKERS (sizeof(checkers) / sizeof(checkers[0]))
 

@@ -56,6 +56,7 @@ struct audit_checker {
 extern const struct audit_checker audit_lft_checker;
 extern const struct audit_checker audit_pkey_checker;
 extern const struct audit_checker audit_portinfo_checker;
+extern const struct audit_checker audit_qos_checker;
 
 /* audit_portinfo.c: a CA port or a switch's port 0 that carries a LID. */
 bool audit_port_audited(const struct fabric_port *p);

@@ -26,8 +26,6 @@
 #include "sm/qos.h"
 #include "sm/sm_internal.h"
 
-#define SM_ATTR_SLVL	0x0017
-#define SM_ATTR_VLARB	0x0018
 
 static struct qos_held *
 held_of(struct fabric_node *n)
@@ -81,13 +79,21 @@ on_qos_reply(const struct mad_result *res, void *owner, void *arg)
 		    res->status ? "no answer" : "rejected");
 		return;
 	}
-	slot = held_slot(p, be16toh(smp->attr_id), be32toh(smp->attr_mod), &len);
-	if (slot)
-		memcpy(slot, smp->data, len);
+	sm_qos_note_held(p, be16toh(smp->attr_id), be32toh(smp->attr_mod), smp->data);
 }
 
-static bool
-port_addr(const struct fabric_port *p, struct mad_addr *a)
+void
+sm_qos_note_held(struct fabric_port *p, uint16_t attr, uint32_t mod, const uint8_t *data)
+{
+	size_t len = 0;
+	uint8_t *slot = held_slot(p, attr, mod, &len);
+
+	if (slot)
+		memcpy(slot, data, len);
+}
+
+bool
+sm_qos_port_addr(const struct fabric_port *p, struct mad_addr *a)
 {
 	if (p->node->type == FABRIC_SWITCH) {
 		sm_path_of(p->node, a);
@@ -97,14 +103,14 @@ port_addr(const struct fabric_port *p, struct mad_addr *a)
 	return fabric_port_path(p, a->path, &a->hops);
 }
 
-static uint32_t
-sl2vl_mod(const struct fabric_port *p, unsigned in)
+uint32_t
+sm_qos_sl2vl_mod(const struct fabric_port *p, unsigned in)
 {
 	return p->node->type == FABRIC_SWITCH ? (uint32_t)(in << 8 | p->num) : 0;
 }
 
-static uint32_t
-vlarb_mod(const struct fabric_port *p, unsigned block)
+uint32_t
+sm_qos_vlarb_mod(const struct fabric_port *p, unsigned block)
 {
 	return (uint32_t)(block + 1) << 16 | (p->node->type == FABRIC_SWITCH ? p->num : 0);
 }
@@ -154,7 +160,7 @@ on_diff(void *arg, const char *what, unsigned in, unsigned block)
 		d->sm->cur.qos_sets++;
 	}
 	sm_send(d->sm, &d->a, d->method, sl2vl ? SM_ATTR_SLVL : SM_ATTR_VLARB,
-	    sl2vl ? sl2vl_mod(d->p, in) : vlarb_mod(d->p, block),
+	    sl2vl ? sm_qos_sl2vl_mod(d->p, in) : sm_qos_vlarb_mod(d->p, block),
 	    d->method == IB_MAD_METHOD_SET ? data : NULL, on_qos_reply, d->p);
 }
 
@@ -165,7 +171,7 @@ each_port(struct sm *sm, struct fabric_node *n, uint8_t method)
 
 	for (unsigned j = 0; j <= n->nports; j++) {
 		d.p = &n->ports[j];
-		if (!qos_port_programmed(d.p) || !port_addr(d.p, &d.a))
+		if (!qos_port_programmed(d.p) || !sm_qos_port_addr(d.p, &d.a))
 			continue;
 		/* Reading: every table the port has (no held mirror, so all
 		 * "differ"); writing: those that differ. */

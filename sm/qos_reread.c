@@ -16,8 +16,6 @@
 #include "common/xmalloc.h"
 #include "sm/sm_internal.h"
 
-#define SM_ATTR_SLVL	0x0017
-#define SM_ATTR_VLARB	0x0018
 
 struct reread {
 	struct mad_batch	 batch;
@@ -42,17 +40,10 @@ on_reply(const struct mad_result *res, void *owner, void *arg)
 	const struct sm_qos_target *t = arg;
 	struct fabric_port *p = port_now(t);
 	const ib_smp_t *smp = (const ib_smp_t *)res->mad;
-	struct qos_held *h;
-	uint32_t mod;
 
 	if (p == NULL || !mad_reply_ok(res))
 		return;
-	h = p->node->qos;
-	mod = be32toh(smp->attr_mod);
-	if (be16toh(smp->attr_id) == SM_ATTR_SLVL)
-		memcpy(qos_held_sl2vl(h, h->sw ? t->in : 0, p->num), smp->data, QOS_SL2VL_BYTES);
-	else if ((mod >> 16) >= 1 && (mod >> 16) <= QOS_VLARB_BLOCKS)
-		memcpy(qos_held_vlarb(h, p->num, (mod >> 16) - 1), smp->data, QOS_VLARB_BLOCK_BYTES);
+	sm_qos_note_held(p, be16toh(smp->attr_id), be32toh(smp->attr_mod), smp->data);
 }
 
 static void
@@ -70,24 +61,15 @@ static void
 send_gets(struct reread *r, struct sm_qos_target *t)
 {
 	struct fabric_port *p = port_now(t);
-	bool sw;
 	struct mad_addr a;
 
-	if (p == NULL)
+	if (p == NULL || !sm_qos_port_addr(p, &a))
 		return;
-	sw = p->node->type == FABRIC_SWITCH;
-	if (sw)
-		sm_path_of(p->node, &a);
-	else {
-		a.directed = true;
-		if (!fabric_port_path(p, a.path, &a.hops))
-			return;
-	}
-	mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, SM_ATTR_SLVL,
-	    sw ? (uint32_t)(t->in << 8 | p->num) : 0, NULL, on_reply, t);
+	mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, SM_ATTR_SLVL, sm_qos_sl2vl_mod(p, t->in),
+	    NULL, on_reply, t);
 	for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b += 2)	/* the first block of each table */
-		mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, SM_ATTR_VLARB,
-		    (uint32_t)(b + 1) << 16 | (sw ? p->num : 0), NULL, on_reply, t);
+		mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, SM_ATTR_VLARB, sm_qos_vlarb_mod(p, b),
+		    NULL, on_reply, t);
 }
 
 int

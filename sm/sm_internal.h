@@ -279,6 +279,14 @@ bool sm_qos_parse(struct cfg_ctx *ctx, yaml_node_t *node, void *field);
  * SL2VL and VLArb tables that differ; MADs of the current phase. */
 void sm_qos_readback(struct sm *sm);
 void sm_qos_program(struct sm *sm);
+/* qos_program.c, for the audit's checker (audit_qos.c): where a port's
+ * tables are read and written, and what a reply says the port holds. */
+#define SM_ATTR_SLVL	0x0017
+#define SM_ATTR_VLARB	0x0018
+bool sm_qos_port_addr(const struct fabric_port *p, struct mad_addr *a);
+uint32_t sm_qos_sl2vl_mod(const struct fabric_port *p, unsigned in);
+uint32_t sm_qos_vlarb_mod(const struct fabric_port *p, unsigned block);
+void sm_qos_note_held(struct fabric_port *p, uint16_t attr, uint32_t mod, const uint8_t *data);
 /* activate.c: the OperationalVLs a link port should run (both ends' VLCap). */
 uint8_t sm_qos_op_vls(const struct fabric_port *p);
 

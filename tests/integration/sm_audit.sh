@@ -105,11 +105,17 @@ tamper -A 0x16 -M 0 -d "$h2" -b "10=0x8b,11=0x01"
 tamper -A 0x16 -M $((2 << 16)) -d "$sw_l1" -b "10=0x8b,11=0x01"
 # beta taken off host3
 tamper -A 0x16 -M 0 -d "$h3" -b "$((2 * b))=0,$((2 * b + 1))=0"
+# host3's SL 1 sent to VL 7 (the QoS defaults give VL 1)
+sl2vl0=$(sim_diag -t 10 smpquery -D sl2vl $H3)
+out=$(sim_diag -H host4 -t 10 "$FABRICD_BUILD/tools/sl2vl_set" "$h3" 0 0 \
+    0,7,2,3,4,5,6,7,0,1,2,3,4,5,6,7 2>&1) || fail "raw SL2VL Set on host3: $out"
+[ "$(sim_diag -t 10 smpquery -D sl2vl $H3)" != "$sl2vl0" ] || fail "the raw SL2VL Set did not take: $out; $sl2vl0"
 t0=$(date +%s)
 
 # 3. Put back within one audit interval (plus the pass and the polling).
 until [ "$(snapshot)" = "$tables0" ] &&
-    [ "$(sim_diag ibroute "$sw_l2" | grep -v '^Unicast lids')" = "$lft0" ]; do
+    [ "$(sim_diag ibroute "$sw_l2" | grep -v '^Unicast lids')" = "$lft0" ] &&
+    [ "$(sim_diag -t 10 smpquery -D sl2vl $H3)" = "$sl2vl0" ]; do
 	[ $(( $(date +%s) - t0 )) -gt $((INTERVAL * 3)) ] && {
 		printf '%s\n' "$tables0" > "$T/b"; snapshot > "$T/a"
 		fail "not put back within $((INTERVAL * 3)) s: $(diff "$T/b" "$T/a"); $(audit .findings)"; }
@@ -120,12 +126,13 @@ echo "put back after $(( $(date +%s) - t0 )) s (interval $INTERVAL s)"
 # 4. Each one an event naming the node, port, table and block.
 ev=$(ctl --json events --limit 200 | jq -r '.. | .message? // empty' | grep '^audit:')
 for want in "LFT of sw-l2 port 0 block $((h1 / 64))" "P_KeyTable of host2 port 1 block 0" \
-    "P_KeyTable of sw-l1 port 2 block 0" "P_KeyTable of host3 port 1 block 0"; do
+    "P_KeyTable of sw-l1 port 2 block 0" "P_KeyTable of host3 port 1 block 0" \
+    "QoS of host3 port 1 block 0"; do
 	printf '%s\n' "$ev" | grep "differs" | grep -q "$want" || fail "no event for $want: $ev"
 	printf '%s\n' "$ev" | grep "put back" | grep -q "$want" || fail "not told put back: $want: $ev"
 done
-[ "$(audit '.totals.repairs')" -ge 4 ] || fail "audit repairs: $(audit .totals)"
-[ "$(audit '[.findings[] | select(.result == "repaired")] | length')" -ge 4 ] ||
+[ "$(audit '.totals.repairs')" -ge 5 ] || fail "audit repairs: $(audit .totals)"
+[ "$(audit '[.findings[] | select(.result == "repaired")] | length')" -ge 5 ] ||
     fail "audit findings: $(audit .findings)"
 
 # 5. And quiet again: a further pass writes nothing.

@@ -213,6 +213,7 @@ sim_diag smpquery sl2vl "$l3" 1 | grep 'in  [3-6], out  1:' | grep -q '| 0| 7|' 
 fd_config "sm:
   enabled: true
   sweep_interval: ${SM_SWEEP:-2s}
+  audit_interval: 1h	# the heavy sweep, not the audit (sm_audit.sh), restores here
 $(printf '%s\n' "$POLICY" | sed 's/share: 15/share: 10/; s/share: 5 }/share: 10 }/')
 partitions:
   enabled: true"
