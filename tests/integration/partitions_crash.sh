@@ -25,11 +25,11 @@ SIM_DIR=$T/sim
 CHANGES=${CRASH_CHANGES:-20}
 DELAY=25	# ms per P_KeyTable Set: a change writes 8 blocks
 
-# label -> directed route [port] from host1
+# label (NODE:PORT, as partitions write it) -> directed route [port] from host1
 route_of() {
 	case $1 in
-	host1/1) echo 0 ;; host2/1) echo 0,1,2 ;; host3/1) echo 0,1,3,19,1 ;; host4/1) echo 0,1,3,19,2 ;;
-	sw-l1/*) echo "0,1 ${1#*/}" ;; sw-l2/*) echo "0,1,3,19 ${1#*/}" ;; sw-s1/*) echo "0,1,3 ${1#*/}" ;;
+	host1:1) echo 0 ;; host2:1) echo 0,1,2 ;; host3:1) echo 0,1,3,19,1 ;; host4:1) echo 0,1,3,19,2 ;;
+	sw-l1:*) echo "0,1 ${1#*:}" ;; sw-l2:*) echo "0,1,3,19 ${1#*:}" ;; sw-s1:*) echo "0,1,3 ${1#*:}" ;;
 	*) echo "?" ;;
 	esac
 }
@@ -67,7 +67,7 @@ start_fd() {
 check_hosts() {
 	want=$(db "SELECT printf('%04x', pkey) FROM pt_partitions JOIN pt_members ON partition = name WHERE member = 'all-cas' ORDER BY pkey" | tr '\n' ' ')
 	for h in host1 host2 host3 host4; do
-		got=$(committed | awk -v l="$h/1" '$1 == l { for (i = 2; i <= NF; i++) {
+		got=$(committed | awk -v l="$h:1" '$1 == l { for (i = 2; i <= NF; i++) {
 		    split($i, a, "="); k = substr(a[2], 3); if (k != "7fff" && k != "ffff") print k } }' |
 		    sed 's/^8/0/; s/^9/1/; s/^a/2/; s/^b/3/; s/^c/4/; s/^d/5/; s/^e/6/; s/^f/7/' |
 		    sort | tr '\n' ' ')
