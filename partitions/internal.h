@@ -54,6 +54,8 @@ json_t *pt_store_history_list(struct store *st, long long limit);
 void pt_state_free(void);
 /* sm_set_pkey_tables()'s provider: the tables last verified on end ports. */
 int pt_sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, void *arg);
+struct sm_ipoib;
+bool pt_sa_ipoib(size_t i, struct sm_ipoib *out, void *arg);
 const struct pt_table *pt_table_find(uint64_t node_guid, uint8_t port);
 /* Take the plan's have[] tables as the committed ones (known ports only). */
 void pt_tables_update(const struct pt_plan *p);

@@ -59,6 +59,7 @@ partitions_start(struct fabricd *fd, const void *cfg)
 	/* kept by the SM even while it is disabled; changes are then stored only */
 	sm_add_hook(SM_HOOK_BEFORE_ACTIVATE, pt_sweep_hook, NULL);
 	sm_set_pkey_tables(pt_sa_pkey_table, NULL);
+	sm_set_ipoib_partitions(pt_sa_ipoib, NULL);
 	pt_state.running = true;
 	return 0;
 }
@@ -77,8 +78,10 @@ partitions_reload(struct fabricd *fd, const void *cfg)
 static void
 partitions_stop(struct fabricd *fd)
 {
-	if (pt_state.running)
+	if (pt_state.running) {
 		sm_set_pkey_tables(NULL, NULL);
+		sm_set_ipoib_partitions(NULL, NULL);
+	}
 	pt_state_free();
 }
 

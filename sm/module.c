@@ -16,6 +16,7 @@
  *     standby_misses: 3               # polls missed in a row before taking over
  *     sm_key: 0x1                     # SM_Key shared with the other SMs (OpenSM's default)
  *     subnet_prefix: 0xfe80000000000000  # GIDPrefix of every port (the IBA default)
+ *     ipoib_broadcast: true           # IPoIB broadcast group of the default partition
  */
 #include <errno.h>
 #include <stddef.h>
@@ -133,6 +134,7 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_UINT("standby_misses", struct sm_config, standby_misses, 1, 100),
 	CFG_F_UINT("sm_key", struct sm_config, sm_key, 0, UINT64_MAX),
 	CFG_F_UINT("subnet_prefix", struct sm_config, subnet_prefix, 1, UINT64_MAX),
+	CFG_F_BOOL("ipoib_broadcast", struct sm_config, ipoib_default),
 	CFG_F_END
 };
 
@@ -153,6 +155,7 @@ sm_config_init(void *p)
 	c->standby_misses = 3;
 	c->sm_key = 1;		/* OpenSM's default: the two recognise each other */
 	c->subnet_prefix = 0xfe80000000000000ULL;	/* link-local, IB_DEFAULT_SUBNET_PREFIX */
+	c->ipoib_default = true;	/* as OpenSM's Default=0x7fff,ipoib */
 }
 
 const char *
@@ -204,6 +207,8 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm_attach_io(sm, fd);
 	the_sm = sm;
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
+	mc_db_init(&sm->mc);
+	sm_mcast_ensure_groups(sm);
 	if (sm_lids_load(&sm->lids, fd->store) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
 	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
@@ -251,6 +256,7 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 	sm->cfg.standby_misses = cfg->standby_misses;
 	sm->cfg.sm_key = cfg->sm_key;
 	sm->cfg.subnet_prefix = cfg->subnet_prefix;	/* ports get it at the sweep below */
+	sm->cfg.ipoib_default = cfg->ipoib_default;	/* a group made stays till restart */
 	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
 		sm->cfg.max_outstanding = cfg->max_outstanding;
 		if (sm->me)
@@ -292,6 +298,7 @@ sm_stop(struct fabricd *fd)
 	mad_batch_free(&sm->batch);
 	mad_batch_free(&sm->side);
 	sm_lids_free(&sm->lids);
+	sm_mcast_free(sm);
 	the_sm = NULL;
 	free(sm);
 }

@@ -47,7 +47,9 @@ resp_header(const ib_sa_mad_t *q, uint8_t *resp, uint16_t status)
 
 	memset(resp, 0, MAD_SIZE);
 	memcpy(resp, q, sizeof(ib_mad_t));
-	r->method = q->method | IB_MAD_METHOD_RESP_MASK;
+	/* IBA 15.4: the answer to a Set is a GetResp, to the rest their Resp */
+	r->method = q->method == IB_MAD_METHOD_SET ? IB_MAD_METHOD_GET_RESP :
+	    q->method | IB_MAD_METHOD_RESP_MASK;
 	r->status = htobe16(status);
 	r->resv = 0;
 	r->resv1 = 0;
@@ -121,6 +123,9 @@ check_request(struct sa_counters *cnt, const ib_sa_mad_t *q, size_t len)
 		return 0;
 	if (q->method == IB_MAD_METHOD_GETTABLE && q->attr_id != IB_MAD_ATTR_CLASS_PORT_INFO)
 		return 0;
+	if ((q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE) &&
+	    q->attr_id == IB_MAD_ATTR_MCMEMBER_RECORD)
+		return 0;
 	return be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
 }
 
@@ -149,6 +154,32 @@ frame_table(const struct sa_sink *s, uint8_t *resp, size_t *resp_len)
 	*resp_len = SA_HDR_SIZE + data;
 }
 
+/* MCMemberRecord Set (join) and Delete (leave): one record back. */
+static void
+answer_membership(const struct sa_ctx *ctx, struct sa_counters *cnt, const ib_sa_mad_t *q,
+    uint8_t *resp, size_t *resp_len)
+{
+	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
+	struct sa_query query = { .tmpl = q->data, .mask = q->comp_mask,
+	    .attr_mod = be32toh(q->attr_mod) };
+	ib_member_rec_t rec;
+	uint16_t status;
+
+	if (q->method == IB_MAD_METHOD_SET)
+		status = sa_mcast_join(ctx, &query, &rec);
+	else
+		status = sa_mcast_leave(ctx, &query, &rec);
+	if (status != 0) {
+		answer_error(cnt, q, resp, resp_len, status);
+		return;
+	}
+	resp_header(q, resp, 0);
+	memcpy(r->data, &rec, sizeof(rec));
+	r->attr_offset = htobe16(sizeof(rec) / 8);
+	*resp_len = SA_HDR_SIZE + sizeof(rec);
+	cnt->records++;
+}
+
 bool
 sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *resp,
     size_t *resp_len)
@@ -174,6 +205,10 @@ sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *res
 	}
 	if (ctx->f == NULL) {		/* no model yet: ask again later */
 		answer_error(cnt, q, resp, resp_len, be16toh(IB_MAD_STATUS_BUSY));
+		return true;
+	}
+	if (q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE) {
+		answer_membership(ctx, cnt, q, resp, resp_len);
 		return true;
 	}
 	get = q->method == IB_MAD_METHOD_GET;
@@ -225,6 +260,8 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.pkey_table = pkey_table,
 		.pkey_arg = pkey_arg,
 		.counters = &sm->sa_counters,
+		.mc = &sm->mc,
+		.requester_lid = in->slid,
 	};
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 
@@ -238,4 +275,6 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 	log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
 	    q->method, be16toh(q->attr_id), in->slid, be16toh(((ib_sa_mad_t *)resp)->status), len);
 	mad_respond(sm->me, in, resp, len);
+	if (sm->mc.gen != sm->mc_gen_programmed)
+		sm_sweep_request(sm, false);	/* a join or leave: new trees */
 }

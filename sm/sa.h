@@ -36,6 +36,9 @@
 #include "fabric/fabric.h"
 #include "sm/sm.h"
 
+struct mc_db;
+struct _ib_member_rec;
+
 #define SA_HDR_SIZE	56	/* MAD + RMPP + SA headers (IB_SA_MAD_HDR_SIZE) */
 #define SA_DATA_SIZE	200	/* IB_SA_DATA_SIZE */
 #define SA_TABLE_BYTES	168	/* records per GetTableResp: see above */
@@ -59,6 +62,8 @@ struct sa_ctx {
 	sm_pkey_table_fn	 pkey_table;	/* NULL: 0xFFFF alone everywhere */
 	void			*pkey_arg;
 	struct sa_counters	*counters;	/* what sa_answer() saw; NULL: not counted */
+	struct mc_db		*mc;		/* multicast groups; NULL: none, joins refused */
+	uint16_t		 requester_lid;	/* SLID of the request; 0: unknown (anyone) */
 };
 
 /*
@@ -115,6 +120,22 @@ uint16_t sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id,
 /* PathRecords (sa_path.c), called by sa_build_records(). */
 uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
     struct sa_sink *out);
+
+/*
+ * The entry (membership bit included) port p holds for P_Key base (15
+ * bits), 0 when it holds none: the registered tables, or 0xFFFF alone.
+ */
+uint16_t sa_port_pkey_entry(const struct sa_ctx *ctx, const struct fabric_port *p,
+    uint16_t base);
+
+/* MCMemberRecord (sa_mcast.c): Set (join), Delete (leave) fill resp with
+ * the one record of the answer and return 0 or an SA status (host order);
+ * Get/GetTable records go to out. */
+uint16_t sa_mcast_join(const struct sa_ctx *ctx, const struct sa_query *q,
+    struct _ib_member_rec *resp);
+uint16_t sa_mcast_leave(const struct sa_ctx *ctx, const struct sa_query *q,
+    struct _ib_member_rec *resp);
+void sa_mcast_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out);
 
 /*
  * Answer one SA request: req is the MAD as received (len bytes, the

@@ -230,6 +230,15 @@ entry_of(const struct port_keys *pk, uint16_t base)
 	return 0;
 }
 
+uint16_t
+sa_port_pkey_entry(const struct sa_ctx *ctx, const struct fabric_port *p, uint16_t base)
+{
+	struct port_keys pk;
+
+	port_keys(ctx, p, &pk);
+	return entry_of(&pk, base);
+}
+
 /* Do both hold base, one of them as a full member?  *src_entry: src's key. */
 static bool
 share_pkey(const struct port_keys *src, const struct port_keys *dst, uint16_t base,

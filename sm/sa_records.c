@@ -24,6 +24,7 @@ sa_record_size(uint16_t attr_id)
 	case IB_MAD_ATTR_SMINFO_RECORD:		return sizeof(ib_sminfo_record_t);
 	case IB_MAD_ATTR_LINK_RECORD:		return sizeof(ib_link_record_t);
 	case IB_MAD_ATTR_PATH_RECORD:		return sizeof(ib_path_rec_t);
+	case IB_MAD_ATTR_MCMEMBER_RECORD:	return sizeof(ib_member_rec_t);
 	}
 	return 0;
 }
@@ -313,6 +314,9 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		return 0;
 	case IB_MAD_ATTR_PATH_RECORD:
 		return sa_path_records(ctx, q, out);
+	case IB_MAD_ATTR_MCMEMBER_RECORD:
+		sa_mcast_records(ctx, q, out);
+		return 0;
 	}
 	return be16toh(IB_SA_MAD_STATUS_REQ_INVALID);
 }

@@ -24,6 +24,7 @@
 #include "mad/batch.h"
 #include "mad/mad.h"
 #include "fabric/routing.h"
+#include "sm/mcast.h"
 #include "sm/sa.h"
 #include "sm/sm.h"
 
@@ -33,6 +34,7 @@
 #define SM_ATTR_SWITCH_INFO	0x0012
 #define SM_ATTR_PORT_INFO	0x0015
 #define SM_ATTR_LFT		0x0019
+#define SM_ATTR_MFT		0x001B
 #define SM_ATTR_SM_INFO		0x0020
 
 #define SM_MAX_ROOTS	64
@@ -52,6 +54,7 @@ struct sm_config {
 	uint64_t	 standby_misses;	/* polls missed before taking over */
 	uint64_t	 sm_key;		/* SMInfo SM_Key shared by the subnet's SMs */
 	uint64_t	 subnet_prefix;		/* GIDPrefix given to every port */
+	bool		 ipoib_default;		/* IPoIB broadcast group of 0x7fff */
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
@@ -63,6 +66,7 @@ struct sweep_record {
 	uint64_t	 mads, retries, timeouts;
 	unsigned	 changes;		/* events raised */
 	unsigned	 lft_blocks;		/* LFT blocks written */
+	unsigned	 mft_blocks;		/* MFT blocks written */
 	unsigned	 port_sets;		/* PortInfo Sets */
 	unsigned	 unreachable;		/* probes that failed */
 	char		 unreachable_text[512];	/* first few, for the record */
@@ -104,6 +108,13 @@ struct sm {
 	bool			 topology_changed;
 	struct sm_lids		 lids;
 	struct sa_counters	 sa_counters;	/* for status */
+
+	/* multicast (mcast_mft.c) */
+	struct mc_db		 mc;		/* the SA's groups */
+	struct guid_map		 mft;		/* switch GUID -> what its MFT holds */
+	uint64_t		 mc_gen_programmed;	/* mc.gen the MFTs were computed for */
+	uint64_t		 mft_blocks_written;
+	uint64_t		 mft_verify_mismatches;	/* sm_mcast_mft_verify() found */
 
 	/* sweep control */
 	bool			 sweeping;
@@ -216,6 +227,20 @@ void sm_lft_readback(struct sm *sm);
 /* Compute routes and queue the blocks that differ; they are MADs of the
  * current phase, so the caller's next sm_phase_wait() waits for them. */
 void sm_lft_program(struct sm *sm);
+
+/* mcast_mft.c: the SM's IPoIB broadcast groups (before anyone joins). */
+void sm_mcast_ensure_groups(struct sm *sm);
+/* Trees of every group over f, and the MFT blocks and MulticastFDBTop
+ * that differ (MADs of the current phase).  new_model: f is the model a
+ * heavy sweep built (switches new to it have their tables read again). */
+void sm_mcast_program(struct sm *sm, struct fabric *f, bool new_model);
+/* Read back every MFT block the SM wrote and compare (MADs of the current
+ * phase); mismatches counted in mft_verify_mismatches and rewritten by the
+ * next sm_mcast_program().  Returns the blocks asked for. */
+unsigned sm_mcast_mft_verify(struct sm *sm, struct fabric *f);
+void sm_mcast_free(struct sm *sm);
+/* The i-th partition registered for IPoIB (sm_set_ipoib_partitions). */
+bool sm_ipoib_partition(size_t i, struct sm_ipoib *out);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);

@@ -46,6 +46,9 @@ static enum step_end step_before_activate(struct sm *sm);
 static enum step_end step_arm(struct sm *sm);
 static enum step_end step_activate(struct sm *sm);
 static enum step_end step_publish(struct sm *sm);
+static enum step_end step_multicast(struct sm *sm);
+static enum step_end step_multicast_changes(struct sm *sm);
+static enum step_end step_light_end(struct sm *sm);
 
 /* ---- the lists: what a sweep does, in order (the last step of each
  * always ends the sweep or hands it on) ---- */
@@ -53,6 +56,8 @@ static enum step_end step_publish(struct sm *sm);
 static const struct sweep_step light_sweep[] = {
 	{ "light probe",	step_light_probe },	/* SwitchInfo of every switch */
 	{ "light verdict",	step_light_verdict },	/* a change: the heavy list */
+	{ "multicast",		step_multicast_changes },	/* groups joined or left */
+	{ "end",		step_light_end },
 };
 
 static const struct sweep_step heavy_sweep[] = {
@@ -63,6 +68,7 @@ static const struct sweep_step heavy_sweep[] = {
 	{ "before activate",	step_before_activate },	/* hooks (P_Key tables) */
 	{ "arm",		step_arm },		/* LIDs, SM LID, INIT -> ARMED */
 	{ "activate",		step_activate },	/* ARMED -> ACTIVE */
+	{ "multicast",		step_multicast },	/* trees, MFT blocks that differ */
 	{ "publish",		step_publish },		/* the model, events */
 };
 
@@ -85,11 +91,28 @@ step_light_verdict(struct sm *sm)
 {
 	if (!sm->light_found_change) {
 		sm->cur.ok = true;
-		return STEP_END;
+		return STEP_GO;
 	}
 	sm->cur.kind = SWEEP_HEAVY;
 	sweep_run(sm, heavy_sweep);
 	return STEP_ASYNC;
+}
+
+/* Joins and leaves since the MFTs were computed: new trees. */
+static enum step_end
+step_multicast_changes(struct sm *sm)
+{
+	if (sm->state != SM_STATE_MASTER || sm->fabric == NULL ||
+	    sm->mc.gen == sm->mc_gen_programmed)
+		return STEP_GO;
+	sm_mcast_program(sm, sm->fabric, false);
+	return STEP_WAIT;
+}
+
+static enum step_end
+step_light_end(struct sm *sm)
+{
+	return STEP_END;
 }
 
 /* ---- the heavy sweep ---- */
@@ -183,6 +206,15 @@ static enum step_end
 step_activate(struct sm *sm)
 {
 	sm_activate_active(sm);
+	return STEP_WAIT;
+}
+
+/* Links are ACTIVE now: the trees can use them. */
+static enum step_end
+step_multicast(struct sm *sm)
+{
+	sm_mcast_ensure_groups(sm);
+	sm_mcast_program(sm, sm->next, true);
 	return STEP_WAIT;
 }
 

@@ -485,7 +485,7 @@ test_mad_errors(void **state)
 	assert_int_equal(status_of(resp), 0x000C);
 	answer(s, 0x02, 0x11, 0, 256, resp);		/* Set NodeRecord */
 	assert_int_equal(status_of(resp), 0x000C);
-	assert_int_equal(((ib_sa_mad_t *)resp)->method, 0x82);
+	assert_int_equal(((ib_sa_mad_t *)resp)->method, 0x81);	/* a Set is answered by GetResp (IBA 13.4.5) */
 	answer(s, 0x12, 0x01, 0, 256, resp);		/* GetTable ClassPortInfo */
 	assert_int_equal(status_of(resp), 0x000C);
 	answer(s, 0x7E, 0x11, 0, 256, resp);		/* no such method */
