@@ -68,6 +68,7 @@ struct sweep_record {
 	unsigned	 lft_blocks;		/* LFT blocks written */
 	unsigned	 mft_blocks;		/* MFT blocks written */
 	unsigned	 port_sets;		/* PortInfo Sets */
+	unsigned	 rereg_sets;		/* of them with ClientReregister */
 	unsigned	 unreachable;		/* probes that failed */
 	char		 unreachable_text[512];	/* first few, for the record */
 	bool		 ok;			/* routed and activated everything */
@@ -106,6 +107,7 @@ struct sm {
 	uint8_t			 own_port;
 	bool			 subnet_up;
 	bool			 topology_changed;
+	bool			 client_rereg;	/* first sweep as master: reregister hosts */
 	struct sm_lids		 lids;
 	struct sa_counters	 sa_counters;	/* for status */
 

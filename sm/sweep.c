@@ -148,8 +148,10 @@ step_decide(struct sm *sm)
 	}
 	fabric_sort(sm->next);
 	sm_mark_degraded(sm->next);
-	if (!was_master)
+	if (!was_master) {
 		sm_clear_state_changes(sm);
+		sm->client_rereg = true;	/* taking over: hosts must rejoin */
+	}
 	return STEP_GO;
 }
 
