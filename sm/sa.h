@@ -91,7 +91,11 @@ struct sa_sink {
 	size_t		 n;
 	size_t		 total;
 	size_t		 stop;
+	size_t		 grow_to;	/* > max: buf is malloc'd and grows up to this */
 };
+
+/* Room for more records in a growing sink (sa.c). */
+void sa_sink_grow(struct sa_sink *s);
 
 /* Add one record; false once the builder should stop. */
 /* Inline: both record builders (sa_records.c, sa_path.c) fill sinks, and
@@ -99,6 +103,8 @@ struct sa_sink {
 static inline bool
 sa_sink_put(struct sa_sink *s, const void *rec)
 {
+	if (s->n == s->max && s->grow_to > s->max)
+		sa_sink_grow(s);
 	if (s->n < s->max)
 		memcpy(s->buf + s->n++ * s->rec_size, rec, s->rec_size);
 	s->total++;
@@ -146,6 +152,16 @@ void sa_mcast_records(const struct sa_ctx *ctx, const struct sa_query *q, struct
  */
 bool sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len,
     uint8_t *resp, size_t *resp_len);
+
+/*
+ * The same for a port whose kernel does RMPP: a GetTableResp carries the
+ * whole table (at most SA_RMPP_MAX_RECORDS records) with only
+ * RMPPFlags.Active set, for the kernel to segment, in *resp (malloc'd,
+ * the caller frees it; other answers are one MAD as above).
+ */
+#define SA_RMPP_MAX_RECORDS	65536
+bool sa_answer_rmpp(const struct sa_ctx *ctx, const uint8_t *req, size_t len,
+    uint8_t **resp, size_t *resp_len);
 
 
 #endif

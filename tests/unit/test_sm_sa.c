@@ -631,6 +631,44 @@ test_path_partitions(void **state)
 	assert_int_equal(path_pkey(s, 2, 3, 0x8A01), 0);
 }
 
+/* Kernel RMPP: the whole table, Active alone; and such a request is taken. */
+static void
+test_mad_rmpp_whole(void **state)
+{
+	struct sfix *s = *state;
+	uint8_t req[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	ib_sa_mad_t *q = (ib_sa_mad_t *)req;
+	const ib_sa_mad_t *r;
+	uint8_t *resp;
+	size_t rlen;
+
+	memset(req, 0, sizeof(req));
+	q->base_ver = 1;
+	q->mgmt_class = IB_MCLASS_SUBN_ADM;
+	q->class_ver = 2;
+	q->method = IB_MAD_METHOD_GETTABLE;
+	q->attr_id = IB_MAD_ATTR_LINK_RECORD;
+	q->rmpp_version = 1;
+	q->rmpp_type = IB_RMPP_TYPE_DATA;
+	q->rmpp_flags = IB_RMPP_FLAG_ACTIVE;	/* as osmtest's requests come */
+	assert_true(sa_answer_rmpp(&s->ctx, req, sizeof(req), &resp, &rlen));
+	r = (const ib_sa_mad_t *)resp;
+	assert_int_equal(r->status, 0);
+	assert_int_equal(r->rmpp_flags, IB_RMPP_FLAG_ACTIVE);
+	assert_int_equal(r->rmpp_type, IB_RMPP_TYPE_DATA);
+	assert_int_equal(r->rmpp_version, 1);
+	/* every LinkRecord, not the 21 one MAD would hold: 2 per cabled link */
+	assert_int_equal(rlen, SA_HDR_SIZE + query(s, 0x20, 0) * sizeof(ib_link_record_t));
+	assert_true(rlen > MAD_BLOCK_SIZE || query(s, 0x20, 0) <= 10);
+	free(resp);
+	/* a later segment alone is half a request */
+	q->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_LAST;
+	q->seg_num = htobe32(2);
+	assert_true(sa_answer_rmpp(&s->ctx, req, sizeof(req), &resp, &rlen));
+	assert_int_equal(be16toh(((ib_sa_mad_t *)resp)->status), 0x001C);
+	free(resp);
+}
+
 int
 main(void)
 {
@@ -648,6 +686,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mad_gettable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad_fuzz, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mad_rmpp_whole, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
