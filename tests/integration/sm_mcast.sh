@@ -51,6 +51,13 @@ until pkeys host12 | grep -q 0x0b01 && pkeys host11 | grep -q 0x8c01; do
 	sleep 0.2
 done
 
+# 0. ClassPortInfo says the SA does multicast (CapabilityMask bit 9) and
+# names QP1's Q_Key for traps and redirects, as OpenSM's does.
+cpi=$(sim_diag -H host4 -t 10 saquery -c) || fail "saquery -c exited $?"
+cap=$(echo "$cpi" | sed -n 's/^[[:space:]]*Capability mask\.*\(0x[0-9a-fA-F]*\)$/\1/p')
+[ -n "$cap" ] && [ $(( cap & 0x200 )) -ne 0 ] || fail "ClassPortInfo CapabilityMask '$cap' lacks multicast"
+[ "$(echo "$cpi" | grep -c 'QKey\.*0x80010000$')" -eq 2 ] || fail "ClassPortInfo Q_Keys: $cpi"
+
 # 1. Before anyone asks, the SM made the three broadcast groups; each host
 # sees those of its own partitions only.
 sees_groups() {	# ASKER MGIDS-SEEN... -- MGIDS-NOT-SEEN...
