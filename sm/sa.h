@@ -134,6 +134,34 @@ uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
 uint16_t sa_port_pkey_entry(const struct sa_ctx *ctx, const struct fabric_port *p,
     uint16_t base);
 
+/* The port a request came from (by its SLID), NULL when unknown. */
+const struct fabric_port *sa_requester(const struct sa_ctx *ctx);
+/* Do a and b share a partition, one of them a full member?  (OpenSM's
+ * osm_physp_share_pkey.)  What a requester may see of another port. */
+bool sa_ports_share_partition(const struct sa_ctx *ctx, const struct fabric_port *a,
+    const struct fabric_port *b);
+
+/*
+ * What a PathRecord (or MultiPathRecord) request asks of a path beyond its
+ * ends, as rdma_cm and ibacm send it: ServiceID, QoSClass, TClass, SL.
+ */
+struct sa_path_req {
+	bool		has_service_id, has_qos_class, has_tclass, has_sl;
+	uint64_t	service_id;
+	uint16_t	qos_class;	/* 12 bits */
+	uint8_t		tclass;
+	uint8_t		sl;
+	uint16_t	pkey;		/* the path's, chosen before */
+};
+/*
+ * The one place the SL of a PathRecord and a MultiPathRecord is chosen
+ * (a QoS policy hooks in here): false when the request cannot be given a
+ * path (an SL asked for that the path cannot have).  Today every path is
+ * on SL 0.
+ */
+bool sa_path_sl(const struct sa_ctx *ctx, const struct sa_path_req *req,
+    const struct fabric_port *src, const struct fabric_port *dst, uint8_t *sl);
+
 /* MCMemberRecord (sa_mcast.c): Set (join), Delete (leave) fill resp with
  * the one record of the answer and return 0 or an SA status (host order);
  * Get/GetTable records go to out. */

@@ -62,20 +62,6 @@ selected(uint8_t have, uint8_t want, uint8_t sel)
 	return true;
 }
 
-/* The requester's port: the CA port (or switch port 0) behind its LID. */
-static const struct fabric_port *
-requester(const struct sa_ctx *ctx)
-{
-	const struct fabric_port *p;
-
-	if (ctx->f == NULL || ctx->requester_lid == 0)
-		return NULL;
-	p = fabric_port_by_lid(ctx->f, ctx->requester_lid);
-	if (p && p->node->type == FABRIC_SWITCH)
-		p = &p->node->ports[0];
-	return p;
-}
-
 /* Does the port see the group's partition?  Unknown requester: yes. */
 static bool
 sees(const struct sa_ctx *ctx, const struct fabric_port *p, const struct mc_group *g)
@@ -231,7 +217,7 @@ static uint16_t
 member_port(const struct sa_ctx *ctx, const ib_member_rec_t *t, uint64_t mask,
     const struct fabric_port **out)
 {
-	const struct fabric_port *req = requester(ctx), *p;
+	const struct fabric_port *req = sa_requester(ctx), *p;
 
 	if ((mask & JOIN_MASK) != JOIN_MASK || (t->scope_state & 0x0F) == 0)
 		return ST(IB_SA_MAD_STATUS_INSUF_COMPS);
@@ -329,7 +315,7 @@ void
 sa_mcast_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	const ib_member_rec_t *t = (const ib_member_rec_t *)q->tmpl;
-	const struct fabric_port *req = requester(ctx);
+	const struct fabric_port *req = sa_requester(ctx);
 	ib_member_rec_t r;
 
 	if (ctx->mc == NULL)

@@ -140,11 +140,15 @@ node_record(const struct fabric_node *n, const struct fabric_port *p, ib_node_re
 }
 
 static bool
-put_node(const struct fabric_node *n, const struct fabric_port *p, const struct sa_query *q,
-    struct sa_sink *out)
+put_node(const struct sa_ctx *ctx, const struct fabric_node *n, const struct fabric_port *p,
+    const struct sa_query *q, struct sa_sink *out)
 {
+	const struct fabric_port *req = sa_requester(ctx);
 	ib_node_record_t r;
 
+	/* a requester sees only the ports it shares a partition with (OpenSM) */
+	if (req && !sa_ports_share_partition(ctx, req, p))
+		return true;
 	node_record(n, p, &r);
 	if (!fields_match(node_fields, NFIELDS(node_fields), q->mask, &r, q->tmpl))
 		return true;
@@ -153,19 +157,20 @@ put_node(const struct fabric_node *n, const struct fabric_port *p, const struct 
 
 /* One record per addressed port: a switch's port 0, every CA port. */
 static void
-node_records(const struct fabric *f, const struct sa_query *q, struct sa_sink *out)
+node_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
+	const struct fabric *f = ctx->f;
 	struct fabric_node *n;
 	size_t i;
 
 	FABRIC_FOREACH_NODE(f, i, n) {
 		if (n->type == FABRIC_SWITCH) {
-			if (n->lid && !put_node(n, &n->ports[0], q, out))
+			if (n->lid && !put_node(ctx, n, &n->ports[0], q, out))
 				return;
 			continue;
 		}
 		for (unsigned j = 1; j <= n->nports; j++)
-			if (ca_port_addressed(&n->ports[j]) && !put_node(n, &n->ports[j], q, out))
+			if (ca_port_addressed(&n->ports[j]) && !put_node(ctx, n, &n->ports[j], q, out))
 				return;
 	}
 }
@@ -312,7 +317,7 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		class_port_info(out);
 		return 0;
 	case IB_MAD_ATTR_NODE_RECORD:
-		node_records(ctx->f, q, out);
+		node_records(ctx, q, out);
 		return 0;
 	case IB_MAD_ATTR_PORTINFO_RECORD:
 		portinfo_records(ctx->f, q, out);

@@ -634,6 +634,51 @@ test_path_partitions(void **state)
 	assert_int_equal(path_pkey(s, 2, 3, 0x8A01), 0);
 }
 
+/* A requester sees NodeRecords and PathRecords only of the ports it shares
+ * a partition with; PathRecord takes rdma_cm's ServiceID, QoSClass, TClass. */
+static void
+test_partition_aware(void **state)
+{
+	struct sfix *s = *state;
+	ib_path_rec_t *t = (ib_path_rec_t *)s->tmpl;
+	const ib_path_rec_t *r;
+	int calls = 0;
+	size_t all;
+
+	all = query(s, 0x11, 0);
+	s->ctx.pkey_table = fake_tables;
+	s->ctx.pkey_arg = &calls;
+	s->ctx.requester_lid = 2;	/* h2 shares nothing with h3 (both limited) */
+	assert_int_equal(query(s, 0x11, 0), all - 1);
+	s->ctx.requester_lid = 1;
+	assert_int_equal(query(s, 0x11, 0), all);
+	s->ctx.requester_lid = 2;
+	assert_int_equal(path_pkey(s, 1, 3, 0x0A01), 0);	/* h3 hidden from h2 */
+	s->ctx.requester_lid = 1;
+	assert_int_equal(path_pkey(s, 1, 3, 0x0A01), 0x0A01);
+	s->ctx.pkey_table = NULL;
+	s->ctx.requester_lid = 0;
+	memset(t, 0, sizeof(*t));
+	t->slid = htobe16(1);
+	t->dlid = htobe16(2);
+	t->service_id = htobe64(0x0106000000000001ULL);	/* rdma_cm's RDMA_PS_TCP port 1 */
+	t->tclass = 0x20;
+	t->num_path = 0x81;
+	ib_path_rec_set_qos_class(t, 5);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID |
+	    IB_PR_COMPMASK_SERVICEID | IB_PR_COMPMASK_TCLASS | IB_PR_COMPMASK_QOS_CLASS |
+	    IB_PR_COMPMASK_REVERSIBLE | IB_PR_COMPMASK_NUMBPATH), 1);
+	r = rec(s, 0);
+	assert_int_equal(be64toh(r->service_id), 0x0106000000000001ULL);
+	assert_int_equal(r->tclass, 0x20);
+	assert_int_equal(ib_path_rec_qos_class(r), 5);
+	assert_int_equal(ib_path_rec_sl(r), 0);
+	/* an SL the path cannot have (sa_path_sl gives SL 0) */
+	t->qos_class_sl = htobe16(3);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID |
+	    IB_PR_COMPMASK_SL), 0);
+}
+
 /* Kernel RMPP: the whole table, Active alone; and such a request is taken. */
 static void
 test_mad_rmpp_whole(void **state)
@@ -690,6 +735,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mad_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad_rmpp_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partition_aware, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
