@@ -62,9 +62,28 @@ answer_error(struct sa_counters *cnt, const ib_sa_mad_t *q, uint8_t *resp, size_
     uint16_t status)
 {
 	cnt->errors++;
+	cnt->attr[sa_attr_index(be16toh(q->attr_id))].errors++;
 	resp_header(q, resp, status);
 	*resp_len = SA_HDR_SIZE;
 }
+
+static const struct { uint16_t id; const char *name; } counted[SA_NATTR] = {
+	{ 0x0001, "ClassPortInfo" }, { 0x0011, "NodeRecord" }, { 0x0012, "PortInfoRecord" },
+	{ 0x0018, "SMInfoRecord" }, { 0x0020, "LinkRecord" }, { 0x0035, "PathRecord" },
+	{ 0x0038, "MCMemberRecord" }, { 0, "other" },
+};
+
+unsigned
+sa_attr_index(uint16_t attr_id)
+{
+	for (unsigned i = 0; i + 1 < SA_NATTR; i++)
+		if (counted[i].id == attr_id)
+			return i;
+	return SA_NATTR - 1;
+}
+
+const char *sa_attr_name(unsigned idx) { return counted[idx < SA_NATTR ? idx : SA_NATTR - 1].name; }
+uint16_t sa_attr_id(unsigned idx) { return counted[idx < SA_NATTR ? idx : SA_NATTR - 1].id; }
 
 /* Requests that want an answer (Trap, Report, Send and responses do not). */
 static bool
@@ -246,6 +265,7 @@ answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 	if (!wants_answer(q->method))
 		return false;
 	cnt->requests++;
+	cnt->attr[sa_attr_index(be16toh(q->attr_id))].requests++;
 	if ((status = check_request(cnt, q, len)) != 0) {
 		answer_error(cnt, q, resp, resp_len, status);
 		return true;

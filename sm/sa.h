@@ -43,9 +43,18 @@ struct _ib_member_rec;
 #define SA_DATA_SIZE	200	/* IB_SA_DATA_SIZE */
 #define SA_TABLE_BYTES	168	/* records per GetTableResp: see above */
 
-/* What the SA needs to know besides the model. */
+/* The attributes counted one by one (`fabricctl sa`); the rest as "other". */
+#define SA_NATTR 8
+/* Index of attr_id (host order) in the counters, SA_NATTR - 1 for others. */
+unsigned sa_attr_index(uint16_t attr_id);
+const char *sa_attr_name(unsigned idx);
+uint16_t sa_attr_id(unsigned idx);
+
 /* What the SA saw, for `status` and the logs. */
 struct sa_counters {
+	struct {
+		uint64_t	requests, errors;
+	} attr[SA_NATTR];
 	uint64_t requests;	/* SA requests answered */
 	uint64_t records;	/* records sent */
 	uint64_t errors;	/* answered with an error status */

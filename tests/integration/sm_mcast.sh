@@ -145,6 +145,20 @@ until why=$(check_trees); do
 	i=$((i + 1))
 	sleep 0.5
 done
+# fabricctl mcast agrees: blue's members, and its tree is what the
+# switches hold (ibroute -M, parsed into mc.txt above)
+command -v jq >/dev/null 2>&1 || fail "jq not installed (DEB_PKGS)"
+ctl --json mcast "$BLUE" > "$T/blue.json" || fail "fabricctl mcast $BLUE"
+[ "$(jq '.members | length' "$T/blue.json")" -eq 7 ] || fail "fabricctl mcast: blue members $(cat "$T/blue.json")"
+jq -r '.tree[] | "\(.lid) \(.ports | map(tostring) | join(" "))"' "$T/blue.json" | sort > "$T/tree_fd.txt"
+awk -v m="$(printf '0x%04x' "$BLUE")" '$1 == "M" && $3 == m { l = $2; for (i = 4; i <= NF; i++) l = l " " $i; print l }' \
+    "$SIM_DIR/mc.txt" | sort > "$T/tree_sw.txt"
+cmp -s "$T/tree_fd.txt" "$T/tree_sw.txt" || fail "fabricctl's tree differs from the switches':
+$(diff "$T/tree_fd.txt" "$T/tree_sw.txt")"
+[ "$(ctl --json mcast | jq '[.groups[].mlid] | length')" -ge 4 ] || fail "fabricctl mcast lists too few groups"
+# every join and leave this test sent was an MCMemberRecord request the SA counted
+n=$(ctl --json sa | jq '.attributes[] | select(.attribute == "MCMemberRecord") | .requests')
+[ "$n" -ge 18 ] || fail "fabricctl sa counts $n MCMemberRecord requests"
 # ibtracert follows the MFTs from one member to another across the spines
 sim_diag -t 15 ibtracert -m "$BLUE" "$(lid host2)" "$(lid host12)" > "$T/tr.txt" ||
     fail "ibtracert -m $BLUE host2 -> host12: $(cat "$T/tr.txt")"
