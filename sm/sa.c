@@ -225,7 +225,8 @@ answer_membership(const struct sa_ctx *ctx, struct sa_counters *cnt, const ib_sa
 {
 	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
 	struct sa_query query = { .tmpl = q->data, .mask = q->comp_mask,
-	    .attr_mod = be32toh(q->attr_mod) };
+	    .attr_mod = be32toh(q->attr_mod),
+	    .trusted = ctx->sa_key != 0 && be64toh(q->sm_key) == ctx->sa_key };
 	ib_member_rec_t rec;
 	uint16_t status;
 
@@ -370,6 +371,7 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.counters = &sm->sa_counters,
 		.mc = &sm->mc,
 		.requester_lid = in->slid,
+		.sa_key = sm->cfg.sm_key,	/* OpenSM's sa_key defaults to its sm_key, 1 */
 	};
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 

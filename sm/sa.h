@@ -73,6 +73,7 @@ struct sa_ctx {
 	struct sa_counters	*counters;	/* what sa_answer() saw; NULL: not counted */
 	struct mc_db		*mc;		/* multicast groups; NULL: none, joins refused */
 	uint16_t		 requester_lid;	/* SLID of the request; 0: unknown (anyone) */
+	uint64_t		 sa_key;	/* SM_Key a trusted requester sends; 0: none */
 };
 
 /*
@@ -85,6 +86,7 @@ struct sa_query {
 	const uint8_t	*tmpl;
 	uint64_t	 mask;		/* as in the MAD: network order */
 	uint32_t	 attr_mod;
+	bool		 trusted;	/* the request carried the SA key */
 };
 
 /*

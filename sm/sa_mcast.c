@@ -37,11 +37,13 @@
 static uint8_t val6(uint8_t x) { return x & 0x3F; }
 static uint8_t sel2(uint8_t x) { return x >> 6; }
 
-/* ProxyJoin is the top bit of the byte after ScopeState (IBA's layout). */
+/* ProxyJoin is the top bit of the byte after ScopeState (IBA's layout);
+ * OpenSM's ib_types.h declares it a 1-bit bitfield, which on x86 is the
+ * lowest bit, and osmtest sends it so: either counts. */
 static bool
 rec_proxy(const ib_member_rec_t *r)
 {
-	return (((const uint8_t *)r)[offsetof(ib_member_rec_t, scope_state) + 1] & 0x80) != 0;
+	return (((const uint8_t *)r)[offsetof(ib_member_rec_t, scope_state) + 1] & 0x81) != 0;
 }
 
 static uint64_t
@@ -67,6 +69,38 @@ static bool
 sees(const struct sa_ctx *ctx, const struct fabric_port *p, const struct mc_group *g)
 {
 	return p == NULL || sa_port_pkey_entry(ctx, p, g->p.pkey & 0x7FFF) != 0;
+}
+
+/* Gb/s x 10 of an IB rate code (IBA 15.2.5.16 table), to order them: the
+ * codes are not in speed order.  0 for a code not defined. */
+static unsigned
+rate_dgbps(uint8_t code)
+{
+	static const unsigned t[] = {
+		[2] = 25, [3] = 100, [4] = 300, [5] = 50, [6] = 200, [7] = 400, [8] = 600,
+		[9] = 800, [10] = 1200, [11] = 140, [12] = 560, [13] = 1120, [14] = 1680,
+		[15] = 250, [16] = 1000, [17] = 2000, [18] = 3000, [19] = 280, [20] = 500,
+		[21] = 4000, [22] = 6000,
+	};
+
+	return code < sizeof(t) / sizeof(t[0]) ? t[code] : 0;
+}
+
+/*
+ * Can the port's link carry the group (IBA o15-0.1.8, OpenSM's
+ * validate_port_caps)?  Its MTU must be no smaller and its rate no slower.
+ * A port whose PortInfo was never read (all zero) is not judged.
+ */
+static bool
+port_carries(const struct fabric_port *p, const struct mc_params *g)
+{
+	const ib_port_info_t *pi = (const ib_port_info_t *)p->pi;
+	bool ext = (pi->capability_mask & IB_PORT_CAP_HAS_EXT_SPEEDS) != 0;
+
+	if (ib_port_info_get_mtu_cap(pi) == 0)
+		return true;
+	return ib_port_info_get_mtu_cap(pi) >= g->mtu &&
+	    rate_dgbps(ib_port_info_compute_rate(pi, ext)) >= rate_dgbps(g->rate);
 }
 
 static void
@@ -193,8 +227,9 @@ create_group(const struct sa_ctx *ctx, const ib_member_rec_t *t, uint64_t mask,
 	    !choose(val6(t->rate), sel2(t->rate), mask & IB_MCR_COMPMASK_RATE, MC_DEFAULT_RATE,
 	    IB_PATH_RECORD_RATE_2_5_GBS, IB_MAX_RATE, &p.rate))
 		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
-	if (!(mask & IB_MCR_COMPMASK_LIFE))
-		p.pkt_life = 18;
+	if (!choose(val6(t->pkt_life), sel2(t->pkt_life), (mask & IB_MCR_COMPMASK_LIFE) &&
+	    (mask & IB_MCR_COMPMASK_LIFE_SEL), 18, 0, 63, &p.pkt_life))
+		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
 	memcpy(mgid, &t->mgid, 16);
 	if (!(mask & IB_MCR_COMPMASK_MGID) || memcmp(mgid, zero, 16) == 0) {
 		for (uint16_t serial = 1; serial; serial++) {
@@ -202,10 +237,14 @@ create_group(const struct sa_ctx *ctx, const ib_member_rec_t *t, uint64_t mask,
 			if (mc_find(ctx->mc, mgid) == NULL)
 				break;
 		}
-	} else if (mgid[0] != 0xff)
-		return ST(IB_SA_MAD_STATUS_INVALID_GID);
+	} else if (mgid[0] != 0xff)	/* not multicast: OpenSM (and osmtest) say invalid request */
+		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
+	else if (mgid[2] == 0xa0 && mgid[3] == 0x1b)	/* signature reserved to SA-made MGIDs */
+		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
+	else if ((mgid[1] >> 4) & 0x0E)		/* flags: only T (transient) is defined */
+		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
 	else if (mc_mgid_ipoib_pkey(mgid, &mgid_pkey) && (mgid_pkey & 0x7FFF) != (p.pkey & 0x7FFF))
-		return ST(IB_SA_MAD_STATUS_INVALID_GID);
+		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
 	if ((*out = mc_create(ctx->mc, mgid, &p, false)) == NULL)
 		return ST(IB_SA_MAD_STATUS_NO_RESOURCES);
 	return 0;
@@ -214,9 +253,10 @@ create_group(const struct sa_ctx *ctx, const ib_member_rec_t *t, uint64_t mask,
 /* The port a join or leave is for: PortGID's, which must be the
  * requester's own unless it joins by proxy. */
 static uint16_t
-member_port(const struct sa_ctx *ctx, const ib_member_rec_t *t, uint64_t mask,
-    const struct fabric_port **out)
+member_port(const struct sa_ctx *ctx, const struct sa_query *q, const struct fabric_port **out)
 {
+	const ib_member_rec_t *t = (const ib_member_rec_t *)q->tmpl;
+	uint64_t mask = q->mask;
 	const struct fabric_port *req = sa_requester(ctx), *p;
 
 	if ((mask & JOIN_MASK) != JOIN_MASK || (t->scope_state & 0x0F) == 0)
@@ -226,7 +266,10 @@ member_port(const struct sa_ctx *ctx, const ib_member_rec_t *t, uint64_t mask,
 		p = &p->node->ports[0];
 	if (p == NULL)
 		return ST(IB_SA_MAD_STATUS_INVALID_GID);
-	if (req && req != p && !rec_proxy(t))
+	/* another port's join is a proxy join (as OpenSM infers it, whatever
+	 * the ProxyJoin bit says): a trusted requester (the SA key), or one
+	 * that shares a partition with the port */
+	if (req && req != p && !q->trusted && !sa_ports_share_partition(ctx, req, p))
 		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
 	*out = p;
 	return 0;
@@ -243,19 +286,29 @@ sa_mcast_join(const struct sa_ctx *ctx, const struct sa_query *q, ib_member_rec_
 
 	if (ctx->mc == NULL)
 		return ST(IB_SA_MAD_STATUS_NO_RESOURCES);
-	if ((st = member_port(ctx, t, q->mask, &port)) != 0)
+	if ((st = member_port(ctx, q, &port)) != 0)
 		return st;
 	if (q->mask & IB_MCR_COMPMASK_MGID)
 		g = mc_find(ctx->mc, (const uint8_t *)&t->mgid);
 	if (g == NULL) {
+		struct mc_params want;
+
+		/* a group the joining port could not even carry is not made */
+		params_of(t, &want);
+		if (q->mask & IB_MCR_COMPMASK_RATE) {
+			struct mc_params probe = { .mtu = 0, .rate = want.rate };
+
+			if (!port_carries(port, &probe) && sel2(t->rate) != 1 && sel2(t->rate) != 3)
+				return ST(IB_SA_MAD_STATUS_REQ_INVALID);
+		}
 		if ((st = create_group(ctx, t, q->mask, port, &g)) != 0)
 			return st;
-	} else if (!group_agrees(g, t, q->mask))
+	} else if (!group_agrees(g, t, q->mask) || !port_carries(port, &g->p))
 		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
 	if (sa_port_pkey_entry(ctx, port, g->p.pkey & 0x7FFF) == 0)
 		return ST(IB_SA_MAD_STATUS_REQ_INVALID);	/* not in the group's partition */
 	m = mc_member_join(ctx->mc, g, port->guid, (const uint8_t *)&t->port_gid,
-	    t->scope_state & 0x0F, rec_proxy(t));
+	    t->scope_state & 0x0F, rec_proxy(t) || (sa_requester(ctx) && sa_requester(ctx) != port));
 	fill_record(g, m, resp);
 	return 0;
 }
@@ -274,14 +327,16 @@ sa_mcast_leave(const struct sa_ctx *ctx, const struct sa_query *q, ib_member_rec
 		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
 	if (!(q->mask & IB_MCR_COMPMASK_MGID))
 		return ST(IB_SA_MAD_STATUS_INSUF_COMPS);
-	if ((st = member_port(ctx, t, q->mask, &port)) != 0)
+	if ((st = member_port(ctx, q, &port)) != 0)
 		return st;
 	if ((g = mc_find(ctx->mc, (const uint8_t *)&t->mgid)) == NULL ||
 	    mc_member_find(g, port->guid) == NULL)
 		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
 	gone = *mc_member_find(g, port->guid);
+	if (want & ~gone.join_state)	/* o15-0.1.14: only bits it holds can go */
+		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
 	before = mc_member_leave(ctx->mc, g, port->guid, want);
-	gone.join_state = before & want;
+	gone.join_state = before & (uint8_t)~want;	/* the answer shows what remains */
 	fill_record(g, &gone, resp);
 	if (g->nmembers == 0 && !g->sm_owned)
 		mc_delete(ctx->mc, g);

@@ -147,9 +147,9 @@ test_broadcast_join(void **state)
 	/* the Q_Key must agree where the mask names it */
 	assert_int_equal(ask(s, IB_MAD_METHOD_SET, 2, 2, IPOIB_MASK | IB_MCR_COMPMASK_QKEY, mgid,
 	    0xFFFF, 1, 0x1234), be16toh(IB_SA_MAD_STATUS_REQ_INVALID));
-	/* someone else's port without ProxyJoin */
-	assert_int_equal(ask(s, IB_MAD_METHOD_SET, 2, 1, IPOIB_MASK, mgid, 0xFFFF, 1, 0),
-	    be16toh(IB_SA_MAD_STATUS_REQ_INVALID));
+	/* someone else's port in a shared partition: a proxy join (OpenSM's rule) */
+	assert_int_equal(ask(s, IB_MAD_METHOD_SET, 2, 3, IPOIB_MASK, mgid, 0xFFFF, 1, 0), 0);
+	assert_true(mc_member_find(mc_find(&s->db, mgid), 0x122)->proxy);
 	/* no JoinState in the mask */
 	assert_int_equal(ask(s, IB_MAD_METHOD_SET, 2, 2, IPOIB_MASK & ~IB_MCR_COMPMASK_JOIN_STATE,
 	    mgid, 0xFFFF, 1, 0), be16toh(IB_SA_MAD_STATUS_INSUF_COMPS));
@@ -177,7 +177,7 @@ test_partition_rules(void **state)
 	    0x8A01, 1, 0x0B1B), be16toh(IB_SA_MAD_STATUS_INSUF_COMPS));
 	/* an IPoIB MGID naming another partition */
 	assert_int_equal(ask(s, IB_MAD_METHOD_SET, 1, 1, CREATE_MASK, wrong, 0x8A01, 1, 0x0B1B),
-	    be16toh(IB_SA_MAD_STATUS_INVALID_GID));
+	    be16toh(IB_SA_MAD_STATUS_REQ_INVALID));
 	/* only a full member creates: a non-member JoinState does not */
 	assert_int_equal(ask(s, IB_MAD_METHOD_SET, 1, 1, CREATE_MASK, own, 0x8A01, 2, 0x0B1B),
 	    be16toh(IB_SA_MAD_STATUS_REQ_INVALID));
