@@ -134,6 +134,11 @@ size_t sa_record_size(uint16_t attr_id);
 uint16_t sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id,
     const struct sa_query *q, struct sa_sink *out);
 
+/* SwitchInfoRecord, LFTRecord, GUIDInfoRecord (sa_tables.c): false for
+ * another attribute. */
+bool sa_table_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
+    struct sa_sink *out);
+
 /* PathRecords (sa_path.c), called by sa_build_records(). */
 uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
     struct sa_sink *out);

@@ -25,6 +25,9 @@ sa_record_size(uint16_t attr_id)
 	case IB_MAD_ATTR_LINK_RECORD:		return sizeof(ib_link_record_t);
 	case IB_MAD_ATTR_PATH_RECORD:		return sizeof(ib_path_rec_t);
 	case IB_MAD_ATTR_MCMEMBER_RECORD:	return sizeof(ib_member_rec_t);
+	case IB_MAD_ATTR_SWITCH_INFO_RECORD:	return sizeof(ib_switch_info_record_t);
+	case IB_MAD_ATTR_LFT_RECORD:		return sizeof(ib_lft_record_t);
+	case IB_MAD_ATTR_GUIDINFO_RECORD:	return sizeof(ib_guidinfo_record_t);
 	}
 	return 0;
 }
@@ -334,5 +337,7 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		sa_mcast_records(ctx, q, out);
 		return 0;
 	}
+	if (sa_table_records(ctx, attr_id, q, out))
+		return 0;
 	return be16toh(IB_SA_MAD_STATUS_REQ_INVALID);
 }

@@ -177,4 +177,19 @@ until mc_dump && why=$(trees_ok "$RED" host8) && [ -z "$(awk -v m="$(printf '0x%
 	sleep 0.5
 done
 member "$RED" host9 host8 && fail "host9 still listed in red after leaving"
+
+# 7. Switch and port table records match what the switches say themselves
+sw=$(sim_diag -t 20 ibnetdiscover | sed -n 's/^Switch.* lid \([0-9]*\) .*/\1/p' | head -1)
+top_sa=$(sim_diag -H host4 -t 10 saquery SWIR "$sw" | sed -n 's/^[[:space:]]*LinearFDBTop\.*\(0x[0-9a-fA-F]*\)$/\1/p')
+top_smp=$(sim_diag -H host4 -t 10 smpquery switchinfo "$sw" | sed -n 's/^LinearFdbTop:\.*\([0-9]*\)$/\1/p')
+[ -n "$top_sa" ] && [ $((top_sa)) -eq "$top_smp" ] || fail "SwitchInfoRecord LinearFDBTop '$top_sa', smpquery '$top_smp'"
+sim_diag -H host4 -t 10 saquery LFTR "$sw/0" | awk '/^[[:space:]]*[0-9]+[[:space:]]+[0-9]+$/ && $2 != 255 {
+    printf "%d %d\n", $1, $2 }' | sort -n > "$T/lftr.txt"
+sim_diag -H host4 -t 10 ibroute "$sw" | sed -n 's/^\(0x[0-9a-fA-F]*\) \([0-9]*\) :.*/\1 \2/p' |
+    while read -r l p; do [ $((l)) -lt 64 ] && echo "$((l)) $p"; done | awk '{ print $1, $2 + 0 }' |
+    sort -n > "$T/ibroute.txt"
+[ -s "$T/lftr.txt" ] && cmp -s "$T/lftr.txt" "$T/ibroute.txt" ||
+    fail "LFTRecord block 0 of LID $sw differs from ibroute: $(diff "$T/lftr.txt" "$T/ibroute.txt" | head -5)"
+g=$(sim_diag -H host4 -t 10 saquery GIR "$(lid host6)" | sed -n 's/^[[:space:]]*GUID 0\.*\(0x[0-9a-f]*\)$/\1/p')
+[ "$g" = "$(sim_port_guid host6)" ] || fail "GUIDInfoRecord of host6: '$g', want $(sim_port_guid host6)"
 exit 0

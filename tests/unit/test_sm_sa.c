@@ -679,6 +679,30 @@ test_partition_aware(void **state)
 	    IB_PR_COMPMASK_SL), 0);
 }
 
+/* SwitchInfoRecord, LFTRecord, GUIDInfoRecord from the model. */
+static void
+test_table_records(void **state)
+{
+	struct sfix *s = *state;
+	const ib_lft_record_t *l;
+
+	s->x.sw1->lft_known = s->x.sw2->lft_known = true;
+	assert_int_equal(query(s, 0x14, 0), 2);			/* both switches */
+	((ib_switch_info_record_t *)s->tmpl)->lid = htobe16(11);
+	assert_int_equal(query(s, 0x14, IB_SWIR_COMPMASK_LID), 1);
+	assert_int_equal(be16toh(((const ib_switch_info_record_t *)rec(s, 0))->switch_info.lin_top), 11);
+	memset(s->tmpl, 0, sizeof(s->tmpl));
+	((ib_lft_record_t *)s->tmpl)->lid = htobe16(10);
+	assert_int_equal(query(s, 0x15, IB_LFTR_COMPMASK_LID | IB_LFTR_COMPMASK_BLOCK), 1);
+	l = rec(s, 0);
+	assert_int_equal(l->lft[2], 7);		/* sw1 sends LID 2 out of 7 */
+	assert_int_equal(l->lft[3], 8);
+	memset(s->tmpl, 0, sizeof(s->tmpl));
+	((ib_guidinfo_record_t *)s->tmpl)->lid = htobe16(1);
+	assert_int_equal(query(s, 0x30, IB_GIR_COMPMASK_LID), 1);
+	assert_int_equal(be64toh(((const ib_guidinfo_record_t *)rec(s, 0))->guid_info.guid[0]), 0x101);
+}
+
 /* Kernel RMPP: the whole table, Active alone; and such a request is taken. */
 static void
 test_mad_rmpp_whole(void **state)
@@ -736,6 +760,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mad_fuzz, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad_rmpp_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partition_aware, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_records, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
