@@ -5,8 +5,9 @@
 # How far each gets is counted as the number of "Checking" steps osmtest
 # logs and where it stops.
 #
-# Asserted (issue 14): -f c passes on both; -f m gets fabricd at least as
-# far as OpenSM.  Measured here (OpenSM 3.3.23, ibsim 0.10), and printed
+# Asserted (issue 14): both SMs made the same IPoIB broadcast group
+# (saquery -g: MGID, MLID, MTU, P_Key, rate, SL); -f c passes on both;
+# -f m gets fabricd at least as far as OpenSM.  Measured here (OpenSM 3.3.23, ibsim 0.10), and printed
 # by the test each run:
 #   -f m  both take the same 43 steps and stop at the last one, "Cleanup
 #         all MCG that are not IPoIB" (ERR 02FE: osmtest deletes groups
@@ -49,15 +50,23 @@ field() { awk -v f="$2" -v n="$3" '$1 == f { print $n }' "$T/$1.txt"; }
 sim_start || fail "ibsim"
 sm_start_fabricd host1
 sm_wait_up 30 || fail "fabricd: subnet not up"
+# the IPoIB broadcast group each SM makes, before osmtest touches anything
+bcast() { sim_diag -H host2 -t 10 saquery -g | grep -E 'MGID|Mlid|Mtu|pkey|Rate|SL' | sed 's/^[[:space:]]*//'; }
+bcast > "$T/fabricd.bcast"
 run_flows fabricd
 fd_stop
 sim_stop
 sim_start || fail "ibsim (again)"
 sim_opensm host1 60 || fail "OpenSM did not bring the subnet up"
+bcast > "$T/opensm.bcast"
 run_flows opensm
 echo "osmtest against fabricd (flow rc checks last-error):"; cat "$T/fabricd.txt"
 echo "osmtest against OpenSM:"; cat "$T/opensm.txt"
 
+# the same broadcast group: MGID, MLID 0xC000, MTU 2048, P_Key, rate 10 Gb/s, SL
+grep -q 'ff12:401b:ffff::ffff:ffff' "$T/opensm.bcast" || fail "OpenSM made no broadcast group: $(cat "$T/opensm.bcast")"
+cmp -s "$T/fabricd.bcast" "$T/opensm.bcast" || fail "broadcast groups differ (fabricd < > OpenSM):
+$(diff "$T/fabricd.bcast" "$T/opensm.bcast")"
 [ "$(field fabricd c 2)" = 0 ] || fail "osmtest -f c against fabricd: rc $(field fabricd c 2)"
 [ "$(field opensm c 2)" = 0 ] || fail "osmtest -f c against OpenSM: rc $(field opensm c 2)"
 [ "$(field fabricd m 3)" -ge "$(field opensm m 3)" ] ||
