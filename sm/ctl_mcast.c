@@ -128,7 +128,7 @@ ctl_sm_sa(struct ctl_req *req, json_t *args)
 {
 	struct sm *sm = sm_current();
 	const struct sa_counters *c;
-	json_t *attrs;
+	json_t *attrs, *subs;
 
 	if (sm == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");
@@ -141,9 +141,15 @@ ctl_sm_sa(struct ctl_req *req, json_t *args)
 		    "attribute", sa_attr_name(i), "id", hex16(sa_attr_id(i)),
 		    "requests", (json_int_t)c->attr[i].requests,
 		    "errors", (json_int_t)c->attr[i].errors));
-	ctl_reply_ok(req, json_pack("{s:I, s:I, s:I, s:I, s:I, s:b, s:o, s:[]}",
+	subs = json_array();
+	for (size_t i = 0; i < sm->subs.n; i++)
+		json_array_append_new(subs, json_pack("{s:i, s:o, s:i, s:i}", "lid", sm->subs.v[i].lid,
+		    "port_guid", sm_guid_json(sm->subs.v[i].port_guid), "trap", sm->subs.v[i].trap,
+		    "qpn", (int)sm->subs.v[i].qpn));
+	ctl_reply_ok(req, json_pack("{s:I, s:I, s:I, s:I, s:I, s:b, s:o, s:o, s:I}",
 	    "requests", (json_int_t)c->requests, "records", (json_int_t)c->records,
 	    "errors", (json_int_t)c->errors, "malformed", (json_int_t)c->malformed,
 	    "truncated", (json_int_t)c->truncated, "kernel_rmpp", mad_engine_kernel_rmpp(sm->me),
-	    "attributes", attrs, "subscriptions"));
+	    "attributes", attrs, "subscriptions", subs, "reports_sent",
+	    (json_int_t)sm->reports_sent));
 }

@@ -50,6 +50,15 @@ mc_find_mlid(const struct mc_db *db, uint16_t mlid)
 	return NULL;
 }
 
+static void
+note_event(struct mc_db *db, const uint8_t mgid[16], bool created)
+{
+	if (db->nevents >= MC_EVENTS_MAX)
+		return;
+	memcpy(db->events[db->nevents].mgid, mgid, 16);
+	db->events[db->nevents++].created = created;
+}
+
 static int
 mlid_take(struct mc_db *db)
 {
@@ -89,6 +98,7 @@ mc_create(struct mc_db *db, const uint8_t mgid[16], const struct mc_params *p, b
 	}
 	db->groups[db->ngroups++] = g;
 	db->created++;
+	note_event(db, mgid, true);
 	db->gen++;
 	return g;
 }
@@ -99,6 +109,7 @@ mc_delete(struct mc_db *db, struct mc_group *g)
 	for (size_t i = 0; i < db->ngroups; i++)
 		if (db->groups[i] == g) {
 			db->groups[i] = db->groups[--db->ngroups];
+			note_event(db, g->mgid, false);
 			mlid_free(db, g->mlid);
 			group_free(g);
 			db->deleted++;

@@ -60,7 +60,16 @@ struct mc_group {
 	size_t			 nmembers, cap;
 };
 
+/* A group made or deleted since the SM last looked (traps 66 and 67). */
+#define MC_EVENTS_MAX 32
+struct mc_event {
+	uint8_t		mgid[16];
+	bool		created;
+};
+
 struct mc_db {
+	struct mc_event		  events[MC_EVENTS_MAX];
+	size_t			  nevents;	/* more are dropped until taken */
 	struct mc_group		**groups;
 	size_t			  ngroups, cap;
 	uint8_t			  mlid_used[MC_MLID_MAX / 8];

@@ -209,6 +209,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
 	mc_db_init(&sm->mc);
 	sm_mcast_ensure_groups(sm);
+	sm->mc.nevents = 0;	/* made before anyone could subscribe */
 	if (sm_lids_load(&sm->lids, fd->store) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
 	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
@@ -299,6 +300,7 @@ sm_stop(struct fabricd *fd)
 	mad_batch_free(&sm->side);
 	sm_lids_free(&sm->lids);
 	sm_mcast_free(sm);
+	sa_subs_free(&sm->subs);
 	the_sm = NULL;
 	free(sm);
 }

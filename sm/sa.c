@@ -155,6 +155,8 @@ check_request(struct sa_counters *cnt, const ib_sa_mad_t *q, size_t len)
 	if ((q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE) &&
 	    q->attr_id == IB_MAD_ATTR_MCMEMBER_RECORD)
 		return 0;
+	if (q->method == IB_MAD_METHOD_SET && q->attr_id == IB_MAD_ATTR_INFORM_INFO)
+		return 0;
 	return be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
 }
 
@@ -230,6 +232,19 @@ answer_membership(const struct sa_ctx *ctx, struct sa_counters *cnt, const ib_sa
 	ib_member_rec_t rec;
 	uint16_t status;
 
+	if (q->attr_id == IB_MAD_ATTR_INFORM_INFO) {
+		uint8_t ii[40];
+
+		if ((status = sa_inform_set(ctx, &query, ii, sizeof(ii))) != 0) {
+			answer_error(cnt, q, resp, resp_len, status);
+			return;
+		}
+		resp_header(q, resp, 0);
+		memcpy(r->data, ii, sizeof(ii));
+		r->attr_offset = htobe16(sizeof(ii) / 8);
+		*resp_len = SA_HDR_SIZE + sizeof(ii);
+		return;
+	}
 	if (q->method == IB_MAD_METHOD_SET)
 		status = sa_mcast_join(ctx, &query, &rec);
 	else
@@ -372,6 +387,7 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.mc = &sm->mc,
 		.requester_lid = in->slid,
 		.sa_key = sm->cfg.sm_key,	/* OpenSM's sa_key defaults to its sm_key, 1 */
+		.subs = &sm->subs,
 	};
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 
@@ -398,6 +414,8 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		    be16toh(((ib_sa_mad_t *)resp)->status), len);
 		mad_respond(sm->me, in, resp, len);
 	}
+	if (sm->mc.nevents)
+		sm_report_group_changes(sm);
 	if (sm->mc.gen != sm->mc_gen_programmed)
 		sm_sweep_request(sm, false);	/* a join or leave: new trees */
 }

@@ -37,6 +37,20 @@
 #include "sm/sm.h"
 
 struct mc_db;
+
+/* InformInfo subscriptions (sa_inform.c). */
+struct sa_sub {
+	uint16_t	lid;		/* the subscriber's, where Reports go */
+	uint64_t	port_guid;
+	uint32_t	qpn;
+	uint16_t	trap;		/* 0xFFFF: every generic trap */
+	uint16_t	lid_begin, lid_end;	/* 0xFFFF: every LID */
+	uint8_t		inform[36];	/* the InformInfo as given */
+};
+struct sa_subs {
+	struct sa_sub	*v;
+	size_t		 n, cap;
+};
 struct _ib_member_rec;
 
 #define SA_HDR_SIZE	56	/* MAD + RMPP + SA headers (IB_SA_MAD_HDR_SIZE) */
@@ -74,6 +88,7 @@ struct sa_ctx {
 	struct mc_db		*mc;		/* multicast groups; NULL: none, joins refused */
 	uint16_t		 requester_lid;	/* SLID of the request; 0: unknown (anyone) */
 	uint64_t		 sa_key;	/* SM_Key a trusted requester sends; 0: none */
+	struct sa_subs		*subs;		/* InformInfo; NULL: refused */
 };
 
 /*
@@ -177,6 +192,15 @@ struct sa_path_req {
  */
 bool sa_path_sl(const struct sa_ctx *ctx, const struct sa_path_req *req,
     const struct fabric_port *src, const struct fabric_port *dst, uint8_t *sl);
+
+/* InformInfo Set: subscribe or unsubscribe the requester; resp (len
+ * bytes) gets the InformInfo back.  0 or an SA status. */
+uint16_t sa_inform_set(const struct sa_ctx *ctx, const struct sa_query *q, uint8_t *resp,
+    size_t len);
+void sa_inform_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out);
+/* Does sub want trap about lid? */
+bool sa_sub_wants(const struct sa_sub *sub, uint16_t trap, uint16_t lid);
+void sa_subs_free(struct sa_subs *s);
 
 /* MCMemberRecord (sa_mcast.c): Set (join), Delete (leave) fill resp with
  * the one record of the answer and return 0 or an SA status (host order);

@@ -28,6 +28,8 @@ sa_record_size(uint16_t attr_id)
 	case IB_MAD_ATTR_SWITCH_INFO_RECORD:	return sizeof(ib_switch_info_record_t);
 	case IB_MAD_ATTR_LFT_RECORD:		return sizeof(ib_lft_record_t);
 	case IB_MAD_ATTR_GUIDINFO_RECORD:	return sizeof(ib_guidinfo_record_t);
+	case IB_MAD_ATTR_INFORM_INFO:		return 40;	/* 36, in 8-byte words */
+	case IB_MAD_ATTR_INFORM_INFO_RECORD:	return sizeof(ib_inform_info_record_t);
 	}
 	return 0;
 }
@@ -288,8 +290,9 @@ sminfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sin
 #define SA_RESP_TIME	18	/* 4.096 us * 2^18 ~ 1 s, OpenSM's default */
 
 /* SA CapabilityMask bits (IBA 15.2.1.1; OpenSM's osm_base.h OSM_CAP_*):
- * only what this SA does.  OpenSM's 0x2602 also claims Get/Set Notice
- * (InformInfo, bit 1) and MultiPathRecord (bit 10), not served here. */
+ * only what this SA does.  OpenSM's 0x2602 also claims MultiPathRecord
+ * (bit 10), not served here. */
+#define SA_CAP_NOTICE		(1u << 1)	/* InformInfo Set, Reports */
 #define SA_CAP_UD_MCAST		(1u << 9)	/* MCMemberRecord, multicast */
 #define SA_CAP_CAPMASK_MATCH	(1u << 13)	/* PortInfoRecord "any of" (saquery -s) */
 #define SA_CAP2_MCAST_TOP	(1u << 3)	/* switches get MulticastFDBTop */
@@ -303,7 +306,7 @@ class_port_info(struct sa_sink *out)
 	memset(&cpi, 0, sizeof(cpi));
 	cpi.base_ver = 1;
 	cpi.class_ver = 2;
-	cpi.cap_mask = htobe16(SA_CAP_UD_MCAST | SA_CAP_CAPMASK_MATCH);
+	cpi.cap_mask = htobe16(SA_CAP_NOTICE | SA_CAP_UD_MCAST | SA_CAP_CAPMASK_MATCH);
 	ib_class_set_resp_time_val(&cpi, SA_RESP_TIME);
 	ib_class_set_cap_mask2(&cpi, SA_CAP2_MCAST_TOP);
 	cpi.redir_qkey = htobe32(SA_QP1_QKEY);
@@ -339,5 +342,9 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 	}
 	if (sa_table_records(ctx, attr_id, q, out))
 		return 0;
+	if (htobe16(attr_id) == IB_MAD_ATTR_INFORM_INFO_RECORD) {
+		sa_inform_records(ctx, q, out);
+		return 0;
+	}
 	return be16toh(IB_SA_MAD_STATUS_REQ_INVALID);
 }

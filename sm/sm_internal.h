@@ -117,6 +117,8 @@ struct sm {
 	uint64_t		 mc_gen_programmed;	/* mc.gen the MFTs were computed for */
 	uint64_t		 mft_blocks_written;
 	uint64_t		 mft_verify_mismatches;	/* sm_mcast_mft_verify() found */
+	struct sa_subs		 subs;		/* InformInfo subscriptions */
+	uint64_t		 reports_sent;
 
 	/* sweep control */
 	bool			 sweeping;
@@ -243,6 +245,12 @@ unsigned sm_mcast_mft_verify(struct sm *sm, struct fabric *f);
 void sm_mcast_free(struct sm *sm);
 /* The i-th partition registered for IPoIB (sm_set_ipoib_partitions). */
 bool sm_ipoib_partition(size_t i, struct sm_ipoib *out);
+
+/* sa_report.c: Reports of traps 64/65 for the CA ports that came into or
+ * went out of service between two models, to their subscribers. */
+void sm_report_gid_changes(struct sm *sm, const struct fabric *old, const struct fabric *cur);
+/* Reports of traps 66/67 for the groups made or deleted since last time. */
+void sm_report_group_changes(struct sm *sm);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);

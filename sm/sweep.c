@@ -253,6 +253,7 @@ step_publish(struct sm *sm)
 	sm->cur.ok = sm->rt != NULL && all_links_active(sm->next, &active) &&
 	    sm->cur.unreachable == 0;
 	sm->cur.changes += sm_diff_events(old, sm->next);
+	sm_report_gid_changes(sm, old, sm->next);
 	sm->topology_changed = old == NULL || sm->cur.changes > 0;
 	sm->fabric = sm->next;
 	sm->next = NULL;

@@ -438,8 +438,8 @@ test_mad_get(void **state)
 	assert_int_equal(answer(s, 0x01, 0x01, 0, 256, resp), 56 + 72);	/* ClassPortInfo */
 	assert_int_equal(status_of(resp), 0);
 	assert_int_equal(((const ib_class_port_info_t *)r->data)->class_ver, 2);
-	/* multicast and "any of" CapabilityMask matching; QP1's Q_Key for traps */
-	assert_int_equal(be16toh(((const ib_class_port_info_t *)r->data)->cap_mask), 0x2200);
+	/* notices, multicast and "any of" CapabilityMask matching; QP1's Q_Key for traps */
+	assert_int_equal(be16toh(((const ib_class_port_info_t *)r->data)->cap_mask), 0x2202);
 	assert_int_equal(be32toh(((const ib_class_port_info_t *)r->data)->trap_qkey), 0x80010000);
 }
 
@@ -703,6 +703,54 @@ test_table_records(void **state)
 	assert_int_equal(be64toh(((const ib_guidinfo_record_t *)rec(s, 0))->guid_info.guid[0]), 0x101);
 }
 
+/* InformInfo: subscribe, list, refuse an unknown unsubscribe, match. */
+static void
+test_inform(void **state)
+{
+	struct sfix *s = *state;
+	struct sa_subs subs = { 0 };
+	uint8_t req[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	uint8_t resp[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	ib_sa_mad_t *q = (ib_sa_mad_t *)req;
+	ib_inform_info_t *ii = (ib_inform_info_t *)q->data;
+	size_t rlen;
+
+	s->ctx.subs = &subs;
+	s->ctx.requester_lid = 2;
+	memset(req, 0, sizeof(req));
+	q->base_ver = 1;
+	q->mgmt_class = IB_MCLASS_SUBN_ADM;
+	q->class_ver = 2;
+	q->method = IB_MAD_METHOD_SET;
+	q->attr_id = IB_MAD_ATTR_INFORM_INFO;
+	ii->is_generic = 1;
+	ii->subscribe = 1;
+	ii->lid_range_begin = htobe16(0xFFFF);
+	ii->g_or_v.generic.trap_num = htobe16(65);
+	ii->g_or_v.generic.qpn_resp_time_val = htobe32(1u << 8);
+	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));
+	assert_int_equal(((ib_sa_mad_t *)resp)->status, 0);
+	assert_int_equal(((ib_sa_mad_t *)resp)->method, IB_MAD_METHOD_GET_RESP);
+	assert_int_equal(subs.n, 1);
+	assert_int_equal(subs.v[0].lid, 2);
+	assert_int_equal(subs.v[0].qpn, 1);
+	assert_true(sa_sub_wants(&subs.v[0], 65, 7));
+	assert_false(sa_sub_wants(&subs.v[0], 64, 7));
+	assert_int_equal(query(s, 0xF3, 0), 1);		/* InformInfoRecord */
+	assert_int_equal(be64toh(((const ib_inform_info_record_t *)rec(s, 0))->
+	    subscriber_gid.unicast.interface_id), 0x111);
+	ii->subscribe = 0;
+	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));
+	assert_int_equal(subs.n, 0);
+	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));	/* nothing to remove */
+	assert_int_equal(be16toh(((ib_sa_mad_t *)resp)->status), 0x0200);
+	ii->is_generic = 0;	/* vendor traps are not forwarded */
+	ii->subscribe = 1;
+	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));
+	assert_int_equal(be16toh(((ib_sa_mad_t *)resp)->status), 0x0200);
+	sa_subs_free(&subs);
+}
+
 /* Kernel RMPP: the whole table, Active alone; and such a request is taken. */
 static void
 test_mad_rmpp_whole(void **state)
@@ -761,6 +809,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mad_rmpp_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partition_aware, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inform, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
