@@ -34,7 +34,7 @@ fd_start SIM_HOST=host1 LD_PRELOAD="$SIM_PRELOAD $SPY" SENDSPY_LOG="$T/spy.log" 
 sm_wait_up 30 || fail "subnet not up"
 
 for t in 64 65; do
-	out=$(sim_run -H host3 -t 15 "$SUB" -t $t) || fail "subscribe $t: $out"
+	out=$(sim_run -H host3 -t 15 "$SUB" -t $t 2>&1) || fail "subscribe $t: $out"
 done
 g3=$(sim_port_guid host3) g5=$(sim_port_guid host5)
 # the port GID of a host as saquery prints it, from the net file's GUID
@@ -70,7 +70,7 @@ out=$(sim_run -H host3 -t 15 "$SUB" -t 64 -u)
 
 # traps 66/67: a group created and deleted (the Report carries its MGID)
 for t in 66 67; do
-	out=$(sim_run -H host3 -t 15 "$SUB" -t $t) || fail "subscribe $t: $out"
+	out=$(sim_run -H host3 -t 15 "$SUB" -t $t 2>&1) || fail "subscribe $t: $out"
 done
 JOIN=$FABRICD_BUILD/tools/mcast_join
 sim_run -H host2 -t 15 "$JOIN" -c -m ff12:601b:ffff::5 > /dev/null || fail "host2 creating a group"
