@@ -31,6 +31,39 @@ on_report(const struct mad_result *res, void *arg)
 }
 
 static void
+send_notice(struct sm *sm, const struct sa_sub *sub, const ib_mad_notice_attr_t *notice)
+{
+	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
+	ib_sa_mad_t *sa = (ib_sa_mad_t *)mad;
+
+	memset(mad, 0, sizeof(mad));
+	sa->base_ver = 1;
+	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
+	sa->class_ver = 2;
+	sa->method = IB_MAD_METHOD_REPORT;
+	sa->attr_id = IB_MAD_ATTR_NOTICE;
+	memcpy(sa->data, notice, sizeof(*notice));
+	if (sm->me && mad_send_raw(sm->me, sub->lid, sub->qpn, QP1_QKEY, mad,
+	    SA_HDR_SIZE + sizeof(*notice), on_report, NULL) == 0)
+		sm->reports_sent++;
+}
+
+/* A trap a port sent the SM (128 link state, 144 capabilities...), passed
+ * on to its subscribers as it came. */
+void
+sm_report_forward(struct sm *sm, const void *notice_attr)
+{
+	const ib_mad_notice_attr_t *n = notice_attr;
+	uint16_t trap = be16toh(n->g_or_v.generic.trap_num);
+
+	if (!(n->generic_type & 0x80) || sm->state != SM_STATE_MASTER)
+		return;
+	for (size_t i = 0; i < sm->subs.n; i++)
+		if (sa_sub_wants(&sm->subs.v[i], trap, be16toh(n->issuer_lid)))
+			send_notice(sm, &sm->subs.v[i], n);
+}
+
+static void
 send_report(struct sm *sm, const struct sa_sub *sub, uint16_t trap, const uint8_t gid[16])
 {
 	uint8_t mad[MAD_SIZE] MAD_ALIGNED;

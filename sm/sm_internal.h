@@ -249,6 +249,8 @@ bool sm_ipoib_partition(size_t i, struct sm_ipoib *out);
 /* sa_report.c: Reports of traps 64/65 for the CA ports that came into or
  * went out of service between two models, to their subscribers. */
 void sm_report_gid_changes(struct sm *sm, const struct fabric *old, const struct fabric *cur);
+/* A generic trap sent to the SM, forwarded to its subscribers. */
+void sm_report_forward(struct sm *sm, const void *notice_attr);
 /* Reports of traps 66/67 for the groups made or deleted since last time. */
 void sm_report_group_changes(struct sm *sm);
 

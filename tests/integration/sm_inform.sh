@@ -2,7 +2,8 @@
 # InformInfo: a raw client (tools/inform_sub) subscribes host3 to traps 64
 # and 65; saquery -I lists the subscriptions; when host5's link is
 # Unlinked and ReLinked in ibsim, the SA sends host3 a Report of trap 65,
-# then 64, for host5's GID; subscribed to 66/67 too, host3 is told of a
+# then 64, for host5's GID, and forwards the switch's trap 128 to host4,
+# subscribed to it; subscribed to 66/67 too, host3 is told of a
 # group host2 creates and then deletes (its MGID); unsubscribing removes
 # the entry.
 #
@@ -36,6 +37,7 @@ sm_wait_up 30 || fail "subnet not up"
 for t in 64 65; do
 	out=$(sim_run -H host3 -t 15 "$SUB" -t $t 2>&1) || fail "subscribe $t: $out"
 done
+out=$(sim_run -H host4 -t 15 "$SUB" -t 128 2>&1) || fail "subscribe 128: $out"
 g3=$(sim_port_guid host3) g5=$(sim_port_guid host5)
 # the port GID of a host as saquery prints it, from the net file's GUID
 gid() { g=$(sim_port_guid "$1" | sed 's/^0x//'); printf 'fe80::%x:%x:%x:%x\n' \
@@ -59,6 +61,13 @@ wait_report() {	# TRAP: a Report of TRAP for host5 went to host3's LID
 }
 sim_console 'Unlink "host5"[1]' || fail "Unlink"
 wait_report 65
+# the switch's trap 128 for that link, forwarded to host4 as it came
+l4=$(sm_lid_of host4)
+i=0
+until grep -q "method=0x06 attr=0x0002 .* dlid=$l4 trap=128 " "$T/spy.log"; do
+	[ $i -ge 50 ] && fail "trap 128 not forwarded to host4 (LID $l4)"
+	i=$((i + 1)); sleep 0.2
+done
 grep -q "trap=64 gid_guid=$g5\$" "$T/spy.log" && fail "trap 64 for host5 before it came back"
 sim_console 'ReLink "host5"[1]' || fail "ReLink"
 wait_report 64
