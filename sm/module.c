@@ -301,6 +301,7 @@ sm_stop(struct fabricd *fd)
 	sm_lids_free(&sm->lids);
 	sm_mcast_free(sm);
 	sa_subs_free(&sm->subs);
+	sa_services_free(&sm->services);
 	the_sm = NULL;
 	free(sm);
 }

@@ -21,6 +21,7 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "daemon/events.h"
 #include "sm/election.h"
 #include "sm/sa.h"
 #include "sm/sm_internal.h"
@@ -70,7 +71,7 @@ answer_error(struct sa_counters *cnt, const ib_sa_mad_t *q, uint8_t *resp, size_
 static const struct { uint16_t id; const char *name; } counted[SA_NATTR] = {
 	{ 0x0001, "ClassPortInfo" }, { 0x0011, "NodeRecord" }, { 0x0012, "PortInfoRecord" },
 	{ 0x0018, "SMInfoRecord" }, { 0x0020, "LinkRecord" }, { 0x0035, "PathRecord" },
-	{ 0x0038, "MCMemberRecord" }, { 0, "other" },
+	{ 0x0038, "MCMemberRecord" }, { 0x0031, "ServiceRecord" }, { 0, "other" },
 };
 
 unsigned
@@ -156,6 +157,9 @@ check_request(struct sa_counters *cnt, const ib_sa_mad_t *q, size_t len)
 	    q->attr_id == IB_MAD_ATTR_MCMEMBER_RECORD)
 		return 0;
 	if (q->method == IB_MAD_METHOD_SET && q->attr_id == IB_MAD_ATTR_INFORM_INFO)
+		return 0;
+	if ((q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE) &&
+	    q->attr_id == IB_MAD_ATTR_SERVICE_RECORD)
 		return 0;
 	return be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
 }
@@ -243,6 +247,22 @@ answer_membership(const struct sa_ctx *ctx, struct sa_counters *cnt, const ib_sa
 		memcpy(r->data, ii, sizeof(ii));
 		r->attr_offset = htobe16(sizeof(ii) / 8);
 		*resp_len = SA_HDR_SIZE + sizeof(ii);
+		return;
+	}
+	if (q->attr_id == IB_MAD_ATTR_SERVICE_RECORD) {
+		ib_service_record_t sr;
+
+		status = q->method == IB_MAD_METHOD_SET ? sa_service_set(ctx, &query, ctx->now_ms, &sr) :
+		    sa_service_delete(ctx, &query, ctx->now_ms, &sr);
+		if (status != 0) {
+			answer_error(cnt, q, resp, resp_len, status);
+			return;
+		}
+		resp_header(q, resp, 0);
+		memcpy(r->data, &sr, sizeof(sr));
+		r->attr_offset = htobe16(sizeof(sr) / 8);
+		*resp_len = SA_HDR_SIZE + sizeof(sr);
+		cnt->records++;
 		return;
 	}
 	if (q->method == IB_MAD_METHOD_SET)
@@ -388,6 +408,8 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.requester_lid = in->slid,
 		.sa_key = sm->cfg.sm_key,	/* OpenSM's sa_key defaults to its sm_key, 1 */
 		.subs = &sm->subs,
+		.services = &sm->services,
+		.now_ms = event_now_ms(),
 	};
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 

@@ -33,6 +33,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <iba/ib_types.h>
+
 #include "fabric/fabric.h"
 #include "sm/sm.h"
 
@@ -51,6 +53,16 @@ struct sa_subs {
 	struct sa_sub	*v;
 	size_t		 n, cap;
 };
+
+/* Registered services (sa_service.c). */
+struct sa_service {
+	ib_service_record_t	 rec;
+	int64_t			 expires_ms;	/* 0: never */
+};
+struct sa_services {
+	struct sa_service	*v;
+	size_t			 n, cap;
+};
 struct _ib_member_rec;
 
 #define SA_HDR_SIZE	56	/* MAD + RMPP + SA headers (IB_SA_MAD_HDR_SIZE) */
@@ -58,7 +70,7 @@ struct _ib_member_rec;
 #define SA_TABLE_BYTES	168	/* records per GetTableResp: see above */
 
 /* The attributes counted one by one (`fabricctl sa`); the rest as "other". */
-#define SA_NATTR 8
+#define SA_NATTR 9
 /* Index of attr_id (host order) in the counters, SA_NATTR - 1 for others. */
 unsigned sa_attr_index(uint16_t attr_id);
 const char *sa_attr_name(unsigned idx);
@@ -89,6 +101,8 @@ struct sa_ctx {
 	uint16_t		 requester_lid;	/* SLID of the request; 0: unknown (anyone) */
 	uint64_t		 sa_key;	/* SM_Key a trusted requester sends; 0: none */
 	struct sa_subs		*subs;		/* InformInfo; NULL: refused */
+	struct sa_services	*services;	/* ServiceRecord; NULL: refused */
+	int64_t			 now_ms;	/* for leases */
 };
 
 /*
@@ -201,6 +215,15 @@ void sa_inform_records(const struct sa_ctx *ctx, const struct sa_query *q, struc
 /* Does sub want trap about lid? */
 bool sa_sub_wants(const struct sa_sub *sub, uint16_t trap, uint16_t lid);
 void sa_subs_free(struct sa_subs *s);
+
+/* ServiceRecord Set (register), Delete and Get/GetTable. */
+uint16_t sa_service_set(const struct sa_ctx *ctx, const struct sa_query *q, int64_t now,
+    ib_service_record_t *resp);
+uint16_t sa_service_delete(const struct sa_ctx *ctx, const struct sa_query *q, int64_t now,
+    ib_service_record_t *resp);
+void sa_service_records(const struct sa_ctx *ctx, const struct sa_query *q, int64_t now,
+    struct sa_sink *out);
+void sa_services_free(struct sa_services *sv);
 
 /* MCMemberRecord (sa_mcast.c): Set (join), Delete (leave) fill resp with
  * the one record of the answer and return 0 or an SA status (host order);

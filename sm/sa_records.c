@@ -29,6 +29,7 @@ sa_record_size(uint16_t attr_id)
 	case IB_MAD_ATTR_LFT_RECORD:		return sizeof(ib_lft_record_t);
 	case IB_MAD_ATTR_GUIDINFO_RECORD:	return sizeof(ib_guidinfo_record_t);
 	case IB_MAD_ATTR_INFORM_INFO:		return 40;	/* 36, in 8-byte words */
+	case IB_MAD_ATTR_SERVICE_RECORD:	return sizeof(ib_service_record_t);
 	case IB_MAD_ATTR_INFORM_INFO_RECORD:	return sizeof(ib_inform_info_record_t);
 	}
 	return 0;
@@ -342,6 +343,10 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 	}
 	if (sa_table_records(ctx, attr_id, q, out))
 		return 0;
+	if (htobe16(attr_id) == IB_MAD_ATTR_SERVICE_RECORD) {
+		sa_service_records(ctx, q, ctx->now_ms, out);
+		return 0;
+	}
 	if (htobe16(attr_id) == IB_MAD_ATTR_INFORM_INFO_RECORD) {
 		sa_inform_records(ctx, q, out);
 		return 0;

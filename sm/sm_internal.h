@@ -118,6 +118,7 @@ struct sm {
 	uint64_t		 mft_blocks_written;
 	uint64_t		 mft_verify_mismatches;	/* sm_mcast_mft_verify() found */
 	struct sa_subs		 subs;		/* InformInfo subscriptions */
+	struct sa_services	 services;	/* registered ServiceRecords */
 	uint64_t		 reports_sent;
 
 	/* sweep control */

@@ -751,6 +751,44 @@ test_inform(void **state)
 	sa_subs_free(&subs);
 }
 
+/* ServiceRecord: register with a lease, list, replace, expire, delete. */
+static void
+test_service(void **state)
+{
+	struct sfix *s = *state;
+	struct sa_services sv = { 0 };
+	ib_service_record_t *t = (ib_service_record_t *)s->tmpl, r;
+	struct sa_query q = { .tmpl = s->tmpl,
+	    .mask = IB_SR_COMPMASK_SID | IB_SR_COMPMASK_SGID | IB_SR_COMPMASK_SPKEY };
+
+	s->ctx.services = &sv;
+	s->ctx.requester_lid = 1;
+	memset(t, 0, sizeof(*t));
+	t->service_id = htobe64(0x1234);
+	t->service_gid.unicast.interface_id = htobe64(0x101);
+	t->service_pkey = htobe16(0xFFFF);
+	t->service_lease = htobe32(10);
+	strcpy((char *)t->service_name, "svc");
+	assert_int_equal(sa_service_set(&s->ctx, &q, 1000, &r), 0);
+	assert_int_equal(sa_service_set(&s->ctx, &q, 2000, &r), 0);	/* replaced, not added */
+	assert_int_equal(sv.n, 1);
+	s->ctx.now_ms = 5000;
+	assert_int_equal(query(s, 0x31, 0), 1);
+	s->ctx.now_ms = 13000;					/* the lease ended */
+	assert_int_equal(query(s, 0x31, 0), 0);
+	/* another port's GID is not the requester's to register */
+	t->service_gid.unicast.interface_id = htobe64(0x111);
+	assert_int_equal(sa_service_set(&s->ctx, &q, 13000, &r), 0x0200);
+	t->service_gid.unicast.interface_id = htobe64(0x101);
+	t->service_lease = htobe32(0xFFFFFFFF);
+	assert_int_equal(sa_service_set(&s->ctx, &q, 13000, &r), 0);
+	s->ctx.now_ms = 1000000000;
+	assert_int_equal(query(s, 0x31, 0), 1);			/* forever */
+	assert_int_equal(sa_service_delete(&s->ctx, &q, 1000000000, &r), 0);
+	assert_int_equal(sa_service_delete(&s->ctx, &q, 1000000000, &r), 0x0300);
+	sa_services_free(&sv);
+}
+
 /* Kernel RMPP: the whole table, Active alone; and such a request is taken. */
 static void
 test_mad_rmpp_whole(void **state)
@@ -810,6 +848,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_partition_aware, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inform, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_service, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
