@@ -118,8 +118,14 @@ int mad_perf(struct mad_engine *me, uint16_t dlid, uint8_t method,
 int mad_send_raw(struct mad_engine *me, uint16_t dlid, uint32_t qpn, uint32_t qkey,
     const uint8_t *mad, size_t len, mad_cb cb, void *arg);
 /* Answer a request handed to the handler: mad is the full response (its
- * TID and class taken as given), sent back to where `in` came from. */
+ * TID and class taken as given), sent back to where `in` came from.  An
+ * SA answer may be longer than a MAD when mad_engine_kernel_rmpp(): its
+ * RMPP header has Active set and the kernel segments it. */
 int mad_respond(struct mad_engine *me, const struct mad_in *in, const uint8_t *mad, size_t len);
+
+/* The SA agent is registered for kernel RMPP and the kernel segments
+ * long sends (false under umad2sim: see mad_engine.c). */
+bool mad_engine_kernel_rmpp(const struct mad_engine *me);
 
 const struct mad_counters *mad_engine_counters(const struct mad_engine *me);
 size_t mad_engine_outstanding(const struct mad_engine *me);

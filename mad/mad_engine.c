@@ -84,6 +84,7 @@ struct mad_engine {
 	uint8_t			*tx_buf;	/* one umad for umad_send */
 
 	bool			 closing;	/* no new MADs: close() is cancelling */
+	bool			 kernel_rmpp;	/* the SA agent's long sends are segmented by the kernel */
 	mad_in_cb		 handler;
 	void			*handler_arg;
 	mad_mkey_fn		 mkey;		/* the destination port's M_Key */
@@ -307,17 +308,27 @@ mad_respond(struct mad_engine *me, const struct mad_in *in, const uint8_t *mad, 
 {
 	int agent;
 
-	if (len < sizeof(ib_mad_t) || len > MAD_SIZE || (agent = me->agent[mad[1]]) < 0)
+	uint8_t *buf;
+	int rc = 0;
+
+	if (len < sizeof(ib_mad_t) || (agent = me->agent[mad[1]]) < 0)
 		return -EINVAL;
-	memset(me->tx_buf, 0, umad_size());
-	umad_set_addr(me->tx_buf, in->slid, in->qpn, in->sl, in->qkey);
-	memcpy(umad_get_mad(me->tx_buf), mad, len);
-	if (umad_send(me->fd, agent, me->tx_buf, len, 0, 0) < 0) {
+	if (len > MAD_SIZE && !(me->kernel_rmpp && mad[1] == IB_MCLASS_SUBN_ADM))
+		return -EINVAL;
+	/* A whole SA table goes in one send: the kernel's RMPP layer cuts it
+	 * into segments (umad_send(3)). */
+	buf = len > MAD_SIZE ? xcalloc(1, umad_size() + len) : me->tx_buf;
+	memset(buf, 0, umad_size());
+	umad_set_addr(buf, in->slid, in->qpn, in->sl, in->qkey);
+	memcpy(umad_get_mad(buf), mad, len);
+	if (umad_send(me->fd, agent, buf, (int)len, 0, 0) < 0) {
 		me->cnt.errors++;
-		return -EIO;
-	}
-	me->cnt.sent++;
-	return 0;
+		rc = -EIO;
+	} else
+		me->cnt.sent++;
+	if (buf != me->tx_buf)
+		free(buf);
+	return rc;
 }
 
 /* ---- receiving ---- */
@@ -497,6 +508,46 @@ find_port(uint64_t want, char *ca_out, int *port_out, uint64_t *guid_out)
  * kernel allows 32 agents per fd; the SM's classes come first and the
  * vendor ranges take what is left (their failure is not fatal).
  */
+/*
+ * The SA agent, registered for kernel RMPP (rmpp_version 1, no
+ * UMAD_USER_RMPP) as OpenSM registers it: answers longer than a MAD are
+ * handed to umad_send() whole.  Whether the kernel will segment them is
+ * probed first: registration flags (IB_USER_MAD_REGISTER_AGENT2, Linux
+ * 3.19 and later) are offered by every kernel this runs on but not by
+ * ibsim's umad2sim, which also does no RMPP and cuts every send to 256
+ * bytes.  Without them the SA frames one segment itself (sm/sa.h).
+ */
+static int
+register_sa(struct mad_engine *me)
+{
+	struct umad_reg_attr probe = {
+		.mgmt_class = IB_MCLASS_SUBN_ADM, .mgmt_class_version = 2,
+		.flags = UMAD_USER_RMPP, .rmpp_version = 1,
+	};
+	struct umad_reg_attr attr = {
+		.mgmt_class = IB_MCLASS_SUBN_ADM, .mgmt_class_version = 2, .rmpp_version = 1,
+	};
+	uint32_t id;
+
+	if (umad_register2(me->fd, &probe, &id) == 0) {
+		umad_unregister(me->fd, (int)id);
+		me->kernel_rmpp = true;
+	}
+	if (umad_register2(me->fd, &attr, &id) != 0) {
+		me->kernel_rmpp = false;
+		return -1;
+	}
+	log_info("mad: SA agent registered with RMPP version 1 (%s)", me->kernel_rmpp ?
+	    "the kernel segments long answers" : "no registration flags: umad2sim, one MAD an answer");
+	return (int)id;
+}
+
+bool
+mad_engine_kernel_rmpp(const struct mad_engine *me)
+{
+	return me && me->kernel_rmpp;
+}
+
 static int
 register_agents(struct mad_engine *me)
 {
@@ -513,7 +564,8 @@ register_agents(struct mad_engine *me)
 	for (i = 0; i < 256; i++)
 		me->agent[i] = -1;
 	for (i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
-		int id = umad_register(me->fd, cls[i].mclass, cls[i].version, 0, NULL);
+		int id = cls[i].mclass == IB_MCLASS_SUBN_ADM ? register_sa(me) :
+		    umad_register(me->fd, cls[i].mclass, cls[i].version, 0, NULL);
 		if (id < 0 && cls[i].required) {
 			log_warnx("mad: cannot register class 0x%02x", cls[i].mclass);
 			return -1;

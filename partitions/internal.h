@@ -68,6 +68,8 @@ size_t pt_intent_plan(struct store *st, struct fabric_node **nodes, size_t n,
 void pt_state_free(void);
 /* sm_set_pkey_tables()'s provider: the tables last verified on end ports. */
 int pt_sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, void *arg);
+struct sm_ipoib;
+bool pt_sa_ipoib(size_t i, struct sm_ipoib *out, void *arg);
 const struct pt_table *pt_table_find(uint64_t node_guid, uint8_t port);
 /* sm_set_pkey_expect()'s provider: the committed table of any port. */
 int pt_audit_expect(uint64_t node_guid, uint8_t port, uint16_t *entries, size_t max,

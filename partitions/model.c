@@ -92,6 +92,7 @@ pt_config_dup(const struct pt_config *c)
 		p->name = xstrdup(s->name);
 		p->tenant = xstrdup(s->tenant);
 		p->pkey = s->pkey;
+		p->ipoib = s->ipoib;
 		p->nmembers = s->nmembers;
 		if (s->nmembers > 0)
 			p->members = xcalloc(s->nmembers, sizeof(*p->members));

@@ -46,12 +46,24 @@ struct pt_member {
 	bool			 full;
 };
 
+/* IPoIB on a partition (OpenSM's `ipoib` flag): the SM creates its
+ * broadcast group with these parameters. */
+struct pt_ipoib {
+	bool			 enabled;
+	uint8_t			 mtu;		/* IB_MTU_LEN_* code: 4 = 2048 */
+	uint8_t			 rate;		/* IB rate code: 3 = 10 Gb/s */
+	uint8_t			 sl;
+	uint32_t		 qkey;
+};
+#define PT_IPOIB_DEFAULT ((struct pt_ipoib){ true, 4, 3, 0, 0x0B1B })
+
 struct pt_partition {
 	char			*name;
 	char			*tenant;	/* never NULL; the partition's name when none was given */
 	uint16_t		 pkey;		/* 0x0001-0x7ffe, no membership bit */
 	struct pt_member	*members;
 	size_t			 nmembers;
+	struct pt_ipoib		 ipoib;
 };
 
 /*

@@ -61,6 +61,7 @@ partitions_start(struct fabricd *fd, const void *cfg)
 	sm_add_hook(SM_HOOK_BEFORE_ACTIVATE, pt_sweep_hook, NULL);
 	sm_set_pkey_tables(pt_sa_pkey_table, NULL);
 	sm_set_pkey_expect(pt_audit_expect, NULL);
+	sm_set_ipoib_partitions(pt_sa_ipoib, NULL);
 	pt_state.running = true;
 	return 0;
 }
@@ -82,6 +83,7 @@ partitions_stop(struct fabricd *fd)
 	if (pt_state.running) {
 		sm_set_pkey_tables(NULL, NULL);
 		sm_set_pkey_expect(NULL, NULL);
+		sm_set_ipoib_partitions(NULL, NULL);
 	}
 	pt_state_free();
 }

@@ -28,6 +28,23 @@ load_members(struct store *st, struct pt_config *c, const char *name)
 	sqlite3_reset(s);
 }
 
+static void
+load_ipoib(struct store *st, struct pt_config *c)
+{
+	sqlite3_stmt *s = store_prepare(st,
+	    "SELECT partition, mtu, rate, sl, qkey FROM pt_ipoib");
+	struct pt_partition *p;
+
+	if (s == NULL)
+		return;
+	while (sqlite3_step(s) == SQLITE_ROW)
+		if ((p = pt_find(c, (const char *)sqlite3_column_text(s, 0))) != NULL)
+			p->ipoib = (struct pt_ipoib){ true, (uint8_t)sqlite3_column_int(s, 1),
+			    (uint8_t)sqlite3_column_int(s, 2), (uint8_t)sqlite3_column_int(s, 3),
+			    (uint32_t)sqlite3_column_int64(s, 4) };
+	sqlite3_reset(s);
+}
+
 static struct pt_config *
 load_model(struct store *st)
 {
@@ -58,6 +75,7 @@ load_model(struct store *st)
 		free(names[i]);
 	}
 	free(names);
+	load_ipoib(st, c);
 	return c;
 }
 
@@ -140,6 +158,18 @@ save_partition(struct store *st, const struct pt_partition *p, int pos)
 	sqlite3_bind_int(s, 4, pos);
 	if (store_step_done(st, s) != 0)
 		return -1;
+	if (p->ipoib.enabled) {
+		if ((s = store_prepare(st, "INSERT INTO pt_ipoib (partition, mtu, rate, sl, qkey) "
+		    "VALUES (?, ?, ?, ?, ?)")) == NULL)
+			return -1;
+		sqlite3_bind_text(s, 1, p->name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(s, 2, p->ipoib.mtu);
+		sqlite3_bind_int(s, 3, p->ipoib.rate);
+		sqlite3_bind_int(s, 4, p->ipoib.sl);
+		sqlite3_bind_int64(s, 5, p->ipoib.qkey);
+		if (store_step_done(st, s) != 0)
+			return -1;
+	}
 	for (size_t j = 0; j < p->nmembers; j++) {
 		s = store_prepare(st, "INSERT INTO pt_members (partition, member, full, position) "
 		    "VALUES (?, ?, ?, ?)");
@@ -165,6 +195,8 @@ pt_store_save_model(struct store *st, const struct pt_config *c, const struct pt
 	if (store_begin(st) != 0)
 		return -1;
 	if ((s = store_prepare(st, "DELETE FROM pt_members")) == NULL || store_step_done(st, s) != 0)
+		goto fail;
+	if ((s = store_prepare(st, "DELETE FROM pt_ipoib")) == NULL || store_step_done(st, s) != 0)
 		goto fail;
 	if ((s = store_prepare(st, "DELETE FROM pt_partitions")) == NULL || store_step_done(st, s) != 0)
 		goto fail;

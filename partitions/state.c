@@ -11,6 +11,7 @@
 #include "common/xmalloc.h"
 #include "partitions/internal.h"
 #include "partitions/partitions.h"
+#include "sm/sm.h"
 
 struct pt_state pt_state;
 
@@ -185,6 +186,24 @@ pt_audit_expect(uint64_t node_guid, uint8_t port, uint16_t *entries, size_t max,
 	memcpy(entries, t->entries, n * sizeof(*entries));
 	*switch_ext = t->switch_ext;
 	return (int)n;
+}
+
+/* The partitions flagged for IPoIB, for the SM (sm_set_ipoib_partitions). */
+bool
+pt_sa_ipoib(size_t i, struct sm_ipoib *out, void *arg)
+{
+	size_t k = 0;
+
+	for (size_t j = 0; pt_state.model && j < pt_state.model->nparts; j++) {
+		const struct pt_partition *p = &pt_state.model->parts[j];
+
+		if (!p->ipoib.enabled || k++ != i)
+			continue;
+		*out = (struct sm_ipoib){ .pkey = p->pkey, .mtu = p->ipoib.mtu,
+		    .rate = p->ipoib.rate, .sl = p->ipoib.sl, .qkey = p->ipoib.qkey };
+		return true;
+	}
+	return false;
 }
 
 void

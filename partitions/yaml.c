@@ -13,7 +13,8 @@
 #include "partitions/files.h"
 
 static const char *const section_keys[] = { "enabled", "default_membership", "tenants" };
-static const char *const partition_keys[] = { "pkey", "full", "limited" };
+static const char *const partition_keys[] = { "pkey", "full", "limited", "ipoib" };
+static const char *const ipoib_keys[] = { "mtu", "rate", "sl", "qkey" };
 
 void
 pt_config_section_init(void *cfg)
@@ -72,16 +73,76 @@ parse_members(struct cfg_ctx *ctx, struct pt_config *model, const char *partitio
 	}
 }
 
+static bool
+ipoib_number(struct cfg_ctx *ctx, yaml_node_t *val, const char *what, unsigned long max,
+    unsigned long *out)
+{
+	const char *s = cfg_scalar(ctx, val, what);
+	char *end;
+
+	if (s == NULL)
+		return false;
+	*out = strtoul(s, &end, 0);
+	if (*s == '\0' || *end != '\0' || *out > max) {
+		cfg_error(ctx, val, "\"%s\": expected %s", s, what);
+		return false;
+	}
+	return true;
+}
+
+/* ipoib: {mtu: 2048, rate: 3, sl: 0, qkey: 0x0b1b}, each optional (OpenSM's
+ * defaults), or `ipoib: true`. */
+static void
+parse_ipoib(struct cfg_ctx *ctx, yaml_node_t *map, struct pt_ipoib *ip)
+{
+	unsigned long v;
+
+	*ip = PT_IPOIB_DEFAULT;
+	if (map->type == YAML_SCALAR_NODE) {
+		cfg_get_bool(ctx, map, &ip->enabled);
+		return;
+	}
+	if (!cfg_expect_mapping(ctx, map, "ipoib settings (mtu, rate, sl, qkey)"))
+		return;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *key = cfg_node(ctx, p->key), *val = cfg_node(ctx, p->value);
+		const char *k = cfg_scalar(ctx, key, "a key");
+
+		if (k == NULL)
+			continue;
+		if (strcmp(k, "mtu") == 0) {
+			if (!ipoib_number(ctx, val, "an MTU: 256, 512, 1024, 2048 or 4096", 4096, &v))
+				continue;
+			ip->mtu = v == 256 ? 1 : v == 512 ? 2 : v == 1024 ? 3 : v == 2048 ? 4 :
+			    v == 4096 ? 5 : 0;
+			if (ip->mtu == 0)
+				cfg_error(ctx, val, "mtu %lu: expected 256, 512, 1024, 2048 or 4096", v);
+		} else if (strcmp(k, "rate") == 0) {
+			if (ipoib_number(ctx, val, "an IB rate code 2-22 (3 = 10 Gb/s)", 22, &v) &&
+			    v < 2)
+				cfg_error(ctx, val, "rate %lu: expected an IB rate code 2-22", v);
+			ip->rate = (uint8_t)v;
+		} else if (strcmp(k, "sl") == 0) {
+			if (ipoib_number(ctx, val, "a service level 0-15", 15, &v))
+				ip->sl = (uint8_t)v;
+		} else if (strcmp(k, "qkey") == 0) {
+			if (ipoib_number(ctx, val, "a 32-bit Q_Key", 0xFFFFFFFFul, &v))
+				ip->qkey = (uint32_t)v;
+		} else
+			unknown_key(ctx, key, k, "ipoib", ipoib_keys, 4);
+	}
+}
+
 static void
 parse_partition(struct cfg_ctx *ctx, struct pt_config *model, const char *tenant,
     yaml_node_t *name_node, const char *name, yaml_node_t *map)
 {
-	yaml_node_t *pkey_node = NULL, *full = NULL, *limited = NULL;
+	yaml_node_t *pkey_node = NULL, *full = NULL, *limited = NULL, *ipoib = NULL;
 	struct pt_err e;
 	uint16_t pkey;
 	const char *s;
 
-	if (!cfg_expect_mapping(ctx, map, "a partition (pkey, full, limited)"))
+	if (!cfg_expect_mapping(ctx, map, "a partition (pkey, full, limited, ipoib)"))
 		return;
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *key = cfg_node(ctx, p->key), *val = cfg_node(ctx, p->value);
@@ -95,8 +156,10 @@ parse_partition(struct cfg_ctx *ctx, struct pt_config *model, const char *tenant
 			full = val;
 		else if (strcmp(k, "limited") == 0)
 			limited = val;
+		else if (strcmp(k, "ipoib") == 0)
+			ipoib = val;
 		else
-			unknown_key(ctx, key, k, "a partition", partition_keys, 3);
+			unknown_key(ctx, key, k, "a partition", partition_keys, 4);
 	}
 	if (pkey_node == NULL) {
 		cfg_error(ctx, name_node, "partition \"%s\": pkey is required", name);
@@ -112,6 +175,8 @@ parse_partition(struct cfg_ctx *ctx, struct pt_config *model, const char *tenant
 		cfg_error(ctx, name_node, "%s", e.msg);
 		return;
 	}
+	if (ipoib != NULL)
+		parse_ipoib(ctx, ipoib, &pt_find(model, name)->ipoib);
 	if (full != NULL)
 		parse_members(ctx, model, name, full, true);
 	if (limited != NULL)

@@ -126,7 +126,8 @@ qos_wrong(const struct sm *sm, const struct fabric_port *p)
 }
 
 static void
-port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uint8_t state)
+port_set_rereg(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid,
+    uint8_t state, bool rereg)
 {
 	ib_port_info_t pi;
 	struct mad_addr a = { .directed = true };
@@ -147,8 +148,21 @@ port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uin
 	qos_fields(sm, p, &pi);
 	if (!mkey_fields(sm, p, &pi))
 		return;
+	/* never echo a ClientReregister a port reported back */
+	ib_port_info_set_client_rereg(&pi, rereg ? 1 : 0);
 	sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_PORT_INFO, p->num, &pi, on_port_set, p);
-	sm->cur.port_sets++;
+	/* A Set that only reregisters changes nothing of the port: it is
+	 * counted apart, so that "a restart sets no port" stays measurable. */
+	if (rereg)
+		sm->cur.rereg_sets++;
+	if (!rereg || state != IB_LINK_NO_CHANGE)
+		sm->cur.port_sets++;
+}
+
+static void
+port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uint8_t state)
+{
+	port_set_rereg(sm, p, lid, smlid, state, false);
 }
 
 /* A link worth activating: both ends known and physically up. */
@@ -209,6 +223,13 @@ sm_activate_arm(struct sm *sm)
 	}
 }
 
+/*
+ * ARMED -> ACTIVE.  On the first sweep as master (start, restart,
+ * takeover) every CA port also gets ClientReregister, in the Set that
+ * makes it ACTIVE or in one of its own if it is ACTIVE already: hosts
+ * then join their multicast groups and register their services again,
+ * which rebuilds the SA's state (it keeps none across a restart).
+ */
 void
 sm_activate_active(struct sm *sm)
 {
@@ -217,14 +238,20 @@ sm_activate_active(struct sm *sm)
 	unsigned j;
 
 	FABRIC_FOREACH_NODE(sm->next, i, n) {
+		bool ca = n->type != FABRIC_SWITCH;
+
 		for (j = 1; j <= n->nports; j++) {
 			struct fabric_port *p = &n->ports[j];
+			bool rereg = sm->client_rereg && ca && p->guid && link_port(p);
 
 			if (link_port(p) && p->state == IB_LINK_ARMED)
-				port_set(sm, p, n->type == FABRIC_SWITCH ? 0 : p->lid,
-				    sm->own_lid, IB_LINK_ACTIVE);
+				port_set_rereg(sm, p, ca ? p->lid : 0, sm->own_lid, IB_LINK_ACTIVE,
+				    rereg);
+			else if (rereg && p->state == IB_LINK_ACTIVE)
+				port_set_rereg(sm, p, p->lid, sm->own_lid, IB_LINK_NO_CHANGE, true);
 		}
 	}
+	sm->client_rereg = false;
 }
 
 /* Widths ranked by lanes (the mask bits are not in lane order: 2x is 16). */

@@ -51,6 +51,7 @@ answer_trap(struct sm *sm, const struct mad_in *in)
 	((ib_smp_t *)mad)->method = IB_MAD_METHOD_TRAP_REPRESS;
 	mad_respond(sm->me, in, mad, MAD_SIZE);
 	log_info("sm: trap %u from LID %u", trap, be16toh(n->issuer_lid));
+	sm_report_forward(sm, n);	/* to the SA's subscribers (InformInfo) */
 	if (trap == 128) {	/* link state change: look now, not at the next tick */
 		sm_sweep_request(sm, true);
 		sm_audit_target_lid(sm, be16toh(n->issuer_lid));	/* and at its tables */

@@ -22,6 +22,7 @@
  *     audit: true                     # read back what was programmed, put back what differs
  *     audit_interval: 60s             # one slice of the audit pass per interval
  *     audit_mad_budget: 2000          # MADs (Gets and repairs) per interval
+ *     ipoib_broadcast: true           # IPoIB broadcast group of the default partition
  */
 #include <errno.h>
 #include <stddef.h>
@@ -147,6 +148,7 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_BOOL("audit", struct sm_config, audit),
 	CFG_F_DURATION("audit_interval", struct sm_config, audit_interval_ms, 100, 86400000),
 	CFG_F_UINT("audit_mad_budget", struct sm_config, audit_mad_budget, 1, 1000000),
+	CFG_F_BOOL("ipoib_broadcast", struct sm_config, ipoib_default),
 	CFG_F_END
 };
 
@@ -173,6 +175,7 @@ sm_config_init(void *p)
 	c->audit = true;
 	c->audit_interval_ms = 60000;
 	c->audit_mad_budget = 2000;	/* a 648-port fabric's tables in about two intervals */
+	c->ipoib_default = true;	/* as OpenSM's Default=0x7fff,ipoib */
 }
 
 const char *
@@ -256,6 +259,9 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm_attach_io(sm, fd);
 	the_sm = sm;
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
+	mc_db_init(&sm->mc);
+	sm_mcast_ensure_groups(sm);
+	sm->mc.nevents = 0;	/* made before anyone could subscribe */
 	if (sm_lids_load(&sm->lids, fd->store) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
 	mkey_configure(sm, cfg);
@@ -308,6 +314,7 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 	sm->cfg.sm_key = cfg->sm_key;
 	sm->cfg.subnet_prefix = cfg->subnet_prefix;	/* ports get it at the sweep below */
 	sm->cfg.qos = cfg->qos;		/* the tables follow at that sweep */
+	sm->cfg.ipoib_default = cfg->ipoib_default;	/* a group made stays till restart */
 	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
 		sm->cfg.max_outstanding = cfg->max_outstanding;
 		if (sm->me)
@@ -360,6 +367,9 @@ sm_stop(struct fabricd *fd)
 	mad_batch_free(&sm->batch);
 	mad_batch_free(&sm->side);
 	sm_lids_free(&sm->lids);
+	sm_mcast_free(sm);
+	sa_subs_free(&sm->subs);
+	sa_services_free(&sm->services);
 	the_sm = NULL;
 	free(sm);
 }

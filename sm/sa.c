@@ -20,6 +20,8 @@
 #include <iba/ib_types.h>
 
 #include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/events.h"
 #include "sm/election.h"
 #include "sm/sa.h"
 #include "sm/sm_internal.h"
@@ -47,7 +49,9 @@ resp_header(const ib_sa_mad_t *q, uint8_t *resp, uint16_t status)
 
 	memset(resp, 0, MAD_SIZE);
 	memcpy(resp, q, sizeof(ib_mad_t));
-	r->method = q->method | IB_MAD_METHOD_RESP_MASK;
+	/* IBA 15.4: the answer to a Set is a GetResp, to the rest their Resp */
+	r->method = q->method == IB_MAD_METHOD_SET ? IB_MAD_METHOD_GET_RESP :
+	    q->method | IB_MAD_METHOD_RESP_MASK;
 	r->status = htobe16(status);
 	r->resv = 0;
 	r->resv1 = 0;
@@ -59,9 +63,28 @@ answer_error(struct sa_counters *cnt, const ib_sa_mad_t *q, uint8_t *resp, size_
     uint16_t status)
 {
 	cnt->errors++;
+	cnt->attr[sa_attr_index(be16toh(q->attr_id))].errors++;
 	resp_header(q, resp, status);
 	*resp_len = SA_HDR_SIZE;
 }
+
+static const struct { uint16_t id; const char *name; } counted[SA_NATTR] = {
+	{ 0x0001, "ClassPortInfo" }, { 0x0011, "NodeRecord" }, { 0x0012, "PortInfoRecord" },
+	{ 0x0018, "SMInfoRecord" }, { 0x0020, "LinkRecord" }, { 0x0035, "PathRecord" },
+	{ 0x0038, "MCMemberRecord" }, { 0x0031, "ServiceRecord" }, { 0, "other" },
+};
+
+unsigned
+sa_attr_index(uint16_t attr_id)
+{
+	for (unsigned i = 0; i + 1 < SA_NATTR; i++)
+		if (counted[i].id == attr_id)
+			return i;
+	return SA_NATTR - 1;
+}
+
+const char *sa_attr_name(unsigned idx) { return counted[idx < SA_NATTR ? idx : SA_NATTR - 1].name; }
+uint16_t sa_attr_id(unsigned idx) { return counted[idx < SA_NATTR ? idx : SA_NATTR - 1].id; }
 
 /* Requests that want an answer (Trap, Report, Send and responses do not). */
 static bool
@@ -88,15 +111,24 @@ known_method(uint8_t method)
 	return false;
 }
 
-/* A request carries no RMPP, or one whole DATA segment. */
+/*
+ * A request carries no RMPP, one whole DATA segment, or a DATA header with
+ * only Active set: what a kernel-RMPP requester hands umad_send() and what
+ * reaches us coalesced (osmtest's GetMulti comes so).  A First without
+ * Last, or a later segment, would be half a request.
+ */
 static bool
 rmpp_acceptable(const ib_sa_mad_t *q)
 {
+	uint8_t fl = q->rmpp_flags & (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST);
+
 	if (!(q->rmpp_flags & IB_RMPP_FLAG_ACTIVE))
 		return true;
-	return q->rmpp_version == SA_RMPP_VERSION && q->rmpp_type == IB_RMPP_TYPE_DATA &&
-	    (q->rmpp_flags & (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST)) ==
-	    (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST) && be32toh(q->seg_num) == 1;
+	if (q->rmpp_version != SA_RMPP_VERSION || q->rmpp_type != IB_RMPP_TYPE_DATA)
+		return false;
+	if (fl == 0)
+		return be32toh(q->seg_num) <= 1;
+	return fl == (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST) && be32toh(q->seg_num) == 1;
 }
 
 /* MAD status for a request that cannot be served, 0 when it can. */
@@ -120,6 +152,14 @@ check_request(struct sa_counters *cnt, const ib_sa_mad_t *q, size_t len)
 	if (q->method == IB_MAD_METHOD_GET)
 		return 0;
 	if (q->method == IB_MAD_METHOD_GETTABLE && q->attr_id != IB_MAD_ATTR_CLASS_PORT_INFO)
+		return 0;
+	if ((q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE) &&
+	    q->attr_id == IB_MAD_ATTR_MCMEMBER_RECORD)
+		return 0;
+	if (q->method == IB_MAD_METHOD_SET && q->attr_id == IB_MAD_ATTR_INFORM_INFO)
+		return 0;
+	if ((q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE) &&
+	    q->attr_id == IB_MAD_ATTR_SERVICE_RECORD)
 		return 0;
 	return be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
 }
@@ -149,9 +189,102 @@ frame_table(const struct sa_sink *s, uint8_t *resp, size_t *resp_len)
 	*resp_len = SA_HDR_SIZE + data;
 }
 
-bool
-sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *resp,
-    size_t *resp_len)
+/* Kernel RMPP: the whole table in one buffer with only Active set; the
+ * kernel's RMPP layer numbers the segments and writes First, Last and
+ * PayloadLength into each (ib_mad_rmpp.c), as OpenSM leaves it to. */
+static uint8_t *
+frame_table_rmpp(const struct sa_sink *s, const uint8_t *hdr, size_t *resp_len)
+{
+	size_t data = s->n * s->rec_size;
+	uint8_t *resp = xmalloc(SA_HDR_SIZE + (data ? data : 1));
+	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
+
+	memcpy(resp, hdr, SA_HDR_SIZE);
+	if (data)
+		memcpy(resp + SA_HDR_SIZE, s->buf, data);
+	r->rmpp_version = SA_RMPP_VERSION;
+	r->rmpp_type = IB_RMPP_TYPE_DATA;
+	r->rmpp_flags = IB_RMPP_FLAG_ACTIVE;
+	r->rmpp_status = IB_RMPP_STATUS_SUCCESS;
+	r->seg_num = 0;
+	r->paylen_newwin = 0;
+	r->attr_offset = htobe16((uint16_t)(s->rec_size / 8));
+	*resp_len = SA_HDR_SIZE + data;
+	return resp;
+}
+
+void
+sa_sink_grow(struct sa_sink *s)
+{
+	size_t want = s->max ? s->max * 2 : 64;
+
+	if (want > s->grow_to)
+		want = s->grow_to;
+	s->buf = xreallocarray(s->buf, want, s->rec_size);
+	s->max = want;
+}
+
+/* MCMemberRecord Set (join) and Delete (leave): one record back. */
+static void
+answer_membership(const struct sa_ctx *ctx, struct sa_counters *cnt, const ib_sa_mad_t *q,
+    uint8_t *resp, size_t *resp_len)
+{
+	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
+	struct sa_query query = { .tmpl = q->data, .mask = q->comp_mask,
+	    .attr_mod = be32toh(q->attr_mod),
+	    .trusted = ctx->sa_key != 0 && be64toh(q->sm_key) == ctx->sa_key };
+	ib_member_rec_t rec;
+	uint16_t status;
+
+	if (q->attr_id == IB_MAD_ATTR_INFORM_INFO) {
+		uint8_t ii[40];
+
+		if ((status = sa_inform_set(ctx, &query, ii, sizeof(ii))) != 0) {
+			answer_error(cnt, q, resp, resp_len, status);
+			return;
+		}
+		resp_header(q, resp, 0);
+		memcpy(r->data, ii, sizeof(ii));
+		r->attr_offset = htobe16(sizeof(ii) / 8);
+		*resp_len = SA_HDR_SIZE + sizeof(ii);
+		return;
+	}
+	if (q->attr_id == IB_MAD_ATTR_SERVICE_RECORD) {
+		ib_service_record_t sr;
+
+		status = q->method == IB_MAD_METHOD_SET ? sa_service_set(ctx, &query, ctx->now_ms, &sr) :
+		    sa_service_delete(ctx, &query, ctx->now_ms, &sr);
+		if (status != 0) {
+			answer_error(cnt, q, resp, resp_len, status);
+			return;
+		}
+		resp_header(q, resp, 0);
+		memcpy(r->data, &sr, sizeof(sr));
+		r->attr_offset = htobe16(sizeof(sr) / 8);
+		*resp_len = SA_HDR_SIZE + sizeof(sr);
+		cnt->records++;
+		return;
+	}
+	if (q->method == IB_MAD_METHOD_SET)
+		status = sa_mcast_join(ctx, &query, &rec);
+	else
+		status = sa_mcast_leave(ctx, &query, &rec);
+	if (status != 0) {
+		answer_error(cnt, q, resp, resp_len, status);
+		return;
+	}
+	resp_header(q, resp, 0);
+	memcpy(r->data, &rec, sizeof(rec));
+	r->attr_offset = htobe16(sizeof(rec) / 8);
+	*resp_len = SA_HDR_SIZE + sizeof(rec);
+	cnt->records++;
+}
+
+/* Both answers: big NULL, one MAD in resp; else a GetTableResp whole in
+ * *big (other answers still in resp). */
+static bool
+answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *resp,
+    size_t *resp_len, uint8_t **big)
 {
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)req;
 	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
@@ -168,6 +301,7 @@ sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *res
 	if (!wants_answer(q->method))
 		return false;
 	cnt->requests++;
+	cnt->attr[sa_attr_index(be16toh(q->attr_id))].requests++;
 	if ((status = check_request(cnt, q, len)) != 0) {
 		answer_error(cnt, q, resp, resp_len, status);
 		return true;
@@ -176,20 +310,40 @@ sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *res
 		answer_error(cnt, q, resp, resp_len, be16toh(IB_MAD_STATUS_BUSY));
 		return true;
 	}
+	if (q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE) {
+		answer_membership(ctx, cnt, q, resp, resp_len);
+		return true;
+	}
 	get = q->method == IB_MAD_METHOD_GET;
 	resp_header(q, resp, 0);
 	memset(&sink, 0, sizeof(sink));
 	sink.buf = r->data;
 	sink.rec_size = sa_record_size(be16toh(q->attr_id));
 	sink.max = get ? 1 : SA_TABLE_BYTES / sink.rec_size;
-	sink.stop = sink.max + 1;	/* enough to know whether it all fit */
+	if (big && !get) {
+		sink.buf = NULL;
+		sink.max = 0;
+		sink.grow_to = SA_RMPP_MAX_RECORDS;
+	}
+	sink.stop = (sink.grow_to ? sink.grow_to : sink.max) + 1;	/* enough to know whether it all fit */
 	query.tmpl = q->data;
 	query.mask = q->comp_mask;
 	query.attr_mod = be32toh(q->attr_mod);
-	if ((status = sa_build_records(ctx, be16toh(q->attr_id), &query, &sink)) != 0) {
+	status = sa_build_records(ctx, be16toh(q->attr_id), &query, &sink);
+	if (status == 0 && sink.grow_to) {
+		*big = frame_table_rmpp(&sink, resp, resp_len);
+		if (sink.total > sink.n)
+			cnt->truncated++;
+		cnt->records += sink.n;
+	}
+	if (sink.grow_to)
+		free(sink.buf);
+	if (status != 0) {
 		answer_error(cnt, q, resp, resp_len, status);
 		return true;
 	}
+	if (sink.grow_to)
+		return true;
 	if (get && sink.total != 1) {
 		answer_error(cnt, q, resp, resp_len, be16toh(sink.total == 0 ?
 		    IB_SA_MAD_STATUS_NO_RECORDS : IB_SA_MAD_STATUS_TOO_MANY_RECORDS));
@@ -202,6 +356,31 @@ sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *res
 	if (sink.total > sink.n)
 		cnt->truncated++;
 	cnt->records += sink.n;
+	return true;
+}
+
+bool
+sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *resp,
+    size_t *resp_len)
+{
+	return answer(ctx, req, len, resp, resp_len, NULL);
+}
+
+bool
+sa_answer_rmpp(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t **resp,
+    size_t *resp_len)
+{
+	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
+	uint8_t *big = NULL;
+
+	*resp = NULL;
+	if (!answer(ctx, req, len, mad, resp_len, &big))
+		return false;
+	if (big == NULL) {
+		big = xmalloc(*resp_len);
+		memcpy(big, mad, *resp_len);
+	}
+	*resp = big;
 	return true;
 }
 
@@ -226,6 +405,12 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.pkey_arg = pkey_arg,
 		.counters = &sm->sa_counters,
 		.qos = &sm->cfg.qos,
+		.mc = &sm->mc,
+		.requester_lid = in->slid,
+		.sa_key = sm->cfg.sm_key,	/* OpenSM's sa_key defaults to its sm_key, 1 */
+		.subs = &sm->subs,
+		.services = &sm->services,
+		.now_ms = event_now_ms(),
 	};
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 
@@ -234,9 +419,26 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		    sm_state_name(sm->state), in->slid);
 		return;
 	}
-	if (!sa_answer(&ctx, in->mad, in->len, resp, &len))
-		return;
-	log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
-	    q->method, be16toh(q->attr_id), in->slid, be16toh(((ib_sa_mad_t *)resp)->status), len);
-	mad_respond(sm->me, in, resp, len);
+	if (mad_engine_kernel_rmpp(sm->me)) {
+		uint8_t *whole;
+
+		if (!sa_answer_rmpp(&ctx, in->mad, in->len, &whole, &len))
+			return;
+		log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
+		    q->method, be16toh(q->attr_id), in->slid,
+		    be16toh(((ib_sa_mad_t *)whole)->status), len);
+		mad_respond(sm->me, in, whole, len);
+		free(whole);
+	} else {
+		if (!sa_answer(&ctx, in->mad, in->len, resp, &len))
+			return;
+		log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
+		    q->method, be16toh(q->attr_id), in->slid,
+		    be16toh(((ib_sa_mad_t *)resp)->status), len);
+		mad_respond(sm->me, in, resp, len);
+	}
+	if (sm->mc.nevents)
+		sm_report_group_changes(sm);
+	if (sm->mc.gen != sm->mc_gen_programmed)
+		sm_sweep_request(sm, false);	/* a join or leave: new trees */
 }

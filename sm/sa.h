@@ -33,17 +33,55 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <iba/ib_types.h>
+
 #include "fabric/fabric.h"
 #include "sm/qos.h"
 #include "sm/sm.h"
+
+struct mc_db;
+
+/* InformInfo subscriptions (sa_inform.c). */
+struct sa_sub {
+	uint16_t	lid;		/* the subscriber's, where Reports go */
+	uint64_t	port_guid;
+	uint32_t	qpn;
+	uint16_t	trap;		/* 0xFFFF: every generic trap */
+	uint16_t	lid_begin, lid_end;	/* 0xFFFF: every LID */
+	uint8_t		inform[36];	/* the InformInfo as given */
+};
+struct sa_subs {
+	struct sa_sub	*v;
+	size_t		 n, cap;
+};
+
+/* Registered services (sa_service.c). */
+struct sa_service {
+	ib_service_record_t	 rec;
+	int64_t			 expires_ms;	/* 0: never */
+};
+struct sa_services {
+	struct sa_service	*v;
+	size_t			 n, cap;
+};
+struct _ib_member_rec;
 
 #define SA_HDR_SIZE	56	/* MAD + RMPP + SA headers (IB_SA_MAD_HDR_SIZE) */
 #define SA_DATA_SIZE	200	/* IB_SA_DATA_SIZE */
 #define SA_TABLE_BYTES	168	/* records per GetTableResp: see above */
 
-/* What the SA needs to know besides the model. */
+/* The attributes counted one by one (`fabricctl sa`); the rest as "other". */
+#define SA_NATTR 9
+/* Index of attr_id (host order) in the counters, SA_NATTR - 1 for others. */
+unsigned sa_attr_index(uint16_t attr_id);
+const char *sa_attr_name(unsigned idx);
+uint16_t sa_attr_id(unsigned idx);
+
 /* What the SA saw, for `status` and the logs. */
 struct sa_counters {
+	struct {
+		uint64_t	requests, errors;
+	} attr[SA_NATTR];
 	uint64_t requests;	/* SA requests answered */
 	uint64_t records;	/* records sent */
 	uint64_t errors;	/* answered with an error status */
@@ -61,6 +99,12 @@ struct sa_ctx {
 	void			*pkey_arg;
 	struct sa_counters	*counters;	/* what sa_answer() saw; NULL: not counted */
 	const struct qos_policy	*qos;		/* the SL of a path's class; NULL: SL 0 */
+	struct mc_db		*mc;		/* multicast groups; NULL: none, joins refused */
+	uint16_t		 requester_lid;	/* SLID of the request; 0: unknown (anyone) */
+	uint64_t		 sa_key;	/* SM_Key a trusted requester sends; 0: none */
+	struct sa_subs		*subs;		/* InformInfo; NULL: refused */
+	struct sa_services	*services;	/* ServiceRecord; NULL: refused */
+	int64_t			 now_ms;	/* for leases */
 };
 
 /*
@@ -73,6 +117,7 @@ struct sa_query {
 	const uint8_t	*tmpl;
 	uint64_t	 mask;		/* as in the MAD: network order */
 	uint32_t	 attr_mod;
+	bool		 trusted;	/* the request carried the SA key */
 };
 
 /*
@@ -88,7 +133,11 @@ struct sa_sink {
 	size_t		 n;
 	size_t		 total;
 	size_t		 stop;
+	size_t		 grow_to;	/* > max: buf is malloc'd and grows up to this */
 };
+
+/* Room for more records in a growing sink (sa.c). */
+void sa_sink_grow(struct sa_sink *s);
 
 /* Add one record; false once the builder should stop. */
 /* Inline: both record builders (sa_records.c, sa_path.c) fill sinks, and
@@ -96,6 +145,8 @@ struct sa_sink {
 static inline bool
 sa_sink_put(struct sa_sink *s, const void *rec)
 {
+	if (s->n == s->max && s->grow_to > s->max)
+		sa_sink_grow(s);
 	if (s->n < s->max)
 		memcpy(s->buf + s->n++ * s->rec_size, rec, s->rec_size);
 	s->total++;
@@ -114,9 +165,76 @@ size_t sa_record_size(uint16_t attr_id);
 uint16_t sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id,
     const struct sa_query *q, struct sa_sink *out);
 
+/* SwitchInfoRecord, LFTRecord, GUIDInfoRecord (sa_tables.c): false for
+ * another attribute. */
+bool sa_table_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
+    struct sa_sink *out);
+
 /* PathRecords (sa_path.c), called by sa_build_records(). */
 uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
     struct sa_sink *out);
+
+/*
+ * The entry (membership bit included) port p holds for P_Key base (15
+ * bits), 0 when it holds none: the registered tables, or 0xFFFF alone.
+ */
+uint16_t sa_port_pkey_entry(const struct sa_ctx *ctx, const struct fabric_port *p,
+    uint16_t base);
+
+/* The port a request came from (by its SLID), NULL when unknown. */
+const struct fabric_port *sa_requester(const struct sa_ctx *ctx);
+/* Do a and b share a partition, one of them a full member?  (OpenSM's
+ * osm_physp_share_pkey.)  What a requester may see of another port. */
+bool sa_ports_share_partition(const struct sa_ctx *ctx, const struct fabric_port *a,
+    const struct fabric_port *b);
+
+/*
+ * What a PathRecord (or MultiPathRecord) request asks of a path beyond its
+ * ends, as rdma_cm and ibacm send it: ServiceID, QoSClass, TClass, SL.
+ */
+struct sa_path_req {
+	bool		has_service_id, has_qos_class, has_tclass, has_sl;
+	uint64_t	service_id;
+	uint16_t	qos_class;	/* 12 bits */
+	uint8_t		tclass;
+	uint8_t		sl;
+	uint16_t	pkey;		/* the path's, chosen before */
+};
+/*
+ * The one place the SL of a PathRecord and a MultiPathRecord is chosen
+ * (a QoS policy hooks in here): false when the request cannot be given a
+ * path (an SL asked for that the path cannot have).  Today every path is
+ * on SL 0.
+ */
+bool sa_path_sl(const struct sa_ctx *ctx, const struct sa_path_req *req,
+    const struct fabric_port *src, const struct fabric_port *dst, uint8_t *sl);
+
+/* InformInfo Set: subscribe or unsubscribe the requester; resp (len
+ * bytes) gets the InformInfo back.  0 or an SA status. */
+uint16_t sa_inform_set(const struct sa_ctx *ctx, const struct sa_query *q, uint8_t *resp,
+    size_t len);
+void sa_inform_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out);
+/* Does sub want trap about lid? */
+bool sa_sub_wants(const struct sa_sub *sub, uint16_t trap, uint16_t lid);
+void sa_subs_free(struct sa_subs *s);
+
+/* ServiceRecord Set (register), Delete and Get/GetTable. */
+uint16_t sa_service_set(const struct sa_ctx *ctx, const struct sa_query *q, int64_t now,
+    ib_service_record_t *resp);
+uint16_t sa_service_delete(const struct sa_ctx *ctx, const struct sa_query *q, int64_t now,
+    ib_service_record_t *resp);
+void sa_service_records(const struct sa_ctx *ctx, const struct sa_query *q, int64_t now,
+    struct sa_sink *out);
+void sa_services_free(struct sa_services *sv);
+
+/* MCMemberRecord (sa_mcast.c): Set (join), Delete (leave) fill resp with
+ * the one record of the answer and return 0 or an SA status (host order);
+ * Get/GetTable records go to out. */
+uint16_t sa_mcast_join(const struct sa_ctx *ctx, const struct sa_query *q,
+    struct _ib_member_rec *resp);
+uint16_t sa_mcast_leave(const struct sa_ctx *ctx, const struct sa_query *q,
+    struct _ib_member_rec *resp);
+void sa_mcast_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out);
 
 /*
  * Answer one SA request: req is the MAD as received (len bytes, the
@@ -127,6 +245,16 @@ uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
  */
 bool sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len,
     uint8_t *resp, size_t *resp_len);
+
+/*
+ * The same for a port whose kernel does RMPP: a GetTableResp carries the
+ * whole table (at most SA_RMPP_MAX_RECORDS records) with only
+ * RMPPFlags.Active set, for the kernel to segment, in *resp (malloc'd,
+ * the caller frees it; other answers are one MAD as above).
+ */
+#define SA_RMPP_MAX_RECORDS	65536
+bool sa_answer_rmpp(const struct sa_ctx *ctx, const uint8_t *req, size_t len,
+    uint8_t **resp, size_t *resp_len);
 
 
 #endif

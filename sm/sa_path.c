@@ -18,7 +18,10 @@
  * What each port holds comes from the partitions module
  * (sm_set_pkey_tables); without it every port holds 0xFFFF alone.
  *
- * The SL is the path's QoS class's (path_sl); LMC is 0, so NumbPath never gives more than one path per
+ * The SL is chosen in sa_path_sl(): the path's QoS class's (sm/qos_select.c); the ServiceID, QoSClass
+ * and TClass rdma_cm sends are accepted and come back in the record, and
+ * a requester sees paths only between ports it shares a partition with
+ * (OpenSM's rule).  LMC is 0, so NumbPath never gives more than one path per
  * pair.  HopLimit is 0: IBA reserves larger values for
  * paths that leave the subnet, and a non-zero one makes the kernel add a
  * GRH to every packet.
@@ -230,6 +233,15 @@ entry_of(const struct port_keys *pk, uint16_t base)
 	return 0;
 }
 
+uint16_t
+sa_port_pkey_entry(const struct sa_ctx *ctx, const struct fabric_port *p, uint16_t base)
+{
+	struct port_keys pk;
+
+	port_keys(ctx, p, &pk);
+	return entry_of(&pk, base);
+}
+
 /* Do both hold base, one of them as a full member?  *src_entry: src's key. */
 static bool
 share_pkey(const struct port_keys *src, const struct port_keys *dst, uint16_t base,
@@ -269,17 +281,56 @@ path_pkey(const struct sa_ctx *ctx, const struct sa_query *q, const struct fabri
 	return best != 0;
 }
 
-/* The SL of the path: its QoS class's (sm/qos_select.c) by the ServiceID
- * asked (both halves of it in the mask, as rdma_cm sends it) or the
- * partition.  Reading the ServiceID here is the least issue 18 needs; the
- * query's own parsing of it is issue 14's. */
-static uint8_t
-path_sl(const struct sa_ctx *ctx, const struct sa_query *q, uint16_t pkey)
+const struct fabric_port *
+sa_requester(const struct sa_ctx *ctx)
 {
-	const ib_path_rec_t *t = (const ib_path_rec_t *)q->tmpl;
-	bool has_sid = (q->mask & IB_PR_COMPMASK_SERVICEID) == IB_PR_COMPMASK_SERVICEID;
+	const struct fabric_port *p;
 
-	return qos_select_sl(ctx->qos, has_sid, be64toh(t->service_id), pkey);
+	if (ctx->f == NULL || ctx->requester_lid == 0)
+		return NULL;
+	p = fabric_port_by_lid(ctx->f, ctx->requester_lid);
+	return end_port(p);
+}
+
+bool
+sa_ports_share_partition(const struct sa_ctx *ctx, const struct fabric_port *a,
+    const struct fabric_port *b)
+{
+	struct port_keys ak, bk;
+	uint16_t entry;
+
+	if (a == b)
+		return true;	/* a port always sees itself, limited or not */
+	port_keys(ctx, a, &ak);
+	port_keys(ctx, b, &bk);
+	for (size_t i = 0; i < ak.n; i++)
+		if (share_pkey(&ak, &bk, PKEY_BASE(ak.keys[i]), &entry))
+			return true;
+	return false;
+}
+
+bool
+sa_path_sl(const struct sa_ctx *ctx, const struct sa_path_req *req,
+    const struct fabric_port *src, const struct fabric_port *dst, uint8_t *sl)
+{
+	/* the class of the ServiceID asked, else of the partition */
+	*sl = qos_select_sl(ctx->qos, req->has_service_id, req->service_id, req->pkey);
+	return !req->has_sl || req->sl == *sl;
+}
+
+static void
+path_req_of(const ib_path_rec_t *t, uint64_t mask, uint16_t pkey, struct sa_path_req *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->has_service_id = (mask & IB_PR_COMPMASK_SERVICEID) != 0;
+	w->service_id = be64toh(t->service_id);
+	w->has_qos_class = (mask & IB_PR_COMPMASK_QOS_CLASS) != 0;
+	w->qos_class = ib_path_rec_qos_class(t);
+	w->has_tclass = (mask & IB_PR_COMPMASK_TCLASS) != 0;
+	w->tclass = t->tclass;
+	w->has_sl = (mask & IB_PR_COMPMASK_SL) != 0;
+	w->sl = ib_path_rec_sl(t);
+	w->pkey = pkey;
 }
 
 /* Build the record of one (source, destination) pair; false if none. */
@@ -289,12 +340,20 @@ path_record(const struct sa_ctx *ctx, const struct sa_query *q, const struct fab
 {
 	const ib_path_rec_t *t = (const ib_path_rec_t *)q->tmpl;
 	uint16_t slid = end_lid(src), dlid = end_lid(dst), pkey;
+	const struct fabric_port *req = sa_requester(ctx);
 	struct path_params fwd, back;
+	struct sa_path_req want;
 	bool reversible;
 	ib_gid_t sgid, dgid;
 	uint8_t sl;
 
-	if (slid == 0 || dlid == 0 || !walk_path(src, dlid, &fwd))
+	if (slid == 0 || dlid == 0)
+		return false;
+	/* a requester sees paths only between ports it shares a partition with */
+	if (req && (!sa_ports_share_partition(ctx, req, src) ||
+	    !sa_ports_share_partition(ctx, req, dst)))
+		return false;
+	if (!walk_path(src, dlid, &fwd))
 		return false;
 	reversible = walk_path(dst, slid, &back);
 	if ((q->mask & IB_PR_COMPMASK_REVERSIBLE) && (t->num_path & 0x80) && !reversible)
@@ -304,8 +363,8 @@ path_record(const struct sa_ctx *ctx, const struct sa_query *q, const struct fab
 	if (!path_pkey(ctx, q, src, dst, &pkey) || !select_mtu(t, q->mask, &fwd.mtu) ||
 	    !select_rate(t, q->mask, fwd.rate))
 		return false;
-	sl = path_sl(ctx, q, pkey);
-	if ((q->mask & IB_PR_COMPMASK_SL) && ib_path_rec_sl(t) != sl)
+	path_req_of(t, q->mask, pkey, &want);
+	if (!sa_path_sl(ctx, &want, src, dst, &sl))
 		return false;
 	sgid.unicast.prefix = gid_prefix(src);
 	sgid.unicast.interface_id = htobe64(src->guid);
@@ -313,9 +372,16 @@ path_record(const struct sa_ctx *ctx, const struct sa_query *q, const struct fab
 	dgid.unicast.interface_id = htobe64(dst->guid);
 	memset(r, 0, sizeof(*r));
 	ib_path_rec_init_local(r, &dgid, &sgid, htobe16(dlid), htobe16(slid),
-	    (uint8_t)((reversible ? 0x80 : 0) | 1), htobe16(pkey), sl, 0,
+	    (uint8_t)((reversible ? 0x80 : 0) | 1), htobe16(pkey), sl,
+	    want.has_qos_class ? want.qos_class : 0,
 	    IB_PATH_SELECTOR_EXACTLY, fwd.mtu, IB_PATH_SELECTOR_EXACTLY, fwd.rate,
 	    IB_PATH_SELECTOR_EXACTLY, src == dst ? 0 : PR_PKT_LIFE, 0);
+	/* what rdma_cm asked for comes back as asked (OpenSM does the same):
+	 * its ServiceID and TClass, the QoSClass above */
+	if (want.has_service_id)
+		r->service_id = htobe64(want.service_id);
+	if (want.has_tclass)
+		r->tclass = want.tclass;
 	return true;
 }
 

@@ -24,6 +24,13 @@ sa_record_size(uint16_t attr_id)
 	case IB_MAD_ATTR_SMINFO_RECORD:		return sizeof(ib_sminfo_record_t);
 	case IB_MAD_ATTR_LINK_RECORD:		return sizeof(ib_link_record_t);
 	case IB_MAD_ATTR_PATH_RECORD:		return sizeof(ib_path_rec_t);
+	case IB_MAD_ATTR_MCMEMBER_RECORD:	return sizeof(ib_member_rec_t);
+	case IB_MAD_ATTR_SWITCH_INFO_RECORD:	return sizeof(ib_switch_info_record_t);
+	case IB_MAD_ATTR_LFT_RECORD:		return sizeof(ib_lft_record_t);
+	case IB_MAD_ATTR_GUIDINFO_RECORD:	return sizeof(ib_guidinfo_record_t);
+	case IB_MAD_ATTR_INFORM_INFO:		return 40;	/* 36, in 8-byte words */
+	case IB_MAD_ATTR_SERVICE_RECORD:	return sizeof(ib_service_record_t);
+	case IB_MAD_ATTR_INFORM_INFO_RECORD:	return sizeof(ib_inform_info_record_t);
 	}
 	return 0;
 }
@@ -139,11 +146,15 @@ node_record(const struct fabric_node *n, const struct fabric_port *p, ib_node_re
 }
 
 static bool
-put_node(const struct fabric_node *n, const struct fabric_port *p, const struct sa_query *q,
-    struct sa_sink *out)
+put_node(const struct sa_ctx *ctx, const struct fabric_node *n, const struct fabric_port *p,
+    const struct sa_query *q, struct sa_sink *out)
 {
+	const struct fabric_port *req = sa_requester(ctx);
 	ib_node_record_t r;
 
+	/* a requester sees only the ports it shares a partition with (OpenSM) */
+	if (req && !sa_ports_share_partition(ctx, req, p))
+		return true;
 	node_record(n, p, &r);
 	if (!fields_match(node_fields, NFIELDS(node_fields), q->mask, &r, q->tmpl))
 		return true;
@@ -152,19 +163,20 @@ put_node(const struct fabric_node *n, const struct fabric_port *p, const struct 
 
 /* One record per addressed port: a switch's port 0, every CA port. */
 static void
-node_records(const struct fabric *f, const struct sa_query *q, struct sa_sink *out)
+node_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
+	const struct fabric *f = ctx->f;
 	struct fabric_node *n;
 	size_t i;
 
 	FABRIC_FOREACH_NODE(f, i, n) {
 		if (n->type == FABRIC_SWITCH) {
-			if (n->lid && !put_node(n, &n->ports[0], q, out))
+			if (n->lid && !put_node(ctx, n, &n->ports[0], q, out))
 				return;
 			continue;
 		}
 		for (unsigned j = 1; j <= n->nports; j++)
-			if (ca_port_addressed(&n->ports[j]) && !put_node(n, &n->ports[j], q, out))
+			if (ca_port_addressed(&n->ports[j]) && !put_node(ctx, n, &n->ports[j], q, out))
 				return;
 	}
 }
@@ -278,6 +290,15 @@ sminfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sin
 
 #define SA_RESP_TIME	18	/* 4.096 us * 2^18 ~ 1 s, OpenSM's default */
 
+/* SA CapabilityMask bits (IBA 15.2.1.1; OpenSM's osm_base.h OSM_CAP_*):
+ * only what this SA does.  OpenSM's 0x2602 also claims MultiPathRecord
+ * (bit 10), not served here. */
+#define SA_CAP_NOTICE		(1u << 1)	/* InformInfo Set, Reports */
+#define SA_CAP_UD_MCAST		(1u << 9)	/* MCMemberRecord, multicast */
+#define SA_CAP_CAPMASK_MATCH	(1u << 13)	/* PortInfoRecord "any of" (saquery -s) */
+#define SA_CAP2_MCAST_TOP	(1u << 3)	/* switches get MulticastFDBTop */
+#define SA_QP1_QKEY		0x80010000u	/* IB_QP1_WELL_KNOWN_Q_KEY */
+
 static void
 class_port_info(struct sa_sink *out)
 {
@@ -286,8 +307,11 @@ class_port_info(struct sa_sink *out)
 	memset(&cpi, 0, sizeof(cpi));
 	cpi.base_ver = 1;
 	cpi.class_ver = 2;
-	cpi.cap_mask = 0;	/* no traps/notices, no optional records beyond these */
+	cpi.cap_mask = htobe16(SA_CAP_NOTICE | SA_CAP_UD_MCAST | SA_CAP_CAPMASK_MATCH);
 	ib_class_set_resp_time_val(&cpi, SA_RESP_TIME);
+	ib_class_set_cap_mask2(&cpi, SA_CAP2_MCAST_TOP);
+	cpi.redir_qkey = htobe32(SA_QP1_QKEY);
+	cpi.trap_qkey = htobe32(SA_QP1_QKEY);
 	sa_sink_put(out, &cpi);
 }
 
@@ -300,7 +324,7 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		class_port_info(out);
 		return 0;
 	case IB_MAD_ATTR_NODE_RECORD:
-		node_records(ctx->f, q, out);
+		node_records(ctx, q, out);
 		return 0;
 	case IB_MAD_ATTR_PORTINFO_RECORD:
 		portinfo_records(ctx->f, q, out);
@@ -313,6 +337,19 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		return 0;
 	case IB_MAD_ATTR_PATH_RECORD:
 		return sa_path_records(ctx, q, out);
+	case IB_MAD_ATTR_MCMEMBER_RECORD:
+		sa_mcast_records(ctx, q, out);
+		return 0;
+	}
+	if (sa_table_records(ctx, attr_id, q, out))
+		return 0;
+	if (htobe16(attr_id) == IB_MAD_ATTR_SERVICE_RECORD) {
+		sa_service_records(ctx, q, ctx->now_ms, out);
+		return 0;
+	}
+	if (htobe16(attr_id) == IB_MAD_ATTR_INFORM_INFO_RECORD) {
+		sa_inform_records(ctx, q, out);
+		return 0;
 	}
 	return be16toh(IB_SA_MAD_STATUS_REQ_INVALID);
 }

@@ -92,6 +92,23 @@ typedef int (*sm_pkey_expect_fn)(uint64_t node_guid, uint8_t port, uint16_t *ent
 void sm_set_pkey_expect(sm_pkey_expect_fn fn, void *arg);
 
 /*
+ * IPoIB (as OpenSM's `ipoib` partition flag): the SM creates the IPv4
+ * broadcast group of each partition registered here, with these
+ * parameters, before any host asks.  fn fills out for the i-th such
+ * partition and returns false past the last; fn NULL unregisters.  The
+ * default partition's group comes from sm.ipoib_broadcast.
+ */
+struct sm_ipoib {
+	uint16_t	pkey;		/* 15 bits */
+	uint8_t		mtu;		/* IB_MTU_LEN_* code */
+	uint8_t		rate;		/* IB_PATH_RECORD_RATE_* code */
+	uint8_t		sl;
+	uint32_t	qkey;
+};
+typedef bool (*sm_ipoib_fn)(size_t i, struct sm_ipoib *out, void *arg);
+void sm_set_ipoib_partitions(sm_ipoib_fn fn, void *arg);
+
+/*
  * Unit tests: the next sm start sends through io (a fake fabric) instead
  * of the daemon's engine, as the port port_guid, number port_num.  io NULL
  * goes back to the engine.

@@ -26,6 +26,7 @@
 #include "mad/mad.h"
 #include "fabric/routing.h"
 #include "sm/qos.h"
+#include "sm/mcast.h"
 #include "sm/sa.h"
 #include "sm/sm.h"
 
@@ -35,6 +36,7 @@
 #define SM_ATTR_SWITCH_INFO	0x0012
 #define SM_ATTR_PORT_INFO	0x0015
 #define SM_ATTR_LFT		0x0019
+#define SM_ATTR_MFT		0x001B
 #define SM_ATTR_SM_INFO		0x0020
 
 #define SM_MAX_ROOTS	64
@@ -61,6 +63,7 @@ struct sm_config {
 	char		*mkey_secret;		/* the config's; sm->mkey holds the copy */
 	uint64_t	 mkey_protect;		/* M_KeyProtectBits 0..3 */
 	uint64_t	 mkey_lease_ms;		/* M_KeyLeasePeriod (whole seconds) */
+	bool		 ipoib_default;		/* IPoIB broadcast group of 0x7fff */
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
@@ -72,8 +75,10 @@ struct sweep_record {
 	uint64_t	 mads, retries, timeouts;
 	unsigned	 changes;		/* events raised */
 	unsigned	 lft_blocks;		/* LFT blocks written */
+	unsigned	 mft_blocks;		/* MFT blocks written */
 	unsigned	 port_sets;		/* PortInfo Sets */
 	unsigned	 qos_sets;		/* SL2VL and VLArbitration Sets */
+	unsigned	 rereg_sets;		/* of them with ClientReregister */
 	unsigned	 unreachable;		/* probes that failed */
 	char		 unreachable_text[512];	/* first few, for the record */
 	bool		 ok;			/* routed and activated everything */
@@ -149,8 +154,19 @@ struct sm {
 	uint8_t			 own_port;
 	bool			 subnet_up;
 	bool			 topology_changed;
+	bool			 client_rereg;	/* first sweep as master: reregister hosts */
 	struct sm_lids		 lids;
 	struct sa_counters	 sa_counters;	/* for status */
+
+	/* multicast (mcast_mft.c) */
+	struct mc_db		 mc;		/* the SA's groups */
+	struct guid_map		 mft;		/* switch GUID -> what its MFT holds */
+	uint64_t		 mc_gen_programmed;	/* mc.gen the MFTs were computed for */
+	uint64_t		 mft_blocks_written;
+	uint64_t		 mft_verify_mismatches;	/* sm_mcast_mft_verify() found */
+	struct sa_subs		 subs;		/* InformInfo subscriptions */
+	struct sa_services	 services;	/* registered ServiceRecords */
+	uint64_t		 reports_sent;
 
 	/* sweep control */
 	bool			 sweeping;
@@ -313,6 +329,28 @@ void sm_audit_sweep_ended(struct sm *sm);
 /* A trap named this LID: check its node at once (after the sweep). */
 void sm_audit_target_lid(struct sm *sm, uint16_t lid);
 json_t *sm_audit_json(struct sm *sm);
+
+/* mcast_mft.c: the SM's IPoIB broadcast groups (before anyone joins). */
+void sm_mcast_ensure_groups(struct sm *sm);
+/* Trees of every group over f, and the MFT blocks and MulticastFDBTop
+ * that differ (MADs of the current phase).  new_model: f is the model a
+ * heavy sweep built (switches new to it have their tables read again). */
+void sm_mcast_program(struct sm *sm, struct fabric *f, bool new_model);
+/* Read back every MFT block the SM wrote and compare (MADs of the current
+ * phase); mismatches counted in mft_verify_mismatches and rewritten by the
+ * next sm_mcast_program().  Returns the blocks asked for. */
+unsigned sm_mcast_mft_verify(struct sm *sm, struct fabric *f);
+void sm_mcast_free(struct sm *sm);
+/* The i-th partition registered for IPoIB (sm_set_ipoib_partitions). */
+bool sm_ipoib_partition(size_t i, struct sm_ipoib *out);
+
+/* sa_report.c: Reports of traps 64/65 for the CA ports that came into or
+ * went out of service between two models, to their subscribers. */
+void sm_report_gid_changes(struct sm *sm, const struct fabric *old, const struct fabric *cur);
+/* A generic trap sent to the SM, forwarded to its subscribers. */
+void sm_report_forward(struct sm *sm, const void *notice_attr);
+/* Reports of traps 66/67 for the groups made or deleted since last time. */
+void sm_report_group_changes(struct sm *sm);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);

@@ -48,6 +48,9 @@ static enum step_end step_arm(struct sm *sm);
 static enum step_end step_qos(struct sm *sm);
 static enum step_end step_activate(struct sm *sm);
 static enum step_end step_publish(struct sm *sm);
+static enum step_end step_multicast(struct sm *sm);
+static enum step_end step_multicast_changes(struct sm *sm);
+static enum step_end step_light_end(struct sm *sm);
 
 /* ---- the lists: what a sweep does, in order (the last step of each
  * always ends the sweep or hands it on) ---- */
@@ -55,6 +58,8 @@ static enum step_end step_publish(struct sm *sm);
 static const struct sweep_step light_sweep[] = {
 	{ "light probe",	step_light_probe },	/* SwitchInfo of every switch */
 	{ "light verdict",	step_light_verdict },	/* a change: the heavy list */
+	{ "multicast",		step_multicast_changes },	/* groups joined or left */
+	{ "end",		step_light_end },
 };
 
 static const struct sweep_step heavy_sweep[] = {
@@ -67,6 +72,7 @@ static const struct sweep_step heavy_sweep[] = {
 	{ "arm",		step_arm },		/* LIDs, SM LID, VLs, INIT -> ARMED */
 	{ "qos",		step_qos },		/* SL2VL and VLArb tables that differ */
 	{ "activate",		step_activate },	/* ARMED -> ACTIVE */
+	{ "multicast",		step_multicast },	/* trees, MFT blocks that differ */
 	{ "publish",		step_publish },		/* the model, events */
 };
 
@@ -89,11 +95,28 @@ step_light_verdict(struct sm *sm)
 {
 	if (!sm->light_found_change) {
 		sm->cur.ok = true;
-		return STEP_END;
+		return STEP_GO;
 	}
 	sm->cur.kind = SWEEP_HEAVY;
 	sweep_run(sm, heavy_sweep);
 	return STEP_ASYNC;
+}
+
+/* Joins and leaves since the MFTs were computed: new trees. */
+static enum step_end
+step_multicast_changes(struct sm *sm)
+{
+	if (sm->state != SM_STATE_MASTER || sm->fabric == NULL ||
+	    sm->mc.gen == sm->mc_gen_programmed)
+		return STEP_GO;
+	sm_mcast_program(sm, sm->fabric, false);
+	return STEP_WAIT;
+}
+
+static enum step_end
+step_light_end(struct sm *sm)
+{
+	return STEP_END;
 }
 
 /* ---- the heavy sweep ---- */
@@ -129,8 +152,10 @@ step_decide(struct sm *sm)
 	}
 	fabric_sort(sm->next);
 	sm_mark_degraded(sm->next);
-	if (!was_master)
+	if (!was_master) {
 		sm_clear_state_changes(sm);
+		sm->client_rereg = true;	/* taking over: hosts must rejoin */
+	}
 	return STEP_GO;
 }
 
@@ -207,6 +232,15 @@ step_activate(struct sm *sm)
 	return STEP_WAIT;
 }
 
+/* Links are ACTIVE now: the trees can use them. */
+static enum step_end
+step_multicast(struct sm *sm)
+{
+	sm_mcast_ensure_groups(sm);
+	sm_mcast_program(sm, sm->next, true);
+	return STEP_WAIT;
+}
+
 static bool
 all_links_active(const struct fabric *f, unsigned *active)
 {
@@ -240,6 +274,7 @@ step_publish(struct sm *sm)
 	sm->cur.ok = sm->rt != NULL && all_links_active(sm->next, &active) &&
 	    sm->cur.unreachable == 0;
 	sm->cur.changes += sm_diff_events(old, sm->next);
+	sm_report_gid_changes(sm, old, sm->next);
 	sm->topology_changed = old == NULL || sm->cur.changes > 0;
 	sm->fabric = sm->next;
 	sm->next = NULL;

@@ -152,13 +152,16 @@ grep -qxF -f "$T/restart.txt" "$T/fd-policy.txt" || fail "host1's table changed 
 ctl partition create train --pkey=0x0a01 > /dev/null || fail "partition create"
 ctl partition member add train host3 --full > /dev/null || fail "member add host3"
 ctl partition member add train host5 --full > /dev/null || fail "member add host5"
-# pr_sl SRC:DST [SAQUERY-ARGS]: the SL of the PathRecord between two hosts
-# (by LID: saquery resolves names through NodeRecord tables, one record a
-# MAD under ibsim)
+# pr_sl SRC:DST [SAQUERY-ARGS]: the SL of the PathRecord between two hosts,
+# asked by SRC as rdma_cm asks for its own paths (the SA answers a
+# requester only paths between ports it shares a partition with; by LID:
+# saquery resolves names through NodeRecord tables, one record a MAD under
+# ibsim)
 pr_sl() {
-	pair="$(sm_lid_of "${1%:*}"):$(sm_lid_of "${1#*:}")"
+	src=${1%:*}
+	pair="$(sm_lid_of "$src"):$(sm_lid_of "${1#*:}")"
 	shift
-	sim_diag -H host3 -t 10 saquery -p --src-to-dst "$pair" "$@" |
+	sim_diag -H "$src" -t 10 saquery -p --src-to-dst "$pair" "$@" |
 	    sed -n 's/^[[:space:]]*sl\.*\(0x[0-9a-f]*\|[0-9]*\)$/\1/p' | head -1 |
 	    { read -r v && echo $((v)); }
 }

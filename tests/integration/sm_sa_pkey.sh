@@ -79,6 +79,21 @@ pr() {
 # host3 and host5 share only 0x7fff, both limited: no path at all
 [ -z "$(pr "$h3" "$h5")" ] || fail "host3->host5 (limited in 0x7fff only) answered"
 
+# Partition-aware answers (as OpenSM): host5, in no partition with anyone
+# but as a limited member of 0x7fff, gets no NodeRecord or PathRecord of
+# acme's members; host3 (limited in acme) gets host2's (full there); the
+# SM's port (host1, full in 0x7fff) stays visible to everyone.
+nr() {	# ASKER LID: the NodeRecords' NodeGUIDs the asker gets for LID
+	sim_diag -H "$1" -t 10 saquery NR "$2" | sed -n 's/^[[:space:]]*node_guid\.*\(0x[0-9a-f]*\)$/\1/p'
+}
+[ -n "$(nr host3 "$h2")" ] || fail "host3 (acme) got no NodeRecord of host2"
+[ -z "$(nr host5 "$h2")" ] || fail "host5 (outside acme) got host2's NodeRecord"
+[ -z "$(nr host5 "$h3")" ] || fail "host5 got host3's NodeRecord"
+[ -n "$(nr host5 "$(lid host1)")" ] || fail "host5 got no NodeRecord of the SM's port"
+[ -n "$(nr host5 "$h5")" ] || fail "host5 got no NodeRecord of itself"
+out=$(sim_diag -H host5 -t 10 saquery -p --slid "$h2" --dlid "$h3")
+echo "$out" | grep -q dlid && fail "host5 got a PathRecord between acme's members: $out"
+
 # the member leaves: its path in the partition goes with its key
 ctl partition member remove acme host3 >/dev/null || fail "member remove host3"
 pkeys "$h3" | grep -qi 'a01' && fail "host3 still holds 0x0a01 per smpquery: $(pkeys "$h3")"

@@ -438,6 +438,9 @@ test_mad_get(void **state)
 	assert_int_equal(answer(s, 0x01, 0x01, 0, 256, resp), 56 + 72);	/* ClassPortInfo */
 	assert_int_equal(status_of(resp), 0);
 	assert_int_equal(((const ib_class_port_info_t *)r->data)->class_ver, 2);
+	/* notices, multicast and "any of" CapabilityMask matching; QP1's Q_Key for traps */
+	assert_int_equal(be16toh(((const ib_class_port_info_t *)r->data)->cap_mask), 0x2202);
+	assert_int_equal(be32toh(((const ib_class_port_info_t *)r->data)->trap_qkey), 0x80010000);
 }
 
 static void
@@ -485,7 +488,7 @@ test_mad_errors(void **state)
 	assert_int_equal(status_of(resp), 0x000C);
 	answer(s, 0x02, 0x11, 0, 256, resp);		/* Set NodeRecord */
 	assert_int_equal(status_of(resp), 0x000C);
-	assert_int_equal(((ib_sa_mad_t *)resp)->method, 0x82);
+	assert_int_equal(((ib_sa_mad_t *)resp)->method, 0x81);	/* a Set is answered by GetResp (IBA 13.4.5) */
 	answer(s, 0x12, 0x01, 0, 256, resp);		/* GetTable ClassPortInfo */
 	assert_int_equal(status_of(resp), 0x000C);
 	answer(s, 0x7E, 0x11, 0, 256, resp);		/* no such method */
@@ -631,6 +634,199 @@ test_path_partitions(void **state)
 	assert_int_equal(path_pkey(s, 2, 3, 0x8A01), 0);
 }
 
+/* A requester sees NodeRecords and PathRecords only of the ports it shares
+ * a partition with; PathRecord takes rdma_cm's ServiceID, QoSClass, TClass. */
+static void
+test_partition_aware(void **state)
+{
+	struct sfix *s = *state;
+	ib_path_rec_t *t = (ib_path_rec_t *)s->tmpl;
+	const ib_path_rec_t *r;
+	int calls = 0;
+	size_t all;
+
+	all = query(s, 0x11, 0);
+	s->ctx.pkey_table = fake_tables;
+	s->ctx.pkey_arg = &calls;
+	s->ctx.requester_lid = 2;	/* h2 shares nothing with h3 (both limited) */
+	assert_int_equal(query(s, 0x11, 0), all - 1);
+	s->ctx.requester_lid = 1;
+	assert_int_equal(query(s, 0x11, 0), all);
+	s->ctx.requester_lid = 2;
+	assert_int_equal(path_pkey(s, 1, 3, 0x0A01), 0);	/* h3 hidden from h2 */
+	s->ctx.requester_lid = 1;
+	assert_int_equal(path_pkey(s, 1, 3, 0x0A01), 0x0A01);
+	s->ctx.pkey_table = NULL;
+	s->ctx.requester_lid = 0;
+	memset(t, 0, sizeof(*t));
+	t->slid = htobe16(1);
+	t->dlid = htobe16(2);
+	t->service_id = htobe64(0x0106000000000001ULL);	/* rdma_cm's RDMA_PS_TCP port 1 */
+	t->tclass = 0x20;
+	t->num_path = 0x81;
+	ib_path_rec_set_qos_class(t, 5);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID |
+	    IB_PR_COMPMASK_SERVICEID | IB_PR_COMPMASK_TCLASS | IB_PR_COMPMASK_QOS_CLASS |
+	    IB_PR_COMPMASK_REVERSIBLE | IB_PR_COMPMASK_NUMBPATH), 1);
+	r = rec(s, 0);
+	assert_int_equal(be64toh(r->service_id), 0x0106000000000001ULL);
+	assert_int_equal(r->tclass, 0x20);
+	assert_int_equal(ib_path_rec_qos_class(r), 5);
+	assert_int_equal(ib_path_rec_sl(r), 0);
+	/* an SL the path cannot have (sa_path_sl gives SL 0) */
+	t->qos_class_sl = htobe16(3);
+	assert_int_equal(query(s, 0x35, IB_PR_COMPMASK_SLID | IB_PR_COMPMASK_DLID |
+	    IB_PR_COMPMASK_SL), 0);
+}
+
+/* SwitchInfoRecord, LFTRecord, GUIDInfoRecord from the model. */
+static void
+test_table_records(void **state)
+{
+	struct sfix *s = *state;
+	const ib_lft_record_t *l;
+
+	s->x.sw1->lft_known = s->x.sw2->lft_known = true;
+	assert_int_equal(query(s, 0x14, 0), 2);			/* both switches */
+	((ib_switch_info_record_t *)s->tmpl)->lid = htobe16(11);
+	assert_int_equal(query(s, 0x14, IB_SWIR_COMPMASK_LID), 1);
+	assert_int_equal(be16toh(((const ib_switch_info_record_t *)rec(s, 0))->switch_info.lin_top), 11);
+	memset(s->tmpl, 0, sizeof(s->tmpl));
+	((ib_lft_record_t *)s->tmpl)->lid = htobe16(10);
+	assert_int_equal(query(s, 0x15, IB_LFTR_COMPMASK_LID | IB_LFTR_COMPMASK_BLOCK), 1);
+	l = rec(s, 0);
+	assert_int_equal(l->lft[2], 7);		/* sw1 sends LID 2 out of 7 */
+	assert_int_equal(l->lft[3], 8);
+	memset(s->tmpl, 0, sizeof(s->tmpl));
+	((ib_guidinfo_record_t *)s->tmpl)->lid = htobe16(1);
+	assert_int_equal(query(s, 0x30, IB_GIR_COMPMASK_LID), 1);
+	assert_int_equal(be64toh(((const ib_guidinfo_record_t *)rec(s, 0))->guid_info.guid[0]), 0x101);
+}
+
+/* InformInfo: subscribe, list, refuse an unknown unsubscribe, match. */
+static void
+test_inform(void **state)
+{
+	struct sfix *s = *state;
+	struct sa_subs subs = { 0 };
+	uint8_t req[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	uint8_t resp[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	ib_sa_mad_t *q = (ib_sa_mad_t *)req;
+	ib_inform_info_t *ii = (ib_inform_info_t *)q->data;
+	size_t rlen;
+
+	s->ctx.subs = &subs;
+	s->ctx.requester_lid = 2;
+	memset(req, 0, sizeof(req));
+	q->base_ver = 1;
+	q->mgmt_class = IB_MCLASS_SUBN_ADM;
+	q->class_ver = 2;
+	q->method = IB_MAD_METHOD_SET;
+	q->attr_id = IB_MAD_ATTR_INFORM_INFO;
+	ii->is_generic = 1;
+	ii->subscribe = 1;
+	ii->lid_range_begin = htobe16(0xFFFF);
+	ii->g_or_v.generic.trap_num = htobe16(65);
+	ii->g_or_v.generic.qpn_resp_time_val = htobe32(1u << 8);
+	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));
+	assert_int_equal(((ib_sa_mad_t *)resp)->status, 0);
+	assert_int_equal(((ib_sa_mad_t *)resp)->method, IB_MAD_METHOD_GET_RESP);
+	assert_int_equal(subs.n, 1);
+	assert_int_equal(subs.v[0].lid, 2);
+	assert_int_equal(subs.v[0].qpn, 1);
+	assert_true(sa_sub_wants(&subs.v[0], 65, 7));
+	assert_false(sa_sub_wants(&subs.v[0], 64, 7));
+	assert_int_equal(query(s, 0xF3, 0), 1);		/* InformInfoRecord */
+	assert_int_equal(be64toh(((const ib_inform_info_record_t *)rec(s, 0))->
+	    subscriber_gid.unicast.interface_id), 0x111);
+	ii->subscribe = 0;
+	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));
+	assert_int_equal(subs.n, 0);
+	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));	/* nothing to remove */
+	assert_int_equal(be16toh(((ib_sa_mad_t *)resp)->status), 0x0200);
+	ii->is_generic = 0;	/* vendor traps are not forwarded */
+	ii->subscribe = 1;
+	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));
+	assert_int_equal(be16toh(((ib_sa_mad_t *)resp)->status), 0x0200);
+	sa_subs_free(&subs);
+}
+
+/* ServiceRecord: register with a lease, list, replace, expire, delete. */
+static void
+test_service(void **state)
+{
+	struct sfix *s = *state;
+	struct sa_services sv = { 0 };
+	ib_service_record_t *t = (ib_service_record_t *)s->tmpl, r;
+	struct sa_query q = { .tmpl = s->tmpl,
+	    .mask = IB_SR_COMPMASK_SID | IB_SR_COMPMASK_SGID | IB_SR_COMPMASK_SPKEY };
+
+	s->ctx.services = &sv;
+	s->ctx.requester_lid = 1;
+	memset(t, 0, sizeof(*t));
+	t->service_id = htobe64(0x1234);
+	t->service_gid.unicast.interface_id = htobe64(0x101);
+	t->service_pkey = htobe16(0xFFFF);
+	t->service_lease = htobe32(10);
+	strcpy((char *)t->service_name, "svc");
+	assert_int_equal(sa_service_set(&s->ctx, &q, 1000, &r), 0);
+	assert_int_equal(sa_service_set(&s->ctx, &q, 2000, &r), 0);	/* replaced, not added */
+	assert_int_equal(sv.n, 1);
+	s->ctx.now_ms = 5000;
+	assert_int_equal(query(s, 0x31, 0), 1);
+	s->ctx.now_ms = 13000;					/* the lease ended */
+	assert_int_equal(query(s, 0x31, 0), 0);
+	/* another port's GID is not the requester's to register */
+	t->service_gid.unicast.interface_id = htobe64(0x111);
+	assert_int_equal(sa_service_set(&s->ctx, &q, 13000, &r), 0x0200);
+	t->service_gid.unicast.interface_id = htobe64(0x101);
+	t->service_lease = htobe32(0xFFFFFFFF);
+	assert_int_equal(sa_service_set(&s->ctx, &q, 13000, &r), 0);
+	s->ctx.now_ms = 1000000000;
+	assert_int_equal(query(s, 0x31, 0), 1);			/* forever */
+	assert_int_equal(sa_service_delete(&s->ctx, &q, 1000000000, &r), 0);
+	assert_int_equal(sa_service_delete(&s->ctx, &q, 1000000000, &r), 0x0300);
+	sa_services_free(&sv);
+}
+
+/* Kernel RMPP: the whole table, Active alone; and such a request is taken. */
+static void
+test_mad_rmpp_whole(void **state)
+{
+	struct sfix *s = *state;
+	uint8_t req[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
+	ib_sa_mad_t *q = (ib_sa_mad_t *)req;
+	const ib_sa_mad_t *r;
+	uint8_t *resp;
+	size_t rlen;
+
+	memset(req, 0, sizeof(req));
+	q->base_ver = 1;
+	q->mgmt_class = IB_MCLASS_SUBN_ADM;
+	q->class_ver = 2;
+	q->method = IB_MAD_METHOD_GETTABLE;
+	q->attr_id = IB_MAD_ATTR_LINK_RECORD;
+	q->rmpp_version = 1;
+	q->rmpp_type = IB_RMPP_TYPE_DATA;
+	q->rmpp_flags = IB_RMPP_FLAG_ACTIVE;	/* as osmtest's requests come */
+	assert_true(sa_answer_rmpp(&s->ctx, req, sizeof(req), &resp, &rlen));
+	r = (const ib_sa_mad_t *)resp;
+	assert_int_equal(r->status, 0);
+	assert_int_equal(r->rmpp_flags, IB_RMPP_FLAG_ACTIVE);
+	assert_int_equal(r->rmpp_type, IB_RMPP_TYPE_DATA);
+	assert_int_equal(r->rmpp_version, 1);
+	/* every LinkRecord, not the 21 one MAD would hold: 2 per cabled link */
+	assert_int_equal(rlen, SA_HDR_SIZE + query(s, 0x20, 0) * sizeof(ib_link_record_t));
+	assert_true(rlen > MAD_BLOCK_SIZE || query(s, 0x20, 0) <= 10);
+	free(resp);
+	/* a later segment alone is half a request */
+	q->rmpp_flags = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_LAST;
+	q->seg_num = htobe32(2);
+	assert_true(sa_answer_rmpp(&s->ctx, req, sizeof(req), &resp, &rlen));
+	assert_int_equal(be16toh(((ib_sa_mad_t *)resp)->status), 0x001C);
+	free(resp);
+}
+
 int
 main(void)
 {
@@ -648,6 +844,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mad_gettable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad_fuzz, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mad_rmpp_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partition_aware, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inform, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_service, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,131 @@
+/*
+ * The SA's switch and port table records, from the published model:
+ * SwitchInfoRecord (the SwitchInfo last read, LinearFDBTop as
+ * programmed), LFTRecord (the 64-entry blocks the SM knows the switch
+ * holds: written or read back) and GUIDInfoRecord (block 0: the port
+ * GUID; no alias GUIDs are assigned).  As with NodeRecords, a requester
+ * sees only the switches and ports it shares a partition with.
+ */
+#include <string.h>
+#include <endian.h>
+
+#include <iba/ib_types.h>
+
+#include "sm/sa.h"
+
+#define LFT_BLOCK	64
+
+static bool
+visible(const struct sa_ctx *ctx, const struct fabric_port *p)
+{
+	const struct fabric_port *req = sa_requester(ctx);
+
+	return req == NULL || sa_ports_share_partition(ctx, req, p);
+}
+
+static bool
+mask_lid(const struct sa_query *q, ib_net64_t bit, uint16_t lid)
+{
+	return !(q->mask & bit) || be16toh(*(const ib_net16_t *)q->tmpl) == lid;
+}
+
+static void
+switchinfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+{
+	struct fabric_node *n;
+	size_t i;
+
+	FABRIC_FOREACH_NODE(ctx->f, i, n) {
+		ib_switch_info_record_t r;
+
+		if (n->type != FABRIC_SWITCH || n->lid == 0 || !visible(ctx, &n->ports[0]) ||
+		    !mask_lid(q, IB_SWIR_COMPMASK_LID, n->lid))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.lid = htobe16(n->lid);
+		memcpy(&r.switch_info, n->si, sizeof(r.switch_info));
+		r.switch_info.lin_top = htobe16(n->lft_top);
+		if (!sa_sink_put(out, &r))
+			return;
+	}
+}
+
+static void
+lft_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+{
+	const ib_lft_record_t *t = (const ib_lft_record_t *)q->tmpl;
+	struct fabric_node *n;
+	size_t i;
+
+	FABRIC_FOREACH_NODE(ctx->f, i, n) {
+		if (n->type != FABRIC_SWITCH || n->lid == 0 || !n->lft_known || n->lft == NULL ||
+		    !visible(ctx, &n->ports[0]) || !mask_lid(q, IB_LFTR_COMPMASK_LID, n->lid))
+			continue;
+		for (size_t b = 0; b <= n->lft_top / LFT_BLOCK; b++) {
+			ib_lft_record_t r;
+
+			if ((b + 1) * LFT_BLOCK > n->lft_len)
+				break;
+			if ((q->mask & IB_LFTR_COMPMASK_BLOCK) && be16toh(t->block_num) != b)
+				continue;
+			memset(&r, 0, sizeof(r));
+			r.lid = htobe16(n->lid);
+			r.block_num = htobe16((uint16_t)b);
+			memcpy(r.lft, n->lft + b * LFT_BLOCK, LFT_BLOCK);
+			if (!sa_sink_put(out, &r))
+				return;
+		}
+	}
+}
+
+static bool
+put_guidinfo(const struct sa_ctx *ctx, const struct fabric_port *p, uint16_t lid,
+    const struct sa_query *q, struct sa_sink *out)
+{
+	const ib_guidinfo_record_t *t = (const ib_guidinfo_record_t *)q->tmpl;
+	ib_guidinfo_record_t r;
+
+	if (lid == 0 || !visible(ctx, p) || !mask_lid(q, IB_GIR_COMPMASK_LID, lid) ||
+	    ((q->mask & IB_GIR_COMPMASK_BLOCKNUM) && t->block_num != 0))
+		return true;
+	memset(&r, 0, sizeof(r));
+	r.lid = htobe16(lid);
+	r.guid_info.guid[0] = htobe64(p->guid);
+	return sa_sink_put(out, &r);
+}
+
+static void
+guidinfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+{
+	struct fabric_node *n;
+	size_t i;
+
+	FABRIC_FOREACH_NODE(ctx->f, i, n) {
+		if (n->type == FABRIC_SWITCH) {
+			if (!put_guidinfo(ctx, &n->ports[0], n->lid, q, out))
+				return;
+			continue;
+		}
+		for (unsigned j = 1; j <= n->nports; j++)
+			if (n->ports[j].guid && !put_guidinfo(ctx, &n->ports[j], n->ports[j].lid, q, out))
+				return;
+	}
+}
+
+bool
+sa_table_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
+    struct sa_sink *out)
+{
+	switch (htobe16(attr_id)) {
+	case IB_MAD_ATTR_SWITCH_INFO_RECORD:
+		switchinfo_records(ctx, q, out);
+		return true;
+	case IB_MAD_ATTR_LFT_RECORD:
+		lft_records(ctx, q, out);
+		return true;
+	case IB_MAD_ATTR_GUIDINFO_RECORD:
+		guidinfo_records(ctx, q, out);
+		return true;
+	}
+	return false;
+}
