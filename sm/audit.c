@@ -28,6 +28,7 @@ static const struct audit_checker *const checkers[] = {
 	&audit_pkey_checker,
 	&audit_portinfo_checker,
 	&audit_qos_checker,	/* SL2VL and VLArb (audit_qos.c) */
+	&audit_mft_checker,	/* multicast forwarding (audit_mft.c) */
 };
 #define NCHECKERS (sizeof(checkers) / sizeof(checkers[0]))
 

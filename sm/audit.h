@@ -57,6 +57,12 @@ extern const struct audit_checker audit_lft_checker;
 extern const struct audit_checker audit_pkey_checker;
 extern const struct audit_checker audit_portinfo_checker;
 extern const struct audit_checker audit_qos_checker;
+extern const struct audit_checker audit_mft_checker;
+
+/* audit_mft.c: one MFT block read (got) against the one computed (want),
+ * both SMP data; the difference described in diff when not SAME. */
+enum audit_verdict audit_mft_compare(const uint8_t *got, const uint8_t *want, unsigned block,
+    unsigned pos, char *diff, size_t len);
 
 /* audit_portinfo.c: a CA port or a switch's port 0 that carries a LID. */
 bool audit_port_audited(const struct fabric_port *p);

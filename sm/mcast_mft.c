@@ -352,6 +352,70 @@ sm_mcast_program(struct sm *sm, struct fabric *f, bool new_model)
 	}
 }
 
+/* ---- the audit's view (audit_mft.c) ---- */
+
+/* The switch's record, when it is the one of node n as modelled now. */
+static struct mft_switch *
+mft_record(struct sm *sm, const struct fabric_node *n)
+{
+	struct mft_switch *s;
+
+	if (n->type != FABRIC_SWITCH || (s = guid_map_get(&sm->mft, n->guid)) == NULL)
+		return NULL;
+	return s->npos == n->nports / 16u + 1 ? s : NULL;
+}
+
+size_t
+sm_mcast_mft_items(struct sm *sm, const struct fabric_node *n)
+{
+	const struct mft_switch *s = mft_record(sm, n);
+
+	return s ? (size_t)s->used_blocks * s->npos : 0;
+}
+
+bool
+sm_mcast_mft_item(struct sm *sm, const struct fabric_node *n, size_t k, unsigned *block,
+    unsigned *pos)
+{
+	const struct mft_switch *s = mft_record(sm, n);
+
+	if (s == NULL || k >= (size_t)s->used_blocks * s->npos)
+		return false;
+	*block = (unsigned)(k / s->npos);
+	*pos = (unsigned)(k % s->npos);
+	return true;
+}
+
+bool
+sm_mcast_mft_want(struct sm *sm, const struct fabric_node *n, unsigned block, unsigned pos,
+    uint8_t data[64])
+{
+	struct mft_switch *s = mft_record(sm, n);
+
+	/* not known: a read or a write of the block is still under way */
+	if (s == NULL || block >= s->used_blocks || pos >= s->npos ||
+	    !(s->known[block] & (1u << pos)))
+		return false;
+	block_data(s, s->want, block, pos, data);
+	return true;
+}
+
+void
+sm_mcast_mft_note_held(struct sm *sm, const struct fabric_node *n, unsigned block, unsigned pos,
+    const uint8_t *data)
+{
+	struct mft_switch *s = mft_record(sm, n);
+
+	if (s != NULL && block < MFT_BLOCKS && pos < s->npos)
+		take_block(s, block, pos, data);
+}
+
+uint32_t
+sm_mcast_mft_mod(unsigned block, unsigned pos)
+{
+	return mft_mod(block, pos);
+}
+
 /* ---- read back and compare ---- */
 
 static void

@@ -340,6 +340,20 @@ void sm_mcast_program(struct sm *sm, struct fabric *f, bool new_model);
  * phase); mismatches counted in mft_verify_mismatches and rewritten by the
  * next sm_mcast_program().  Returns the blocks asked for. */
 unsigned sm_mcast_mft_verify(struct sm *sm, struct fabric *f);
+/* The audit's view of the MFTs (audit_mft.c).  Item k of a switch is one
+ * block (32 MLIDs) at one port mask position (16 ports) of those in use. */
+#define SM_MFT_BLOCK_MLIDS	32
+size_t sm_mcast_mft_items(struct sm *sm, const struct fabric_node *n);
+bool sm_mcast_mft_item(struct sm *sm, const struct fabric_node *n, size_t k, unsigned *block,
+    unsigned *pos);
+/* The block the SM computed for n, as SMP data; false while what the
+ * switch holds there is not known (a read or write under way). */
+bool sm_mcast_mft_want(struct sm *sm, const struct fabric_node *n, unsigned block, unsigned pos,
+    uint8_t data[64]);
+/* The switch holds data in that block now (a repair it kept). */
+void sm_mcast_mft_note_held(struct sm *sm, const struct fabric_node *n, unsigned block,
+    unsigned pos, const uint8_t *data);
+uint32_t sm_mcast_mft_mod(unsigned block, unsigned pos);
 void sm_mcast_free(struct sm *sm);
 /* The i-th partition registered for IPoIB (sm_set_ipoib_partitions). */
 bool sm_ipoib_partition(size_t i, struct sm_ipoib *out);

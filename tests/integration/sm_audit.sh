@@ -9,7 +9,10 @@
 # and on its switch port, and beta's key taken off host3.  What the ports
 # hold is read with smpquery and ibroute; the Sets fabricd sends are
 # counted below its umad calls (tests/fixtures/mad/madlog.c), not asked of
-# fabricd.  Last, a trap 128 (a link of sw-l2 bounced) makes the audit
+# fabricd.  host2 and host3 join the default partition's IPoIB broadcast
+# group first (tools/mcast_join), so the switches hold multicast entries:
+# sw-l2's MFT block of that MLID is changed too and read with ibroute -M.
+# Last, a trap 128 (a link of sw-l2 bounced) makes the audit
 # check sw-l2 at once, without waiting for a pass.
 #
 #   sw-s1 (spine) -- sw-l1: host1 (SM, [1]), host2 ([2])
@@ -76,6 +79,20 @@ until subnet_up; do
 done
 [ "$(audit .enabled)" = true ] || fail "the audit is not on by default"
 
+# 0. Members in the default broadcast group: the leaves get MFT entries.
+for h in host2 host3; do
+	out=$(sim_run -H $h -t 15 "$FABRICD_BUILD/tools/mcast_join" -p 0xffff 2>&1) || fail "$h join: $out"
+done
+MLID=$(echo "$out" | sed -n 's/.* mlid \(0x[0-9a-f]*\) .*/\1/p')
+[ -n "$MLID" ] || fail "no MLID in: $out"
+mft_l2() { sim_diag -t 10 ibroute -M "$sw_l2_lid" | grep -i "^$MLID"; }
+sw_l2_lid=$(sim_diag ibnetdiscover | sed -n 's/^Switch.*"sw-l2".* lid \([0-9]*\) .*/\1/p')
+end=$(( $(date +%s) + 20 ))
+until mft_l2 | grep -q x; do
+	[ "$(date +%s)" -gt "$end" ] && fail "sw-l2 has no MFT entry for $MLID: $(sim_diag ibroute -M "$sw_l2_lid")"
+	sleep 0.2
+done
+
 # 1. Nobody touches the fabric: two whole passes read it and write nothing.
 wait_passes 1 20
 p0=$(audit .passes)
@@ -94,6 +111,7 @@ h1=$(sm_lid_of host1) h2=$(sm_lid_of host2) h3=$(sm_lid_of host3)
 [ -n "$sw_l1" ] && [ -n "$sw_l2" ] && [ -n "$h1" ] && [ -n "$h2" ] && [ -n "$h3" ] ||
     fail "LIDs: sw-l1 $sw_l1 sw-l2 $sw_l2 host1 $h1 host2 $h2 host3 $h3"
 lft0=$(sim_diag ibroute "$sw_l2" | grep -v '^Unicast lids')
+mft0=$(mft_l2)
 
 # 2. Three tamperings from host4.
 tamper() { out=$(sim_diag -H host4 -t 10 "$FABRICD_BUILD/tools/smi_set" "$@" 2>&1); printf "%s\n" "$out" | grep -q "^status 0x0000" ||
@@ -110,12 +128,17 @@ sl2vl0=$(sim_diag -t 10 smpquery -D sl2vl $H3)
 out=$(sim_diag -H host4 -t 10 "$FABRICD_BUILD/tools/sl2vl_set" "$h3" 0 0 \
     0,7,2,3,4,5,6,7,0,1,2,3,4,5,6,7 2>&1) || fail "raw SL2VL Set on host3: $out"
 [ "$(sim_diag -t 10 smpquery -D sl2vl $H3)" != "$sl2vl0" ] || fail "the raw SL2VL Set did not take: $out; $sl2vl0"
+# sw-l2 forwards the broadcast group out of nearly every port (MFT block
+# of the MLID, port mask position 0: its entry is bytes 2*(MLID%32), +1)
+e=$(( (MLID - 0xc000) % 32 * 2 ))
+tamper -A 0x1b -M $(( (MLID - 0xc000) / 32 )) -d "$sw_l2" -b "$e=0x7f,$((e + 1))=0xfe"
+[ "$(mft_l2)" != "$mft0" ] || fail "the raw MFT Set did not take: $(mft_l2)"
 t0=$(date +%s)
 
 # 3. Put back within one audit interval (plus the pass and the polling).
 until [ "$(snapshot)" = "$tables0" ] &&
     [ "$(sim_diag ibroute "$sw_l2" | grep -v '^Unicast lids')" = "$lft0" ] &&
-    [ "$(sim_diag -t 10 smpquery -D sl2vl $H3)" = "$sl2vl0" ]; do
+    [ "$(sim_diag -t 10 smpquery -D sl2vl $H3)" = "$sl2vl0" ] && [ "$(mft_l2)" = "$mft0" ]; do
 	[ $(( $(date +%s) - t0 )) -gt $((INTERVAL * 3)) ] && {
 		printf '%s\n' "$tables0" > "$T/b"; snapshot > "$T/a"
 		fail "not put back within $((INTERVAL * 3)) s: $(diff "$T/b" "$T/a"); $(audit .findings)"; }
@@ -127,12 +150,14 @@ echo "put back after $(( $(date +%s) - t0 )) s (interval $INTERVAL s)"
 ev=$(ctl --json events --limit 200 | jq -r '.. | .message? // empty' | grep '^audit:')
 for want in "LFT of sw-l2 port 0 block $((h1 / 64))" "P_KeyTable of host2 port 1 block 0" \
     "P_KeyTable of sw-l1 port 2 block 0" "P_KeyTable of host3 port 1 block 0" \
-    "QoS of host3 port 1 block 0"; do
+    "QoS of host3 port 1 block 0" "MFT of sw-l2 port 0 block $(( (MLID - 0xc000) / 32 ))"; do
 	printf '%s\n' "$ev" | grep "differs" | grep -q "$want" || fail "no event for $want: $ev"
 	printf '%s\n' "$ev" | grep "put back" | grep -q "$want" || fail "not told put back: $want: $ev"
 done
-[ "$(audit '.totals.repairs')" -ge 5 ] || fail "audit repairs: $(audit .totals)"
-[ "$(audit '[.findings[] | select(.result == "repaired")] | length')" -ge 5 ] ||
+printf '%s\n' "$ev" | grep "differs" | grep -q "MLID block .* position 0 (ports 0-15): 1 entry: MLID $MLID goes to port mask 0x7ffe" ||
+    fail "the MFT event does not name the entry: $ev"
+[ "$(audit '.totals.repairs')" -ge 6 ] || fail "audit repairs: $(audit .totals)"
+[ "$(audit '[.findings[] | select(.result == "repaired")] | length')" -ge 6 ] ||
     fail "audit findings: $(audit .findings)"
 
 # 5. And quiet again: a further pass writes nothing.
