@@ -159,6 +159,48 @@ portinfo_fields(void **state)
 	assert_true(x->sm.again_heavy);
 }
 
+/* One MFT block: equal says SAME; one entry another host changed is named
+ * by its MLID, the mask it holds and the one the trees give. */
+static void
+mft_compare(void **state)
+{
+	uint8_t want[64] = { 0 }, got[64];
+	char diff[AUDIT_DIFF_LEN];
+
+	want[2 * 3] = 0x00;
+	want[2 * 3 + 1] = 0x06;		/* MLID 0xC023 (block 1, entry 3): ports 1, 2 */
+	memcpy(got, want, 64);
+	assert_int_equal(audit_mft_compare(got, want, 1, 0, diff, sizeof(diff)), AUDIT_SAME);
+	got[2 * 3] = 0x7f;
+	got[2 * 3 + 1] = 0xfe;
+	assert_int_equal(audit_mft_compare(got, want, 1, 0, diff, sizeof(diff)), AUDIT_DIFF);
+	assert_non_null(strstr(diff, "MLID block 1 position 0 (ports 0-15): 1 entry: "
+	    "MLID 0xc023 goes to port mask 0x7ffe, the trees say 0x0006"));
+	/* two entries at position 2: the first is named, both counted */
+	got[2 * 31 + 1] = 0x01;
+	assert_int_equal(audit_mft_compare(got, want, 1, 2, diff, sizeof(diff)), AUDIT_DIFF);
+	assert_non_null(strstr(diff, "position 2 (ports 32-47): 2 entries: MLID 0xc023"));
+	/* the bytes after the 32 entries are not the table's */
+	memcpy(got, want, 64);
+	assert_int_equal(audit_mft_compare(got, want, 0, 0, diff, sizeof(diff)), AUDIT_SAME);
+}
+
+/* A switch the SM has no MFT record of: nothing to read, nothing to judge. */
+static void
+mft_unknown(void **state)
+{
+	struct afix *x = *state;
+	struct audit_get g = { .attr = 0x001B, .mod = 0 };
+	uint8_t data[64] = { 0 }, set[64];
+	char diff[AUDIT_DIFF_LEN];
+
+	assert_int_equal(audit_mft_checker.items(&x->sm, x->r.sw1), 0);
+	assert_int_equal(audit_mft_checker.items(&x->sm, x->r.h1), 0);
+	assert_int_equal(audit_mft_checker.gets(&x->sm, x->r.sw1, 0, &g), 0);
+	assert_int_equal(audit_mft_checker.check(&x->sm, x->r.sw1, &g, data, set, diff,
+	    sizeof(diff)), AUDIT_SKIP);
+}
+
 int
 main(void)
 {
@@ -166,6 +208,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(lft_block, afix_setup, afix_teardown),
 		cmocka_unit_test_setup_teardown(pkey_block, afix_setup, afix_teardown),
 		cmocka_unit_test_setup_teardown(portinfo_fields, afix_setup, afix_teardown),
+		cmocka_unit_test(mft_compare),
+		cmocka_unit_test_setup_teardown(mft_unknown, afix_setup, afix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
