@@ -119,6 +119,7 @@ tfix_teardown(void **state)
 	struct tfix *x = *state;
 
 	sm_mcast_free(&x->sm);
+	mad_batch_free(&x->sm.batch);
 	fabric_free(x->r.f);
 	free(x);
 	return 0;
