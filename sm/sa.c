@@ -149,6 +149,9 @@ check_request(struct sa_counters *cnt, const ib_sa_mad_t *q, size_t len)
 		return be16toh(IB_MAD_STATUS_UNSUP_METHOD);
 	if (sa_record_size(attr) == 0)
 		return be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	if (q->attr_id == IB_MAD_ATTR_MULTIPATH_RECORD)	/* GetMulti only (IBA 15.2.5.20) */
+		return q->method == IB_MAD_METHOD_GETMULTI ? 0 :
+		    be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	if (q->method == IB_MAD_METHOD_GET)
 		return 0;
 	if (q->method == IB_MAD_METHOD_GETTABLE && q->attr_id != IB_MAD_ATTR_CLASS_PORT_INFO)

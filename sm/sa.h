@@ -175,6 +175,21 @@ uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
     struct sa_sink *out);
 
 /*
+ * The PathRecord of one (src, dst) pair for a PathRecord query q (its
+ * template and mask: selectors, P_Key, SL, Reversible, partitions of the
+ * requester), as a PathRecord query would return it; false if none.
+ * MultiPathRecord (sa_multipath.c) builds its paths with it.
+ */
+bool sa_path_pair(const struct sa_ctx *ctx, const struct sa_query *q,
+    const struct fabric_port *src, const struct fabric_port *dst, ib_path_rec_t *r);
+/* The port a GID names (a switch: its port 0), NULL when none has a LID. */
+const struct fabric_port *sa_path_end_by_gid(const struct fabric *f, const ib_gid_t *gid);
+
+/* MultiPathRecord GetMulti (sa_multipath.c): PathRecords into out. */
+uint16_t sa_multipath_records(const struct sa_ctx *ctx, const struct sa_query *q,
+    struct sa_sink *out);
+
+/*
  * The entry (membership bit included) port p holds for P_Key base (15
  * bits), 0 when it holds none: the registered tables, or 0xFFFF alone.
  */

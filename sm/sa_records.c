@@ -24,6 +24,7 @@ sa_record_size(uint16_t attr_id)
 	case IB_MAD_ATTR_SMINFO_RECORD:		return sizeof(ib_sminfo_record_t);
 	case IB_MAD_ATTR_LINK_RECORD:		return sizeof(ib_link_record_t);
 	case IB_MAD_ATTR_PATH_RECORD:		return sizeof(ib_path_rec_t);
+	case IB_MAD_ATTR_MULTIPATH_RECORD:	return sizeof(ib_path_rec_t);	/* answered in PathRecords */
 	case IB_MAD_ATTR_MCMEMBER_RECORD:	return sizeof(ib_member_rec_t);
 	case IB_MAD_ATTR_SWITCH_INFO_RECORD:	return sizeof(ib_switch_info_record_t);
 	case IB_MAD_ATTR_LFT_RECORD:		return sizeof(ib_lft_record_t);
@@ -337,6 +338,8 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		return 0;
 	case IB_MAD_ATTR_PATH_RECORD:
 		return sa_path_records(ctx, q, out);
+	case IB_MAD_ATTR_MULTIPATH_RECORD:
+		return sa_multipath_records(ctx, q, out);
 	case IB_MAD_ATTR_MCMEMBER_RECORD:
 		sa_mcast_records(ctx, q, out);
 		return 0;
