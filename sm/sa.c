@@ -124,6 +124,10 @@ rmpp_acceptable(const ib_sa_mad_t *q)
 
 	if (!(q->rmpp_flags & IB_RMPP_FLAG_ACTIVE))
 		return true;
+	/* osmtest's GetMulti (OpenSM's vendor layer) sets Active alone, with
+	 * RMPPVersion and RMPPType left 0; OpenSM takes it, so do we */
+	if (fl == 0 && q->rmpp_version == 0 && q->rmpp_type == 0)
+		return be32toh(q->seg_num) <= 1;
 	if (q->rmpp_version != SA_RMPP_VERSION || q->rmpp_type != IB_RMPP_TYPE_DATA)
 		return false;
 	if (fl == 0)
