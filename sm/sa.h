@@ -4,7 +4,7 @@
  * SM's published fabric model, never from a fresh look at the fabric.
  *
  *   ClassPortInfo (Get), NodeRecord, PortInfoRecord, SMInfoRecord,
- *   LinkRecord, PathRecord (Get and GetTable).
+ *   LinkRecord, PathRecord (Get and GetTable), MultiPathRecord (GetMulti).
  *
  * Two layers, both pure (no I/O): sa_records.c builds the records that
  * match a query's component mask; sa.c checks the request, frames the

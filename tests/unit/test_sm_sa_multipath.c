@@ -22,6 +22,7 @@ struct mfix {
 	struct sa_ctx		ctx;
 	struct sa_counters	cnt;
 	struct qos_policy	qos;
+	bool			rmpp_v0;	/* GetMulti as osmtest sends it */
 	uint8_t			resp[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
 };
 
@@ -106,8 +107,8 @@ ask(struct mfix *s, uint8_t method, uint16_t attr, uint64_t mask, const void *da
 	q->attr_id = htobe16(attr);
 	q->comp_mask = mask;
 	if (method == IB_MAD_METHOD_GETMULTI) {	/* as a kernel-RMPP requester sends it */
-		q->rmpp_version = 1;
-		q->rmpp_type = IB_RMPP_TYPE_DATA;
+		q->rmpp_version = s->rmpp_v0 ? 0 : 1;	/* osmtest: Active alone, the rest 0 */
+		q->rmpp_type = s->rmpp_v0 ? 0 : IB_RMPP_TYPE_DATA;
 		q->rmpp_flags = IB_RMPP_FLAG_ACTIVE;
 	}
 	memcpy(q->data, data, len);
@@ -181,6 +182,12 @@ test_same_as_pathrecord(void **state)
 	assert_int_equal(ask(s, IB_MAD_METHOD_GET, 0x35, IB_PR_COMPMASK_SGID |
 	    IB_PR_COMPMASK_DGID | IB_PR_COMPMASK_SERVICEID, &p, sizeof(p)), 1);
 	assert_memory_equal(rec(s, 0), &want, sizeof(want));
+	/* the same GetMulti as osmtest's vendor layer frames it */
+	s->rmpp_v0 = true;
+	assert_int_equal(ask(s, IB_MAD_METHOD_GETMULTI, 0x3A, mask | IB_MPR_COMPMASK_NUMBPATH |
+	    IB_MPR_COMPMASK_REVERSIBLE | IB_MPR_COMPMASK_SERVICEID, &m, sizeof(m)), 1);
+	assert_memory_equal(rec(s, 0), &want, sizeof(want));
+	s->rmpp_v0 = false;
 
 	/* without a ServiceID both give the default SL 0 (no class on SL 0) */
 	assert_int_equal(ask(s, IB_MAD_METHOD_GETMULTI, 0x3A, mask, &m, sizeof(m)), 1);
