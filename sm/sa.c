@@ -124,6 +124,10 @@ rmpp_acceptable(const ib_sa_mad_t *q)
 
 	if (!(q->rmpp_flags & IB_RMPP_FLAG_ACTIVE))
 		return true;
+	/* osmtest's GetMulti (OpenSM's vendor layer) sets Active alone, with
+	 * RMPPVersion and RMPPType left 0; OpenSM takes it, so do we */
+	if (fl == 0 && q->rmpp_version == 0 && q->rmpp_type == 0)
+		return be32toh(q->seg_num) <= 1;
 	if (q->rmpp_version != SA_RMPP_VERSION || q->rmpp_type != IB_RMPP_TYPE_DATA)
 		return false;
 	if (fl == 0)
@@ -149,6 +153,9 @@ check_request(struct sa_counters *cnt, const ib_sa_mad_t *q, size_t len)
 		return be16toh(IB_MAD_STATUS_UNSUP_METHOD);
 	if (sa_record_size(attr) == 0)
 		return be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	if (q->attr_id == IB_MAD_ATTR_MULTIPATH_RECORD)	/* GetMulti only (IBA 15.2.5.20) */
+		return q->method == IB_MAD_METHOD_GETMULTI ? 0 :
+		    be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
 	if (q->method == IB_MAD_METHOD_GET)
 		return 0;
 	if (q->method == IB_MAD_METHOD_GETTABLE && q->attr_id != IB_MAD_ATTR_CLASS_PORT_INFO)
@@ -329,6 +336,7 @@ answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 	query.tmpl = q->data;
 	query.mask = q->comp_mask;
 	query.attr_mod = be32toh(q->attr_mod);
+	query.trusted = ctx->sa_key != 0 && be64toh(q->sm_key) == ctx->sa_key;
 	status = sa_build_records(ctx, be16toh(q->attr_id), &query, &sink);
 	if (status == 0 && sink.grow_to) {
 		*big = frame_table_rmpp(&sink, resp, resp_len);

@@ -4,7 +4,7 @@
  * SM's published fabric model, never from a fresh look at the fabric.
  *
  *   ClassPortInfo (Get), NodeRecord, PortInfoRecord, SMInfoRecord,
- *   LinkRecord, PathRecord (Get and GetTable).
+ *   LinkRecord, PathRecord (Get and GetTable), MultiPathRecord (GetMulti).
  *
  * Two layers, both pure (no I/O): sa_records.c builds the records that
  * match a query's component mask; sa.c checks the request, frames the
@@ -172,6 +172,21 @@ bool sa_table_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct s
 
 /* PathRecords (sa_path.c), called by sa_build_records(). */
 uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
+    struct sa_sink *out);
+
+/*
+ * The PathRecord of one (src, dst) pair for a PathRecord query q (its
+ * template and mask: selectors, P_Key, SL, Reversible, partitions of the
+ * requester), as a PathRecord query would return it; false if none.
+ * MultiPathRecord (sa_multipath.c) builds its paths with it.
+ */
+bool sa_path_pair(const struct sa_ctx *ctx, const struct sa_query *q,
+    const struct fabric_port *src, const struct fabric_port *dst, ib_path_rec_t *r);
+/* The port a GID names (a switch: its port 0), NULL when none has a LID. */
+const struct fabric_port *sa_path_end_by_gid(const struct fabric *f, const ib_gid_t *gid);
+
+/* MultiPathRecord GetMulti (sa_multipath.c): PathRecords into out. */
+uint16_t sa_multipath_records(const struct sa_ctx *ctx, const struct sa_query *q,
     struct sa_sink *out);
 
 /*

@@ -333,9 +333,8 @@ path_req_of(const ib_path_rec_t *t, uint64_t mask, uint16_t pkey, struct sa_path
 	w->pkey = pkey;
 }
 
-/* Build the record of one (source, destination) pair; false if none. */
-static bool
-path_record(const struct sa_ctx *ctx, const struct sa_query *q, const struct fabric_port *src,
+bool
+sa_path_pair(const struct sa_ctx *ctx, const struct sa_query *q, const struct fabric_port *src,
     const struct fabric_port *dst, ib_path_rec_t *r)
 {
 	const ib_path_rec_t *t = (const ib_path_rec_t *)q->tmpl;
@@ -415,6 +414,17 @@ fixed_end(const struct fabric *f, bool by_gid, const ib_gid_t *gid, bool by_lid,
 	return *open || *out != NULL;
 }
 
+const struct fabric_port *
+sa_path_end_by_gid(const struct fabric *f, const ib_gid_t *gid)
+{
+	const struct fabric_port *p;
+	bool open;
+
+	if (!fixed_end(f, true, gid, false, 0, &p, &open))
+		return NULL;
+	return p != NULL && end_lid(p) != 0 ? p : NULL;
+}
+
 /* Every port a path may start or end at. */
 static bool
 addressed(const struct fabric_port *p)
@@ -439,7 +449,7 @@ put_pair(struct pr_iter *it, const struct fabric_port *src, const struct fabric_
 {
 	ib_path_rec_t r;
 
-	if (!path_record(it->ctx, it->q, src, dst, &r))
+	if (!sa_path_pair(it->ctx, it->q, src, dst, &r))
 		return true;
 	return sa_sink_put(it->out, &r);
 }

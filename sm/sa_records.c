@@ -24,6 +24,7 @@ sa_record_size(uint16_t attr_id)
 	case IB_MAD_ATTR_SMINFO_RECORD:		return sizeof(ib_sminfo_record_t);
 	case IB_MAD_ATTR_LINK_RECORD:		return sizeof(ib_link_record_t);
 	case IB_MAD_ATTR_PATH_RECORD:		return sizeof(ib_path_rec_t);
+	case IB_MAD_ATTR_MULTIPATH_RECORD:	return sizeof(ib_path_rec_t);	/* answered in PathRecords */
 	case IB_MAD_ATTR_MCMEMBER_RECORD:	return sizeof(ib_member_rec_t);
 	case IB_MAD_ATTR_SWITCH_INFO_RECORD:	return sizeof(ib_switch_info_record_t);
 	case IB_MAD_ATTR_LFT_RECORD:		return sizeof(ib_lft_record_t);
@@ -291,10 +292,10 @@ sminfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sin
 #define SA_RESP_TIME	18	/* 4.096 us * 2^18 ~ 1 s, OpenSM's default */
 
 /* SA CapabilityMask bits (IBA 15.2.1.1; OpenSM's osm_base.h OSM_CAP_*):
- * only what this SA does.  OpenSM's 0x2602 also claims MultiPathRecord
- * (bit 10), not served here. */
+ * only what this SA does; 0x2602, as OpenSM's. */
 #define SA_CAP_NOTICE		(1u << 1)	/* InformInfo Set, Reports */
 #define SA_CAP_UD_MCAST		(1u << 9)	/* MCMemberRecord, multicast */
+#define SA_CAP_MULTIPATH	(1u << 10)	/* MultiPathRecord (sa_multipath.c) */
 #define SA_CAP_CAPMASK_MATCH	(1u << 13)	/* PortInfoRecord "any of" (saquery -s) */
 #define SA_CAP2_MCAST_TOP	(1u << 3)	/* switches get MulticastFDBTop */
 #define SA_QP1_QKEY		0x80010000u	/* IB_QP1_WELL_KNOWN_Q_KEY */
@@ -307,7 +308,8 @@ class_port_info(struct sa_sink *out)
 	memset(&cpi, 0, sizeof(cpi));
 	cpi.base_ver = 1;
 	cpi.class_ver = 2;
-	cpi.cap_mask = htobe16(SA_CAP_NOTICE | SA_CAP_UD_MCAST | SA_CAP_CAPMASK_MATCH);
+	cpi.cap_mask = htobe16(SA_CAP_NOTICE | SA_CAP_UD_MCAST | SA_CAP_MULTIPATH |
+	    SA_CAP_CAPMASK_MATCH);
 	ib_class_set_resp_time_val(&cpi, SA_RESP_TIME);
 	ib_class_set_cap_mask2(&cpi, SA_CAP2_MCAST_TOP);
 	cpi.redir_qkey = htobe32(SA_QP1_QKEY);
@@ -337,6 +339,8 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		return 0;
 	case IB_MAD_ATTR_PATH_RECORD:
 		return sa_path_records(ctx, q, out);
+	case IB_MAD_ATTR_MULTIPATH_RECORD:
+		return sa_multipath_records(ctx, q, out);
 	case IB_MAD_ATTR_MCMEMBER_RECORD:
 		sa_mcast_records(ctx, q, out);
 		return 0;

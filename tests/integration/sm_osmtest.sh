@@ -18,8 +18,12 @@
 #         the 224-byte limit: a ServiceRecord answer is 56 + 176 = 232
 #         bytes, umad2sim delivers 224, so osmtest reads a ServiceData8
 #         mismatch (asserted: same stop, at least as many registrations);
-#   -f a  OpenSM stops at PKeyTableRecord (timing out under ibsim),
-#         fabricd at MultiPathRecord (not served yet).
+#   -f a  both get through MultiPathRecord with the same answers to
+#         osmtest's invalid requests (InsufficientComponents twice, then
+#         InvalidGID twice) and stop at PKeyTableRecord (OpenSM timing out
+#         under ibsim, fabricd not serving it yet).  Asserted: the same
+#         MultiPathRecord statuses, and every -f a stage OpenSM reaches
+#         (MultiPathRecord, PKeyTableRecord) fabricd reaches too.
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
@@ -80,4 +84,17 @@ if grep -q 'Data mismatch in service_data8' "$T/opensm.s.log"; then
 	    fail "osmtest -f s against fabricd stopped elsewhere: $(field fabricd s 4)"
 	echo "osmtest -f s: both stop on umad2sim's 224 bytes (ServiceRecord answers are 232)"
 fi
+# -f a: fabricd gets at least as far as OpenSM, answering MultiPathRecord alike
+mpr_status() { grep -o 'osmtest_get_multipath_rec: Remote error = [A-Z_]*' "$T/$1.a.log" | sed 's/.*= //'; }
+mpr_status opensm > "$T/opensm.mpr"
+mpr_status fabricd > "$T/fabricd.mpr"
+[ -s "$T/opensm.mpr" ] || fail "osmtest -f a against OpenSM asked no MultiPathRecord"
+cmp -s "$T/fabricd.mpr" "$T/opensm.mpr" || fail "osmtest -f a: MultiPathRecord statuses differ (fabricd < > OpenSM):
+$(diff "$T/fabricd.mpr" "$T/opensm.mpr")"
+for stage in osmtest_get_multipath_rec osmtest_get_pkeytbl_rec_by_lid; do
+	grep -q "$stage" "$T/opensm.a.log" || continue
+	grep -q "$stage" "$T/fabricd.a.log" ||
+	    fail "osmtest -f a: OpenSM reached $stage, fabricd stopped before: $(field fabricd a 4)"
+done
+echo "osmtest -f a: fabricd reaches every stage OpenSM reaches; MultiPathRecord statuses: $(tr '\n' ' ' < "$T/opensm.mpr")"
 exit 0

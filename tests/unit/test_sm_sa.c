@@ -438,8 +438,9 @@ test_mad_get(void **state)
 	assert_int_equal(answer(s, 0x01, 0x01, 0, 256, resp), 56 + 72);	/* ClassPortInfo */
 	assert_int_equal(status_of(resp), 0);
 	assert_int_equal(((const ib_class_port_info_t *)r->data)->class_ver, 2);
-	/* notices, multicast and "any of" CapabilityMask matching; QP1's Q_Key for traps */
-	assert_int_equal(be16toh(((const ib_class_port_info_t *)r->data)->cap_mask), 0x2202);
+	/* notices, multicast, MultiPathRecord and "any of" CapabilityMask matching
+	 * (OpenSM's 0x2602); QP1's Q_Key for traps */
+	assert_int_equal(be16toh(((const ib_class_port_info_t *)r->data)->cap_mask), 0x2602);
 	assert_int_equal(be32toh(((const ib_class_port_info_t *)r->data)->trap_qkey), 0x80010000);
 }
 
