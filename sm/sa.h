@@ -4,7 +4,7 @@
  * SM's published fabric model, never from a fresh look at the fabric.
  *
  *   ClassPortInfo (Get), NodeRecord, PortInfoRecord, SMInfoRecord,
- *   LinkRecord, PathRecord (Get and GetTable).
+ *   LinkRecord, PathRecord, SL2VL and VLArb table records (Get and GetTable).
  *
  * Two layers, both pure (no I/O): sa_records.c builds the records that
  * match a query's component mask; sa.c checks the request, frames the
@@ -168,6 +168,11 @@ uint16_t sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id,
 /* SwitchInfoRecord, LFTRecord, GUIDInfoRecord (sa_tables.c): false for
  * another attribute. */
 bool sa_table_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
+    struct sa_sink *out);
+
+/* SLtoVLMappingTableRecord, VLArbitrationTableRecord (sa_qos_records.c):
+ * false for another attribute. */
+bool sa_qos_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
     struct sa_sink *out);
 
 /* PathRecords (sa_path.c), called by sa_build_records(). */
