@@ -33,6 +33,7 @@ sa_record_size(uint16_t attr_id)
 	case IB_MAD_ATTR_INFORM_INFO_RECORD:	return sizeof(ib_inform_info_record_t);
 	case IB_MAD_ATTR_SLVL_RECORD:		return sizeof(ib_slvl_table_record_t);
 	case IB_MAD_ATTR_VLARB_RECORD:		return sizeof(ib_vl_arb_table_record_t);
+	case IB_MAD_ATTR_PKEY_TBL_RECORD:	return sizeof(ib_pkey_table_record_t);
 	}
 	return 0;
 }
@@ -347,6 +348,10 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		return 0;
 	if (htobe16(attr_id) == IB_MAD_ATTR_SERVICE_RECORD) {
 		sa_service_records(ctx, q, ctx->now_ms, out);
+		return 0;
+	}
+	if (htobe16(attr_id) == IB_MAD_ATTR_PKEY_TBL_RECORD) {
+		sa_pkey_records(ctx, q, out);
 		return 0;
 	}
 	if (htobe16(attr_id) == IB_MAD_ATTR_INFORM_INFO_RECORD) {

@@ -8,7 +8,9 @@
  * records predicted, a table the mirror does not know is left out, a VLArb
  * block beyond the port's capacity is zeros, and a requester sees only
  * ports it shares a partition with.  The encoding is checked through the
- * MAD too (sa_answer): sizes, AttributeOffset.
+ * MAD too (sa_answer): sizes, AttributeOffset.  P_KeyTableRecord: the
+ * committed table's blocks at their indices, the factory table without
+ * partitions, and only the requester's own port without the SA key.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -213,6 +215,72 @@ test_partitions(void **state)
 	assert_int_equal(query(s, 0x36, IB_VLA_COMPMASK_LID), 3);
 }
 
+/* 40 entries: index i holds 0x8000 | i + 1. */
+static int
+committed(const struct fabric_node *n, uint8_t port, uint16_t *e, size_t max, bool *ext)
+{
+	(void)n;
+	(void)port;
+	(void)ext;
+	for (size_t i = 0; i < 40 && i < max; i++)
+		e[i] = (uint16_t)(0x8000 | (i + 1));
+	return 40;
+}
+
+static void
+test_pkey_records(void **state)
+{
+	struct qfix *s = *state;
+	ib_pkey_table_record_t *t = (ib_pkey_table_record_t *)s->tmpl;
+	const ib_pkey_table_record_t *r;
+	struct sa_query q = { .tmpl = s->tmpl, .mask = IB_PKEY_COMPMASK_LID, .trusted = true };
+
+	assert_int_equal(sa_record_size(0x33), 72);
+	t->lid = htobe16(3);
+	memset(&s->sink, 0, sizeof(s->sink));
+	s->sink.buf = s->buf;
+	s->sink.rec_size = 72;
+	s->sink.max = BIG;
+	assert_int_equal(sa_build_records(&s->ctx, 0x33, &q, &s->sink), 0);
+	assert_int_equal(s->sink.n, 1);		/* factory table */
+	r = rec(s, 0);
+	assert_int_equal(be16toh(r->lid), 3);
+	assert_int_equal(be16toh(r->pkey_tbl.pkey_entry[0]), 0xFFFF);
+	assert_int_equal(r->pkey_tbl.pkey_entry[1], 0);
+	s->ctx.pkey_entries = committed;
+	t->block_num = htobe16(1);
+	q.mask |= IB_PKEY_COMPMASK_BLOCK;
+	s->sink.n = s->sink.total = 0;
+	sa_build_records(&s->ctx, 0x33, &q, &s->sink);
+	assert_int_equal(s->sink.n, 1);
+	r = rec(s, 0);
+	assert_int_equal(be16toh(r->block_num), 1);
+	assert_int_equal(be16toh(r->pkey_tbl.pkey_entry[0]), 0x8021);	/* index 32 */
+	assert_int_equal(be16toh(r->pkey_tbl.pkey_entry[7]), 0x8028);
+	assert_int_equal(r->pkey_tbl.pkey_entry[8], 0);
+	/* switch sw1 port 7 */
+	t->lid = htobe16(10);
+	t->port_num = 7;
+	q.mask = IB_PKEY_COMPMASK_LID | IB_PKEY_COMPMASK_PORT;
+	s->sink.n = s->sink.total = 0;
+	sa_build_records(&s->ctx, 0x33, &q, &s->sink);
+	assert_int_equal(s->sink.n, 2);
+	assert_int_equal(((const ib_pkey_table_record_t *)rec(s, 1))->port_num, 7);
+	/* no SA key: the requester's own port alone */
+	q.trusted = false;
+	q.mask = 0;
+	s->ctx.requester_lid = 3;
+	s->sink.n = s->sink.total = 0;
+	sa_build_records(&s->ctx, 0x33, &q, &s->sink);
+	assert_int_equal(s->sink.n, 2);
+	assert_int_equal(be16toh(((const ib_pkey_table_record_t *)rec(s, 0))->lid), 3);
+	assert_int_equal(be16toh(((const ib_pkey_table_record_t *)rec(s, 1))->lid), 3);
+	s->ctx.requester_lid = 0;		/* unknown: nothing */
+	s->sink.n = s->sink.total = 0;
+	sa_build_records(&s->ctx, 0x33, &q, &s->sink);
+	assert_int_equal(s->sink.n, 0);
+}
+
 /* Through the MAD: a Get of h1's SL2VL answers one 16-byte record. */
 static void
 test_mad(void **state)
@@ -255,6 +323,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_vlarb, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partitions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pkey_records, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
