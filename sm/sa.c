@@ -330,6 +330,7 @@ answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 	query.tmpl = q->data;
 	query.mask = q->comp_mask;
 	query.attr_mod = be32toh(q->attr_mod);
+	query.trusted = ctx->sa_key != 0 && be64toh(q->sm_key) == ctx->sa_key;
 	status = sa_build_records(ctx, be16toh(q->attr_id), &query, &sink);
 	if (status == 0 && sink.grow_to) {
 		*big = frame_table_rmpp(&sink, resp, resp_len);

@@ -122,7 +122,7 @@ for l in "$h2" "$h3" "$h5"; do
 	    fail "PKeyTableRecord of LID $l with the SA key: '$got', smpquery '$(pkeys "$l")'"
 done
 [ "$(pktr_known host3 "$h3")" = "$(pkeys "$h3")" ] || fail "host3 got no PKeyTableRecord of its own port"
-[ -z "$(pktr host3 "$h2")" ] || fail "host3 without the SA key got host2's P_Keys: $(pktr host3 "$h2")"
+[ -z "$(pktr host3 "$h2")" ] || fail "host3 (LID $h3) without the SA key got host2's (LID $h2) P_Keys: $(pktr host3 "$h2")"
 
 # the member leaves: its path in the partition goes with its key
 ctl partition member remove acme host3 >/dev/null || fail "member remove host3"

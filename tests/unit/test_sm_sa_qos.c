@@ -312,6 +312,19 @@ test_mad(void **state)
 	assert_int_equal(a->status, 0);
 	assert_int_equal(be16toh(a->attr_offset), 72 / 8);
 	assert_int_equal(len, SA_HDR_SIZE + 2 * 72);	/* 4 records, 2 fit in 168 bytes */
+	/* P_KeyTableRecord Get: only with the SA key in the MAD's SM_Key */
+	s->ctx.sa_key = 1;
+	q->method = IB_MAD_METHOD_GET;
+	q->attr_id = IB_MAD_ATTR_PKEY_TBL_RECORD;
+	q->comp_mask = IB_PKEY_COMPMASK_LID;
+	memset(q->data, 0, sizeof(ib_pkey_table_record_t));
+	((ib_pkey_table_record_t *)q->data)->lid = htobe16(1);
+	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &len));
+	assert_int_equal(a->status, IB_SA_MAD_STATUS_NO_RECORDS);
+	q->sm_key = htobe64(1);
+	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &len));
+	assert_int_equal(a->status, 0);
+	assert_int_equal(len, SA_HDR_SIZE + 72);
 }
 
 int
