@@ -4,7 +4,8 @@
  * SM's published fabric model, never from a fresh look at the fabric.
  *
  *   ClassPortInfo (Get), NodeRecord, PortInfoRecord, SMInfoRecord,
- *   LinkRecord, PathRecord, SL2VL and VLArb table records (Get and GetTable).
+ *   LinkRecord, PathRecord, SL2VL, VLArb and P_Key table records (Get and
+ *   GetTable), and more (see docs/multicast-sa.md).
  *
  * Two layers, both pure (no I/O): sa_records.c builds the records that
  * match a query's component mask; sa.c checks the request, frames the
