@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
+#include "sm/audit.h"
 #include "sm/election.h"
 #include "sm/sa.h"
 #include "sm/sm_internal.h"
@@ -411,6 +412,8 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.sm_act_count = (uint32_t)mad_engine_counters(sm->me)->sent,	/* as SMInfo */
 		.pkey_table = pkey_table,
 		.pkey_arg = pkey_arg,
+		/* partitions off: the factory table everywhere */
+		.pkey_entries = pkey_table ? audit_pkey_expected : NULL,
 		.counters = &sm->sa_counters,
 		.qos = &sm->cfg.qos,
 		.mc = &sm->mc,

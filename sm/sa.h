@@ -4,7 +4,8 @@
  * SM's published fabric model, never from a fresh look at the fabric.
  *
  *   ClassPortInfo (Get), NodeRecord, PortInfoRecord, SMInfoRecord,
- *   LinkRecord, PathRecord (Get and GetTable), MultiPathRecord (GetMulti).
+ *   LinkRecord, PathRecord, SL2VL, VLArb and P_Key table records (Get and
+ *   GetTable), MultiPathRecord (GetMulti), and more (docs/multicast-sa.md).
  *
  * Two layers, both pure (no I/O): sa_records.c builds the records that
  * match a query's component mask; sa.c checks the request, frames the
@@ -96,6 +97,10 @@ struct sa_ctx {
 	uint8_t			 sm_state;	/* IB_SMINFO_STATE_* */
 	uint32_t		 sm_act_count;
 	sm_pkey_table_fn	 pkey_table;	/* NULL: 0xFFFF alone everywhere */
+	/* A port's whole committed P_Key table (audit_pkey_expected): count or
+	 * -1 when not known; NULL: 0xFFFF alone everywhere. */
+	int			(*pkey_entries)(const struct fabric_node *n, uint8_t port,
+				    uint16_t *entries, size_t max, bool *switch_ext);
 	void			*pkey_arg;
 	struct sa_counters	*counters;	/* what sa_answer() saw; NULL: not counted */
 	const struct qos_policy	*qos;		/* the SL of a path's class; NULL: SL 0 */
@@ -169,6 +174,14 @@ uint16_t sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id,
  * another attribute. */
 bool sa_table_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
     struct sa_sink *out);
+
+/* SLtoVLMappingTableRecord, VLArbitrationTableRecord (sa_qos_records.c):
+ * false for another attribute. */
+bool sa_qos_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
+    struct sa_sink *out);
+
+/* P_KeyTableRecord (sa_pkey_records.c). */
+void sa_pkey_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out);
 
 /* PathRecords (sa_path.c), called by sa_build_records(). */
 uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,

@@ -32,6 +32,9 @@ sa_record_size(uint16_t attr_id)
 	case IB_MAD_ATTR_INFORM_INFO:		return 40;	/* 36, in 8-byte words */
 	case IB_MAD_ATTR_SERVICE_RECORD:	return sizeof(ib_service_record_t);
 	case IB_MAD_ATTR_INFORM_INFO_RECORD:	return sizeof(ib_inform_info_record_t);
+	case IB_MAD_ATTR_SLVL_RECORD:		return sizeof(ib_slvl_table_record_t);
+	case IB_MAD_ATTR_VLARB_RECORD:		return sizeof(ib_vl_arb_table_record_t);
+	case IB_MAD_ATTR_PKEY_TBL_RECORD:	return sizeof(ib_pkey_table_record_t);
 	}
 	return 0;
 }
@@ -345,10 +348,14 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		sa_mcast_records(ctx, q, out);
 		return 0;
 	}
-	if (sa_table_records(ctx, attr_id, q, out))
+	if (sa_table_records(ctx, attr_id, q, out) || sa_qos_records(ctx, attr_id, q, out))
 		return 0;
 	if (htobe16(attr_id) == IB_MAD_ATTR_SERVICE_RECORD) {
 		sa_service_records(ctx, q, ctx->now_ms, out);
+		return 0;
+	}
+	if (htobe16(attr_id) == IB_MAD_ATTR_PKEY_TBL_RECORD) {
+		sa_pkey_records(ctx, q, out);
 		return 0;
 	}
 	if (htobe16(attr_id) == IB_MAD_ATTR_INFORM_INFO_RECORD) {

@@ -7,7 +7,8 @@
 # a path takes is the switches' business, ibtracert tells), an unknown LID
 # gets no record, a path disappears with its link, and a stream of garbage
 # SA MADs from a raw client (tools/sa_fuzz) gets error answers without
-# hurting the daemon.
+# hurting the daemon.  SL2VL and VLArb table records equal smpquery
+# sl2vl / vlarb of the same ports.
 #
 # Reference behaviour, OpenSM 3.3.23 on the same fabric: `saquery NR 999`
 # and `saquery -p --src-to-dst 1:999` print nothing and exit 0 (an empty
@@ -224,6 +225,43 @@ kill -0 "$FD_PID" 2>/dev/null || fail "fabricd died under SA garbage"
 counted=$(ctl --json status | sed -n '/"sa"/,/}/s/.*"errors": \([0-9]*\).*/\1/p')
 [ "${counted:-0}" -ge "$errors" ] || fail "status sa.errors $counted < $errors answered"
 [ "$(sa NR "$h3" | field lid)" = "$h3" ] || fail "SA not answering after the garbage"
+
+# ---- SL2VL and VLArb table records, against smpquery sl2vl / vlarb ----
+# saquery prints " 0| 1|...", smpquery "| 0| 1|..." and VLArb in hex:
+# both become "0 1 ..." (decimal).  Under ibsim a GetTable answer is one
+# MAD: 10 SL2VL or 2 VLArb records, so each is asked by LID and ports.
+nums() { tr '|' '\n' | while read -r v; do [ -n "$v" ] && printf '%d ' "$v"; done; echo; }
+sa_row() { sed -n "s/^[[:space:]]*$1[[:space:]]*: *//p" | head -1 | nums; }
+check_sl2vl() {	# LID IN OUT (CA: 0 0)
+	got=$(sa SL2VL "$1/$2/$3" | sa_row VL)
+	want=$(sim_diag -H host2 smpquery sl2vl "$1" "$3" |
+	    sed -n "s/^ports: in *$2, out *$3: //p" | nums)
+	[ -n "$want" ] && [ "$got" = "$want" ] || fail "SL2VL $1 in $2 out $3: SA '$got', smpquery '$want'"
+}
+check_vlarb() {	# LID PORT (smpquery's port: 0 for a CA) SA-PORT
+	smp=$(sim_diag -H host2 smpquery vlarb "$1" "$2") || fail "smpquery vlarb $1 $2"
+	cap=$(echo "$smp" | sed -n 's/.*LowCap \([0-9]*\).*/\1/p')
+	for b in 1:1 3:2; do	# block 1: low 0-31, block 3: high 0-31 (smpquery's 1st, 2nd table)
+		rec=$(sa VLAR "$1/$3/${b%:*}") || fail "saquery VLAR $1/$3/${b%:*}"
+		for f in VL WEIGHT; do
+			name=$f; [ $f = WEIGHT ] && name=Weight
+			got=$(echo "$rec" | sa_row "$name" | cut -d' ' -f1-"$cap")
+			want=$(echo "$smp" | grep "^$f" | sed -n "${b#*:}p" | sed 's/^[A-Z]* *: *//' | nums |
+			    cut -d' ' -f1-"$cap")
+			[ -n "$want" ] && [ "$got" = "$want" ] ||
+			    fail "VLArb $1 port $3 block ${b%:*} $f: SA '$got', smpquery '$want'"
+		done
+	done
+}
+check_sl2vl "$h3" 0 0
+check_sl2vl "$s2" 1 7
+check_sl2vl "$s2" 0 7
+check_vlarb "$h3" 0 1
+check_vlarb "$s2" 7 7
+# GetTable: every record of sw2 out port 7 is what smpquery reads
+sa SL2VL "$s2//7" | sed -n 's/^[[:space:]]*InPort\.*//p' > "$T/in7"
+[ -s "$T/in7" ] || fail "SL2VL GetTable of $s2 out 7: no record"
+while read -r in; do check_sl2vl "$s2" "$in" 7; done < "$T/in7"
 
 # ---- a path goes away with its link ----
 sim_console 'Unlink "host5"' || fail console

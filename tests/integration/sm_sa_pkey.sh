@@ -4,7 +4,9 @@
 # between a full and a limited member carrying the partition's P_Key, and
 # none between two limited members or to a port outside the partition;
 # without a P_Key the record carries the lowest shared key (as OpenSM).
-# Who holds which key (and how) is read independently with smpquery pkeys.
+# Who holds which key (and how) is read independently with smpquery pkeys,
+# which P_KeyTableRecords equal (to a requester with the SA key; without
+# it, its own port's alone).
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
@@ -93,6 +95,34 @@ nr() {	# ASKER LID: the NodeRecords' NodeGUIDs the asker gets for LID
 [ -n "$(nr host5 "$h5")" ] || fail "host5 got no NodeRecord of itself"
 out=$(sim_diag -H host5 -t 10 saquery -p --slid "$h2" --dlid "$h3")
 echo "$out" | grep -q dlid && fail "host5 got a PathRecord between acme's members: $out"
+
+# P_KeyTableRecord: block 0 of a port's table as smpquery reads it, to a
+# requester presenting the SA key (fabricd's sm_key, 1); without it a
+# requester gets its own port's records alone (IBA 15.2.5.11).
+pktr() {	# ASKER LID [saquery options]: the non-zero entries of the records
+	a=$1 l=$2
+	shift 2
+	sim_diag -H "$a" -t 10 saquery PKTR "$@" "$l//0" | sed -n 's/^[[:space:]]*0x/0x/p' |
+	    tr -s ' \t' '\n\n' | grep '^0x' | grep -v '^0x0000$' | tr '\n' ' '
+}
+# (a port's record is left out while a sweep's tables are on the fabric:
+# asked again until the deadline)
+pktr_known() {
+	i=0
+	until got=$(pktr "$@") && [ -n "$got" ]; do
+		[ $i -ge 50 ] && break
+		i=$((i + 1))
+		sleep 0.2
+	done
+	echo "$got"
+}
+for l in "$h2" "$h3" "$h5"; do
+	got=$(pktr_known host2 "$l" --smkey 1)
+	[ -n "$got" ] && [ "$got" = "$(pkeys "$l")" ] ||
+	    fail "PKeyTableRecord of LID $l with the SA key: '$got', smpquery '$(pkeys "$l")'"
+done
+[ "$(pktr_known host3 "$h3")" = "$(pkeys "$h3")" ] || fail "host3 got no PKeyTableRecord of its own port"
+[ -z "$(pktr host3 "$h2")" ] || fail "host3 (LID $h3) without the SA key got host2's (LID $h2) P_Keys: $(pktr host3 "$h2")"
 
 # the member leaves: its path in the partition goes with its key
 ctl partition member remove acme host3 >/dev/null || fail "member remove host3"
