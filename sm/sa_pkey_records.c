@@ -7,11 +7,11 @@
  * by its LID and PortNum (0: the management port, else the enforcement
  * table of an external port), BlockNum narrowing both.
  *
- * P_Key tables say who may talk to whom, so IBA (15.2.5.11) gives them
- * only to trusted requests: without the SA key a requester gets the
- * records of its own port alone (OpenSM refuses the request outright);
- * a request whose source is unknown, none.  A port whose committed table
- * is not known (a change in flight) is left out rather than guessed.
+ * P_Key tables say who may talk to whom, so IBA gives them only to
+ * trusted requests: a request without the SA key is refused with
+ * REQ_INVALID before it gets here (sa_build_records), as OpenSM refuses
+ * it.  A port whose committed table is not known (a change in flight) is
+ * left out rather than guessed.
  */
 #include <string.h>
 #include <endian.h>
@@ -66,19 +66,6 @@ put_port(const struct sa_ctx *ctx, const struct fabric_port *p, const struct sa_
 	return true;
 }
 
-/* May this requester see port p's table? */
-static bool
-allowed(const struct sa_ctx *ctx, const struct sa_query *q, const struct fabric_port *p)
-{
-	const struct fabric_port *req = sa_requester(ctx);
-
-	if (q->trusted)
-		return true;
-	if (req == NULL)
-		return false;
-	return req == p || (p->node == req->node && p->node->type == FABRIC_SWITCH);
-}
-
 static bool
 node_pkeys(const struct sa_ctx *ctx, const struct fabric_node *n, const struct fabric_port *only,
     const struct sa_query *q, struct sa_sink *out)
@@ -93,8 +80,6 @@ node_pkeys(const struct sa_ctx *ctx, const struct fabric_node *n, const struct f
 
 		if (sw ? ((q->mask & IB_PKEY_COMPMASK_PORT) && t->port_num != j) :
 		    ((only && only != p) || !p->guid || !p->lid))
-			continue;
-		if (!allowed(ctx, q, sw ? &n->ports[0] : p))
 			continue;
 		if (!put_port(ctx, p, q, out))
 			return false;

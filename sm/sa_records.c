@@ -355,6 +355,11 @@ sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		return 0;
 	}
 	if (htobe16(attr_id) == IB_MAD_ATTR_PKEY_TBL_RECORD) {
+		/* IBA: P_KeyTableRecords only to trusted requests (the SA key),
+		 * as OpenSM answers (ERR 4608): who may talk to whom is not
+		 * every host's to read */
+		if (!q->trusted)
+			return be16toh(IB_SA_MAD_STATUS_REQ_INVALID);
 		sa_pkey_records(ctx, q, out);
 		return 0;
 	}
