@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "sm/sa.h"
-#include "tests/unit/sm_route_fixture.h"
+#include "tests/unit/sa_fixture.h"
 
 #define BIG 64
 
@@ -32,32 +32,11 @@ struct sfix {
 	struct sa_sink	 sink;
 };
 
-/* The PortInfo the SM would hold: the fixture's widths and speeds, MTU
- * 2048, the port's LID and state. */
-static void
-fill_portinfo(struct fabric_port *p)
-{
-	ib_port_info_t *pi = (ib_port_info_t *)p->pi;
-
-	memset(pi, 0, sizeof(*pi));
-	pi->base_lid = htobe16(p->lid);
-	pi->link_width_active = p->width_active;
-	pi->link_speed = (uint8_t)(p->speed_active << 4);
-	pi->mtu_cap = IB_MTU_LEN_2048;
-	pi->state_info1 = p->state;
-}
-
 static int
 setup(void **state)
 {
 	struct sfix *s = calloc(1, sizeof(*s));
-	struct fabric_node *n;
-	size_t i;
-
-	rfix_build(&s->x);
-	FABRIC_FOREACH_NODE(s->x.f, i, n)
-		for (unsigned j = 0; j <= n->nports; j++)
-			fill_portinfo(&n->ports[j]);
+	sa_fixture_fabric(&s->x);
 	s->ctx.f = s->x.f;
 	s->ctx.sm_guid = 0x101;
 	s->ctx.sm_lid = 1;
@@ -83,15 +62,7 @@ teardown(void **state)
 static size_t
 query(struct sfix *s, uint16_t attr, uint64_t mask_net)
 {
-	struct sa_query q = { .tmpl = s->tmpl, .mask = mask_net };
-
-	memset(&s->sink, 0, sizeof(s->sink));
-	s->sink.buf = s->buf;
-	s->sink.rec_size = sa_record_size(attr);
-	s->sink.max = BIG;
-	assert_int_equal(sa_build_records(&s->ctx, attr, &q, &s->sink), 0);
-	assert_int_equal(s->sink.n, s->sink.total);
-	return s->sink.n;
+	return sa_fixture_query(&s->ctx, s->tmpl, s->buf, BIG, &s->sink, attr, mask_net);
 }
 
 static const void *

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "sm/sa.h"
-#include "tests/unit/sm_route_fixture.h"
+#include "tests/unit/sa_fixture.h"
 
 struct mfix {
 	struct rfix		x;
@@ -28,32 +28,13 @@ struct mfix {
 
 #define SID	0x0000000001060000ULL	/* rdma_cm TCP port space, port 0 */
 
-static void
-fill_portinfo(struct fabric_port *p)
-{
-	ib_port_info_t *pi = (ib_port_info_t *)p->pi;
-
-	memset(pi, 0, sizeof(*pi));
-	pi->base_lid = htobe16(p->lid);
-	pi->link_width_active = p->width_active;
-	pi->link_speed = (uint8_t)(p->speed_active << 4);
-	pi->mtu_cap = IB_MTU_LEN_2048;
-	pi->state_info1 = p->state;
-}
-
 /* A QoS class on SL 5 for the rdma_cm TCP ServiceIDs: the SL both
  * PathRecord and MultiPathRecord must give a path asked with one. */
 static int
 setup(void **state)
 {
 	struct mfix *s = calloc(1, sizeof(*s));
-	struct fabric_node *n;
-	size_t i;
-
-	rfix_build(&s->x);
-	FABRIC_FOREACH_NODE(s->x.f, i, n)
-		for (unsigned j = 0; j <= n->nports; j++)
-			fill_portinfo(&n->ports[j]);
+	sa_fixture_fabric(&s->x);
 	qos_policy_init(&s->qos);
 	s->qos.enabled = true;
 	strcpy(s->qos.classes[0].name, "storage");

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "sm/sa.h"
-#include "tests/unit/sm_route_fixture.h"
+#include "tests/unit/sa_fixture.h"
 
 #define BIG 64
 
@@ -91,15 +91,7 @@ teardown(void **state)
 static size_t
 query(struct qfix *s, uint16_t attr, uint64_t mask_net)
 {
-	struct sa_query q = { .tmpl = s->tmpl, .mask = mask_net };
-
-	memset(&s->sink, 0, sizeof(s->sink));
-	s->sink.buf = s->buf;
-	s->sink.rec_size = sa_record_size(attr);
-	s->sink.max = BIG;
-	assert_int_equal(sa_build_records(&s->ctx, attr, &q, &s->sink), 0);
-	assert_int_equal(s->sink.n, s->sink.total);
-	return s->sink.n;
+	return sa_fixture_query(&s->ctx, s->tmpl, s->buf, BIG, &s->sink, attr, mask_net);
 }
 
 static const void *
