@@ -62,6 +62,22 @@ op_unlink(struct mad_batch *b, struct mad_batch_op *op)
 		op->next->prev = op->prev;
 }
 
+/* Let the producer send while the batch has room; true if it is done. */
+static void
+refill(struct mad_batch *b)
+{
+	unsigned gen = b->gen;
+
+	if (b->feeding)
+		return;
+	b->feeding = true;
+	while (b->feed && b->gen == gen && b->pending < b->feed_cap)
+		if (!b->feed(b->owner, b->feed_arg) && b->gen == gen)
+			b->feed = NULL;
+	if (b->gen == gen)
+		b->feeding = false;
+}
+
 /* The engine's callback for every MAD of every batch. */
 static void
 op_reply(const struct mad_result *res, void *arg)
@@ -86,8 +102,10 @@ op_reply(const struct mad_result *res, void *arg)
 	b->pending--;
 	gen = b->gen;
 	cb(res, b->owner, cb_arg);
+	if (b->gen == gen && b->feed)
+		refill(b);
 	/* The phase ends only after the callback: what it sent is counted. */
-	if (b->gen != gen || b->pending > 0 || (then = b->then) == NULL)
+	if (b->gen != gen || b->pending > 0 || b->feed || (then = b->then) == NULL)
 		return;
 	b->then = NULL;
 	then(b->owner);
@@ -144,9 +162,18 @@ mad_batch_perf(struct mad_batch *b, uint16_t dlid, uint8_t method, uint16_t attr
 }
 
 void
+mad_batch_feed(struct mad_batch *b, size_t cap, mad_batch_feed_fn fn, void *arg)
+{
+	b->feed = fn;
+	b->feed_arg = arg;
+	b->feed_cap = cap ? cap : 1;
+	refill(b);
+}
+
+void
 mad_batch_wait(struct mad_batch *b, mad_batch_then then)
 {
-	if (b->pending > 0) {
+	if (b->pending > 0 || b->feed) {
 		b->then = then;
 		return;
 	}
@@ -165,6 +192,8 @@ mad_batch_cancel(struct mad_batch *b)
 	b->live = NULL;
 	b->pending = 0;
 	b->then = NULL;
+	b->feed = NULL;
+	b->feeding = false;
 	b->gen++;
 }
 

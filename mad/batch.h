@@ -29,6 +29,9 @@
 
 typedef void (*mad_batch_cb)(const struct mad_result *res, void *owner, void *arg);
 typedef void (*mad_batch_then)(void *owner);
+/* A producer of a batch's MADs (mad_batch_feed): sends a few (or none) and
+ * moves on; false once it has nothing left to send. */
+typedef bool (*mad_batch_feed_fn)(void *owner, void *arg);
 
 struct mad_batch_op;
 
@@ -40,6 +43,10 @@ struct mad_batch {
 	struct mad_batch_op	*live;		/* in flight, for cancel */
 	struct mad_batch_op	*spare;		/* reused: no malloc per MAD */
 	unsigned		 gen;		/* bumped by each cancel */
+	mad_batch_feed_fn	 feed;		/* the producer, until it says done */
+	void			*feed_arg;
+	size_t			 feed_cap;	/* it is called while pending < this */
+	bool			 feeding;	/* inside it (no recursion) */
 };
 
 void mad_batch_init(struct mad_batch *b, const struct mad_io *io, void *owner);
@@ -52,7 +59,17 @@ int mad_batch_smp(struct mad_batch *b, const struct mad_addr *addr, uint8_t meth
 int mad_batch_perf(struct mad_batch *b, uint16_t dlid, uint8_t method, uint16_t attr_id,
     uint32_t attr_mod, const void *data, size_t len, mad_batch_cb cb, void *arg);
 
-/* Call then(owner) once nothing is pending: now if nothing is. */
+/*
+ * Stream MADs: fn(owner, arg) is called while fewer than cap MADs of the
+ * batch are pending, now and after each answer, until it returns false.
+ * So a sweep of a million MADs holds cap of them at a time, not a million
+ * (the engine's queue stays short, and so does memory).  One producer at a
+ * time; the batch's continuation waits for it to be done.
+ */
+void mad_batch_feed(struct mad_batch *b, size_t cap, mad_batch_feed_fn fn, void *arg);
+
+/* Call then(owner) once nothing is pending and no producer is left: now
+ * if so. */
 void mad_batch_wait(struct mad_batch *b, mad_batch_then then);
 /* Forget every MAD in flight and the continuation; the batch can be used
  * again (or its owner freed). */

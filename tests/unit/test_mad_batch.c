@@ -163,6 +163,50 @@ test_callback_sends_more(void **state)
 	mad_batch_free(&o.b);
 }
 
+/* A producer streams 10 MADs through a cap of 3: never more than 3
+ * pending (the fake holds 16), the continuation once after the last. */
+struct feeder {
+	struct owner	*o;
+	unsigned	 left, max_pending;
+};
+
+static bool
+produce(void *ownerp, void *arg)
+{
+	struct feeder *fd = arg;
+	struct owner *o = ownerp;
+
+	if (fd->left == 0)
+		return false;
+	fd->left--;
+	mad_batch_smp(&o->b, &addr, 1, 0x11, 0, NULL, on_reply, NULL);
+	if (o->b.pending > fd->max_pending)
+		fd->max_pending = (unsigned)o->b.pending;
+	return true;
+}
+
+static void
+test_feed_streams_within_cap(void **state)
+{
+	struct owner o;
+	struct feeder fd = { .left = 10 };
+
+	start(&o);
+	mad_batch_feed(&o.b, 3, produce, &fd);
+	assert_int_equal(o.f.n, 3);
+	mad_batch_wait(&o.b, on_then);
+	for (size_t i = 0; i < 10; i++) {
+		assert_true(i < o.f.n);
+		assert_int_equal(o.thens, 0);
+		answer(&o.f, i, 0);
+	}
+	assert_int_equal(o.f.n, 10);
+	assert_int_equal(fd.max_pending, 3);
+	assert_int_equal(o.replies, 10);
+	assert_int_equal(o.thens, 1);
+	mad_batch_free(&o.b);
+}
+
 /* Cancelled: late replies reach nobody, the continuation never runs, and
  * the batch works again afterwards. */
 static void
@@ -197,6 +241,7 @@ main(void)
 		cmocka_unit_test(test_refused_send_is_called_back),
 		cmocka_unit_test(test_callback_sends_more),
 		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_feed_streams_within_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
