@@ -1,7 +1,10 @@
 /*
  * The audit's QoS checker: the SL2VL tables (a switch's per in/out port
  * pair) and the VL arbitration blocks of every port that gets QoS tables,
- * against what the policy gives that port (sm/qos.h).  The same tables and
+ * against what the policy gives that port (sm/qos.h); without a policy,
+ * the SL2VL tables alone, for an SL in use sent nowhere (and what it
+ * reads is what the SM's mirror holds from then on: the sweep does not
+ * read a switch's pairs without a policy).  The same tables and
  * the same port rule as qos_program.c, so the audit finds exactly what a
  * heavy sweep would write.  Off when QoS is off: then fabricd wrote none.
  *
@@ -35,7 +38,7 @@ struct collect {
 	unsigned			 sl2vl_pick;	/* which of them this pass reads */
 };
 
-/* qos_port_diff() with no held mirror names every table the port has. */
+/* qos_port_tables() names every table the SM looks after. */
 static void
 collect_table(void *arg, const char *what, unsigned in, unsigned block)
 {
@@ -72,9 +75,9 @@ qos_gets(struct sm *sm, const struct fabric_node *n, size_t k, struct audit_get 
 
 	if (!qos_port_programmed(c.p) || !sm_qos_port_addr(c.p, &c.a))
 		return 0;
-	qos_port_diff(&sm->qos_tables, c.p, NULL, count_sl2vl, &nin);
+	qos_port_tables(&sm->qos_tables, c.p, count_sl2vl, &nin);
 	c.sl2vl_pick = nin ? (unsigned)(sm->audit.passes % nin) : 0;
-	qos_port_diff(&sm->qos_tables, c.p, NULL, collect_table, &c);
+	qos_port_tables(&sm->qos_tables, c.p, collect_table, &c);
 	return c.n;
 }
 
@@ -91,9 +94,14 @@ qos_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const
 		return AUDIT_SKIP;
 	qos_port_caps_of(p, &c);
 	if (g->attr == SM_ATTR_SLVL) {
-		qos_sl2vl_bytes(&sm->qos_tables, c.op_vls, want);
+		/* what was read is what the port holds: the mirror learns it */
+		sm_qos_note_held(&n->ports[g->port], g->attr, g->mod, data);
+		if (!qos_sl2vl_want(&sm->qos_tables, c.op_vls, data, want))
+			return AUDIT_SAME;
 		nbytes = QOS_SL2VL_BYTES;
-	} else
+	} else if (sm->qos_tables.keep)
+		return AUDIT_SKIP;	/* no policy: arbitration left alone */
+	else
 		nbytes = qos_vlarb_bytes(&sm->qos_tables, c.op_vls, c.vl_cap, c.low_cap, c.high_cap,
 		    g->block, want);
 	if (nbytes == 0)

@@ -15,10 +15,13 @@
  *   VLArb high  one entry (VL, weight = share) per high-priority class
  *   VLArb low   one entry per low-priority class, in the order given
  *
- * With no policy at all the tables are OpenSM's qos defaults (SL2VL
- * 0..14 then 7; high 0:4; low 1:4..14:4), and on every port the VLs are
- * masked to the ones the port operates, as OpenSM does: SL 8-14 never
- * land on a VL that does not exist.
+ * With no policy at all the tables are left as the ports hold them, as
+ * OpenSM leaves them without `qos TRUE`, but for the SLs in use (SL 0:
+ * the SA gives it to every path): a table that sends one of those to
+ * VL 15 or to a VL the port does not operate gets it on the VL OpenSM's
+ * qos defaults give it (SL2VL 0..14 then 7, masked to the port's VLs),
+ * the other entries kept.  Factory entries for SLs nobody sends on are no
+ * reason to write a table.
  */
 #ifndef FABRICD_SM_QOS_H
 #define FABRICD_SM_QOS_H
@@ -76,6 +79,8 @@ struct qos_tables {
 	struct qos_vlarb_entry	high[QOS_VLARB_ENTRIES];
 	struct qos_vlarb_entry	low[QOS_VLARB_ENTRIES];
 	uint8_t			high_limit;
+	bool			keep;		/* no policy: tables kept but for sl_used */
+	uint16_t		sl_used;	/* keep: the SLs in use, bit n for SL n */
 };
 
 void qos_policy_init(struct qos_policy *p);
@@ -102,6 +107,14 @@ uint8_t qos_select_sl(const struct qos_policy *p, bool has_sid, uint64_t sid, ui
 /* The 8 bytes of a port's SL2VL table with VLs masked to op_vls
  * (OperationalVLs: 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14). */
 void qos_sl2vl_bytes(const struct qos_tables *t, uint8_t op_vls, uint8_t out[QOS_SL2VL_BYTES]);
+/* The table a port holding held (NULL or all 0xFF: unknown) should hold,
+ * in out; true when that is a write.  With a policy: its table (unknown
+ * is a write).  Without (t->keep): held with the SLs in use that it
+ * sends nowhere moved (unknown: nothing known to mend, false). */
+bool qos_sl2vl_want(const struct qos_tables *t, uint8_t op_vls, const uint8_t *held,
+    uint8_t out[QOS_SL2VL_BYTES]);
+/* Bytes all 0xFF: the mirror's "unknown". */
+bool qos_unknown(const uint8_t *b, size_t len);
 /* VLArb block b (0..3) of a port with these capacities: the entries that
  * count in out[] (the rest zero), returning how many bytes count; 0 when
  * the port has no such block (or one data VL, where there is no
@@ -154,6 +167,12 @@ void qos_port_caps_of(const struct fabric_port *p, struct qos_port_caps *c);
  * compared for port 0 and every in port not DOWN.  h may be NULL: nothing is known, all of the
  * port's tables differ. */
 typedef void (*qos_diff_fn)(void *arg, const char *what, unsigned in, unsigned block);
+/* Every table of the port the SM looks after, the same way (without a
+ * policy: the SL2VL tables only; VL arbitration is left alone). */
+unsigned qos_port_tables(const struct qos_tables *t, const struct fabric_port *p,
+    qos_diff_fn fn, void *arg);
+/* Without a policy an unknown table is not a difference: nothing is
+ * known to mend. */
 unsigned qos_port_diff(const struct qos_tables *t, const struct fabric_port *p,
     const struct qos_held *h, qos_diff_fn bad, void *arg);
 /*

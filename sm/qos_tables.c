@@ -44,6 +44,8 @@ qos_tables_build(const struct qos_policy *p, struct qos_tables *t)
 	t->high_limit = (uint8_t)p->high_limit;
 	if (p->nclasses == 0) {
 		tables_default(t);
+		t->keep = true;
+		t->sl_used = 1u << 0;	/* the SA's SL for every path without a class */
 		return;
 	}
 	def = qos_class_of_sl(p, 0);
@@ -109,6 +111,51 @@ qos_sl2vl_bytes(const struct qos_tables *t, uint8_t op_vls, uint8_t out[QOS_SL2V
 	for (unsigned i = 0; i < QOS_SL2VL_BYTES; i++)
 		out[i] = (uint8_t)(masked(t->sl2vl[2 * i], mask) << 4 |
 		    masked(t->sl2vl[2 * i + 1], mask));
+}
+
+bool
+qos_unknown(const uint8_t *b, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (b[i] != 0xFF)
+			return false;
+	return true;
+}
+
+/* Set the VL of one SL in an SL2VL table. */
+static void
+sl2vl_put(uint8_t tbl[QOS_SL2VL_BYTES], uint8_t sl, uint8_t vl)
+{
+	uint8_t *b = &tbl[(sl & 15) / 2];
+
+	*b = (sl & 1) ? (uint8_t)((*b & 0xF0) | vl) : (uint8_t)((*b & 0x0F) | vl << 4);
+}
+
+bool
+qos_sl2vl_want(const struct qos_tables *t, uint8_t op_vls, const uint8_t *held,
+    uint8_t out[QOS_SL2VL_BYTES])
+{
+	uint8_t mask = vl_mask(op_vls);
+	bool unknown = held == NULL || qos_unknown(held, QOS_SL2VL_BYTES), fixed = false;
+
+	if (!t->keep) {
+		qos_sl2vl_bytes(t, op_vls, out);
+		return unknown || memcmp(held, out, QOS_SL2VL_BYTES) != 0;
+	}
+	if (unknown) {
+		memset(out, 0xFF, QOS_SL2VL_BYTES);
+		return false;
+	}
+	memcpy(out, held, QOS_SL2VL_BYTES);
+	for (uint8_t sl = 0; sl < QOS_NUM_SL; sl++) {
+		uint8_t vl = qos_sl2vl_get(held, sl);
+
+		if (!(t->sl_used & (1u << sl)) || (vl != 15 && vl <= mask))
+			continue;
+		sl2vl_put(out, sl, masked(t->sl2vl[sl], mask));
+		fixed = true;
+	}
+	return fixed;
 }
 
 size_t
@@ -232,35 +279,73 @@ in_port_used(const struct fabric_node *n, unsigned in)
 }
 
 unsigned
-qos_port_diff(const struct qos_tables *t, const struct fabric_port *p,
-    const struct qos_held *h, qos_diff_fn bad, void *arg)
+qos_port_tables(const struct qos_tables *t, const struct fabric_port *p, qos_diff_fn fn,
+    void *arg)
 {
 	uint8_t want[QOS_VLARB_BLOCK_BYTES];
 	struct qos_port_caps c;
-	unsigned ndiff = 0, nin;
+	unsigned n = 0, nin;
 
 	if (!qos_port_programmed(p))
 		return 0;
 	qos_port_caps_of(p, &c);
-	for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b++) {
-		size_t len = qos_vlarb_bytes(t, c.op_vls, c.vl_cap, c.low_cap, c.high_cap, b, want);
-
-		if (len && (h == NULL || memcmp(qos_held_vlarb_c(h, p->num, b), want, len))) {
-			bad(arg, "vlarb", 0, b);
-			ndiff++;
+	for (unsigned b = 0; !t->keep && b < QOS_VLARB_BLOCKS; b++)
+		if (qos_vlarb_bytes(t, c.op_vls, c.vl_cap, c.low_cap, c.high_cap, b, want)) {
+			fn(arg, "vlarb", 0, b);
+			n++;
 		}
-	}
 	if (!c.sl_map)
-		return ndiff;
-	qos_sl2vl_bytes(t, c.op_vls, want);
+		return n;
 	nin = p->node->type == FABRIC_SWITCH ? p->node->nports + 1u : 1u;
 	for (unsigned in = 0; in < nin; in++)
-		if (in_port_used(p->node, in) && (h == NULL || memcmp(qos_held_sl2vl_c(h, (uint8_t)in, p->num), want,
-		    QOS_SL2VL_BYTES))) {
-			bad(arg, "sl2vl", in, 0);
-			ndiff++;
+		if (in_port_used(p->node, in)) {
+			fn(arg, "sl2vl", in, 0);
+			n++;
 		}
-	return ndiff;
+	return n;
+}
+
+struct diff_args {
+	const struct qos_tables	*t;
+	const struct fabric_port *p;
+	const struct qos_held	*h;
+	qos_diff_fn		 bad;
+	void			*arg;
+	unsigned		 n;
+};
+
+static void
+diff_one(void *arg, const char *what, unsigned in, unsigned block)
+{
+	struct diff_args *d = arg;
+	uint8_t want[QOS_VLARB_BLOCK_BYTES];
+	struct qos_port_caps c;
+	bool differs;
+
+	qos_port_caps_of(d->p, &c);
+	if (strcmp(what, "sl2vl") == 0)
+		differs = qos_sl2vl_want(d->t, c.op_vls, d->h ?
+		    qos_held_sl2vl_c(d->h, (uint8_t)in, d->p->num) : NULL, want);
+	else {
+		size_t len = qos_vlarb_bytes(d->t, c.op_vls, c.vl_cap, c.low_cap, c.high_cap,
+		    block, want);
+
+		differs = d->h == NULL || memcmp(qos_held_vlarb_c(d->h, d->p->num, block), want, len);
+	}
+	if (differs) {
+		d->bad(d->arg, what, in, block);
+		d->n++;
+	}
+}
+
+unsigned
+qos_port_diff(const struct qos_tables *t, const struct fabric_port *p,
+    const struct qos_held *h, qos_diff_fn bad, void *arg)
+{
+	struct diff_args d = { .t = t, .p = p, .h = h, .bad = bad, .arg = arg };
+
+	qos_port_tables(t, p, diff_one, &d);
+	return d.n;
 }
 
 int

@@ -399,11 +399,9 @@ sa_answer_rmpp(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t
  * their port holds, which names the master).
  */
 void
-sa_handle_mad(struct sm *sm, const struct mad_in *in)
+sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx)
 {
-	uint8_t resp[MAD_SIZE] MAD_ALIGNED;
-	size_t len = 0;
-	struct sa_ctx ctx = {
+	*ctx = (struct sa_ctx){
 		.f = sm->fabric,
 		.sm_guid = sm->own_guid,
 		.sm_lid = sm->own_lid,
@@ -423,13 +421,29 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.services = &sm->services,
 		.now_ms = event_now_ms(),
 	};
-	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
+}
 
+void
+sa_handle_mad(struct sm *sm, const struct mad_in *in)
+{
 	if (sm->state != SM_STATE_MASTER) {
 		log_debug("sa: not master (%s): SA MAD from LID %u ignored",
 		    sm_state_name(sm->state), in->slid);
 		return;
 	}
+	if (!sa_qos_lazy(sm, in))
+		sa_handle_now(sm, in);
+}
+
+void
+sa_handle_now(struct sm *sm, const struct mad_in *in)
+{
+	uint8_t resp[MAD_SIZE] MAD_ALIGNED;
+	size_t len = 0;
+	struct sa_ctx ctx;
+	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
+
+	sa_ctx_of(sm, in, &ctx);
 	if (mad_engine_kernel_rmpp(sm->me)) {
 		uint8_t *whole;
 

@@ -110,6 +110,12 @@ struct sa_ctx {
 	struct sa_subs		*subs;		/* InformInfo; NULL: refused */
 	struct sa_services	*services;	/* ServiceRecord; NULL: refused */
 	int64_t			 now_ms;	/* for leases */
+	/* A QoS table the SM does not know (never read): left out of the
+	 * answer, and told here (sa_qos_lazy.c reads it and asks again);
+	 * sl2vl: in port `in` to p, else VLArb block `block` of p. */
+	void			(*qos_unknown)(void *arg, const struct fabric_port *p, bool sl2vl,
+				    unsigned in, unsigned block);
+	void			*qos_unknown_arg;
 };
 
 /*

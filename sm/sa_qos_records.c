@@ -14,10 +14,11 @@
  * LID and the port numbers the component mask gives; the requester sees
  * only ports it shares a partition with (a switch: its port 0, as for the
  * other switch records).  Unlike OpenSM, which answers whatever its own
- * copy holds, a table the SM does not know (never read: an in port that
- * is DOWN, a port that was not answering) is left out rather than made
- * up; a VLArb block beyond the port's table capacity holds no entry and
- * is answered as zeros, as the port reads it.
+ * copy holds, a table the SM does not know (never read: without a QoS
+ * policy the sweep leaves a switch's pairs alone) is read first
+ * (sa_qos_lazy.c), and left out rather than made up when it cannot be;
+ * a VLArb block beyond the port's table capacity holds no entry and is
+ * answered as zeros, as the port reads it.
  */
 #include <string.h>
 #include <endian.h>
@@ -38,10 +39,15 @@ visible(const struct sa_ctx *ctx, const struct fabric_port *p)
 static bool
 known(const uint8_t *b, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		if (b[i] != 0xFF)
-			return true;
-	return false;
+	return !qos_unknown(b, len);
+}
+
+static void
+tell_unknown(const struct sa_ctx *ctx, const struct fabric_port *p, bool sl2vl, unsigned in,
+    unsigned block)
+{
+	if (ctx->qos_unknown)
+		ctx->qos_unknown(ctx->qos_unknown_arg, p, sl2vl, in, block);
 }
 
 /* The nodes a query's LID names: that one (its port in *only for a CA),
@@ -65,8 +71,10 @@ put_sl2vl(const struct sa_ctx *ctx, const struct fabric_port *p, uint8_t in, str
 	ib_slvl_table_record_t r;
 	bool sw = n->type == FABRIC_SWITCH;
 
-	if (!known(tbl, QOS_SL2VL_BYTES))
+	if (!known(tbl, QOS_SL2VL_BYTES)) {
+		tell_unknown(ctx, p, true, in, 0);
 		return true;
+	}
 	memset(&r, 0, sizeof(r));
 	r.lid = htobe16(sw ? n->lid : p->lid);
 	r.in_port_num = sw ? in : 0;
@@ -151,8 +159,10 @@ port_vlarb(const struct sa_ctx *ctx, const struct fabric_port *p, const struct s
 
 		if ((q->mask & IB_VLA_COMPMASK_BLOCK) && t->block_num != b + 1)
 			continue;
-		if (len && !known(held, len))
+		if (len && !known(held, len)) {
+			tell_unknown(ctx, p, false, 0, b);
 			continue;
+		}
 		memset(&r, 0, sizeof(r));
 		r.lid = htobe16(n->type == FABRIC_SWITCH ? n->lid : p->lid);
 		r.port_num = p->num;

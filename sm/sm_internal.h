@@ -136,6 +136,16 @@ struct sm_audit {
 };
 
 
+/* Where qos_program.c's pass over the model is (one pass at a time). */
+struct sm_qos_feed {
+	bool		 read;		/* reading unknown tables, else writing */
+	bool		 reread;	/* reading: no carry-over */
+	size_t		 node;
+	unsigned	 port;
+	/* the node's first table of each kind; whether it was the policy's */
+	bool		 seen_sl2vl, seen_vlarb, ok_sl2vl, ok_vlarb;
+};
+
 struct sm_hook {
 	sm_hook_fn	 fn;
 	void		*arg;
@@ -189,6 +199,8 @@ struct sm {
 	bool			 loop_warned;	/* told the tables have a credit loop */
 	struct qos_tables	 qos_tables;	/* what the policy gives every port */
 	bool			 qos_reread_all;	/* next heavy sweep: no carry-over */
+	struct sm_qos_feed	 qos_feed;		/* qos_program.c's cursor */
+	unsigned		 sa_lazy_running;	/* SA queries waiting for tables (sa_qos_lazy.c) */
 
 	/* election (standby.c) */
 	uint8_t			 state;		/* enum sm_state */
@@ -250,6 +262,14 @@ void sm_run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *
 
 /* sa.c: every class-0x03 MAD; the answer goes back through the engine. */
 void sa_handle_mad(struct sm *sm, const struct mad_in *in);
+/* The same, answered now from what the SM knows (the master's). */
+void sa_handle_now(struct sm *sm, const struct mad_in *in);
+/* The context the SA answers a request in. */
+void sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx);
+/* sa_qos_lazy.c: an SL2VL or VLArb record query naming tables the SM has
+ * not read: true when they are being read and the query will be answered
+ * then (sa_handle_now); false: answer it now. */
+bool sa_qos_lazy(struct sm *sm, const struct mad_in *in);
 
 /* inbound.c: every MAD addressed to us (the engine's handler). */
 void sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg);

@@ -228,6 +228,8 @@ test_checker_on_a_switch(void **state)
 		set_port(&ports[i], &sw, i, i == 3 ? IB_LINK_DOWN : IB_LINK_ACTIVE);
 	qos_policy_init(&p);
 	qos_tables_build(&p, &t);
+	assert_true(t.keep);	/* no policy: see test_no_policy_keeps_tables */
+	t.keep = false;		/* the checker with a policy (OpenSM's defaults as one) */
 	assert_true(qos_port_programmed(&ports[0]));
 	assert_false(qos_port_programmed(&ports[3]));	/* DOWN */
 	/* nothing known: the tables of in ports 0-2 (3 is DOWN) and both
@@ -269,6 +271,55 @@ test_checker_on_a_switch(void **state)
 	qos_held_vlarb(h, 2, 0)[3] = 0;
 	assert_int_equal(qos_port_diff(&t, &ports[2], h, count_diff, &d), 1);
 	assert_string_equal(d.last, "vlarb 0 0");
+	free(h);
+}
+
+/* No policy: tables are left as they are, VLArb included, except where
+ * SL 0 (the SLs in use) goes to VL 15 or a VL the port does not operate:
+ * only that entry moves (to VL 0), the factory's others stay. */
+static void
+test_no_policy_keeps_tables(void **state)
+{
+	static const uint8_t factory[QOS_SL2VL_BYTES] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xe7 };
+	struct fabric_node sw = { .type = FABRIC_SWITCH, .nports = 2 };
+	struct fabric_port ports[3];
+	struct qos_policy p;
+	struct qos_tables t;
+	struct qos_held *h = qos_held_new(2, true);
+	struct diffs d = { 0 };
+	uint8_t want[QOS_SL2VL_BYTES];
+
+	(void)state;
+	((ib_switch_info_t *)sw.si)->flags = 0x08;
+	sw.ports = ports;
+	for (uint8_t i = 0; i <= 2; i++)
+		set_port(&ports[i], &sw, i, IB_LINK_ACTIVE);
+	qos_policy_init(&p);
+	qos_tables_build(&p, &t);
+	/* unknown: nothing to mend, nothing counted (and no VLArb at all) */
+	assert_int_equal(qos_port_diff(&t, &ports[1], h, count_diff, &d), 0);
+	assert_int_equal(qos_port_diff(&t, &ports[1], NULL, count_diff, &d), 0);
+	assert_int_equal(qos_port_tables(&t, &ports[1], count_diff, &d), 3);	/* SL2VL of in 0-2 */
+	/* ibsim's factory table: SL 8-14 on VLs a VL0-7 port lacks, SL 0 fine */
+	for (uint8_t in = 0; in <= 2; in++)
+		memcpy(qos_held_sl2vl(h, in, 1), factory, sizeof(factory));
+	assert_false(qos_sl2vl_want(&t, OP_VL0_7, factory, want));
+	assert_int_equal(qos_port_diff(&t, &ports[1], h, count_diff, &d), 0);
+	/* SL 0 on VL 9 of a VL0-7 port: that entry moves to VL 0, the rest stays */
+	qos_held_sl2vl(h, 2, 1)[0] = 0x91;
+	assert_int_equal(qos_port_diff(&t, &ports[1], h, count_diff, &d), 1);
+	assert_string_equal(d.last, "sl2vl 2 0");
+	assert_true(qos_sl2vl_want(&t, OP_VL0_7, qos_held_sl2vl(h, 2, 1), want));
+	assert_int_equal(want[0], 0x01);
+	assert_memory_equal(want + 1, factory + 1, sizeof(factory) - 1);
+	/* SL 0 on VL 15: dropped, mended the same way */
+	qos_held_sl2vl(h, 2, 1)[0] = 0xF1;
+	assert_true(qos_sl2vl_want(&t, OP_VL0_7, qos_held_sl2vl(h, 2, 1), want));
+	assert_int_equal(want[0], 0x01);
+	/* a weight of 0 everywhere is not the SM's business without a policy */
+	memset(qos_held_vlarb(h, 1, 0), 0, QOS_VLARB_BLOCK_BYTES);
+	qos_held_sl2vl(h, 2, 1)[0] = 0x01;
+	assert_int_equal(qos_port_diff(&t, &ports[1], h, count_diff, &d), 0);
 	free(h);
 }
 
@@ -372,6 +423,7 @@ main(void)
 		cmocka_unit_test(test_policy_tables),
 		cmocka_unit_test(test_select_sl),
 		cmocka_unit_test(test_checker_on_a_switch),
+		cmocka_unit_test(test_no_policy_keeps_tables),
 		cmocka_unit_test(test_op_vls_of_a_link),
 		cmocka_unit_test(test_lint_shares_sum_to_100),
 		cmocka_unit_test(test_lint_sl_once),

@@ -1,0 +1,63 @@
+#!/bin/sh
+# The cost gate (issue 22): fabricd on its DEFAULTS (only the socket and
+# state paths set, the SM enabled, QoS on as it ships) brings up the
+# 3-level radix-36 tree of 1,296 hosts and 180 switches (topogen -p 4, as
+# `make bench` uses) with at most 60,000 MADs in the first heavy sweep,
+# and its peak RSS (VmHWM) stays under 48 MB.
+#
+# The MADs are counted by the fabric, not by fabricd: PortXmitPkts of the
+# SM's port (host1), read with perfquery from host2 once the subnet is up
+# (the packets of everything the port sent, SMP answers to the diag tools
+# included: a few more than the sweep's).  fabricd's own count (the first
+# heavy sweep's row in sm_sweeps, and status mads.sent) is printed beside
+# it.  Both figures are deterministic: MADs are counted, memory is the
+# same allocations each run.
+#
+# Measured on 2078622 (before QoS was made to cost what it needs):
+# 541,549 MADs and 156-162 MB, both far over.
+. "$FABRICD_SRC/tests/lib/common.sh"
+. "$FABRICD_SRC/tests/lib/ibsim.sh"
+sim_available || skip "ibsim or umad2sim not installed"
+command -v perfquery >/dev/null 2>&1 || skip "perfquery not installed"
+command -v sqlite3 >/dev/null 2>&1 || skip "the sqlite3 shell is needed"
+fd_setup
+fd_on_exit sim_stop
+MAX_MADS=60000
+MAX_RSS_KB=$((48 * 1024))
+
+sim_topology -p 4 || fail "topogen"
+[ "$(grep -c '^Switch' "$SIM_DIR/topo.net")" = 180 ] || fail "not the 180-switch tree"
+[ "$(grep -c '^Hca' "$SIM_DIR/topo.net")" = 1296 ] || fail "not the 1,296-host tree"
+sim_start || fail "ibsim"
+
+# the defaults: nothing but where the socket and the state go, and the SM on
+printf 'socket: %s\nstate_dir: %s\nsm:\n  enabled: true\n' "$SOCK" "$STATE" > "$CONF"
+fd_start SIM_HOST=host1 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME"
+i=0
+until ctl status 2>/dev/null | grep -q '^    state: up'; do
+	[ $i -ge 1800 ] && fail "subnet not up within 180 s"
+	kill -0 "$FD_PID" 2>/dev/null || fail "fabricd died"
+	i=$((i + 1))
+	sleep 0.1
+done
+
+# peak RSS of the bring-up
+rss=$(awk '/^VmHWM/ { print $2 }' "/proc/$FD_PID/status")
+[ -n "$rss" ] || fail "no VmHWM for fabricd"
+
+# PortXmitPkts of host1's port, asked from host2 (LID routed: the subnet is up)
+lid=$(sim_diag -H host2 -t 5 smpquery -D portinfo 0,1,1 1 | sed -n 's/^Lid:\.*\([0-9]*\)/\1/p' | head -1)
+[ -n "$lid" ] && [ "$lid" -gt 0 ] || fail "no LID for host1's port"
+xmit=$(sim_diag -H host2 -t 5 perfquery -x "$lid" 1 | sed -n 's/^PortXmitPkts:\.*\([0-9]*\)/\1/p')
+[ -n "$xmit" ] || fail "perfquery: no PortXmitPkts for LID $lid"
+
+sweep=$(db "SELECT mads FROM sm_sweeps WHERE kind = 'heavy' ORDER BY id LIMIT 1")
+sent=$(ctl --json status | jq '.sm.mads.sent // .mads.sent // empty' 2>/dev/null | head -1)
+echo "first heavy sweep: $xmit packets from the SM's port (perfquery PortXmitPkts;" \
+    "fabricd counts ${sweep:-?} in the sweep, ${sent:-?} sent in all), peak RSS" \
+    "$((rss / 1024)) MB ($rss kB)"
+[ "$xmit" -le $MAX_MADS ] || fail "the first heavy sweep sent $xmit MADs (at most $MAX_MADS)"
+[ -n "$sweep" ] && [ "$sweep" -le $MAX_MADS ] || fail "fabricd counts '$sweep' MADs in its first heavy sweep"
+[ "$rss" -lt $MAX_RSS_KB ] || fail "peak RSS $rss kB (under $MAX_RSS_KB kB)"
+fd_stop
+exit 0
