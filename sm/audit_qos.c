@@ -113,8 +113,10 @@ qos_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const
 
 		while (sl < QOS_NUM_SL - 1 && qos_sl2vl_get(data, sl) == qos_sl2vl_get(want, sl))
 			sl++;
-		snprintf(diff, len, "SL2VL from in port %u: SL %u runs on VL %u, the policy says VL %u",
-		    g->block, sl, qos_sl2vl_get(data, sl), qos_sl2vl_get(want, sl));
+		snprintf(diff, len, "SL2VL from in port %u: SL %u runs on VL %u, %s VL %u",
+		    g->block, sl, qos_sl2vl_get(data, sl), sm->qos_tables.keep ?
+		    "where the port does not send it; it goes on" : "the policy says",
+		    qos_sl2vl_get(want, sl));
 	} else {
 		for (i = 0; i + 2 < nbytes && data[i] == want[i] && data[i + 1] == want[i + 1]; i += 2)
 			;

@@ -123,10 +123,11 @@ tamper -A 0x16 -M 0 -d "$h2" -b "10=0x8b,11=0x01"
 tamper -A 0x16 -M $((2 << 16)) -d "$sw_l1" -b "10=0x8b,11=0x01"
 # beta taken off host3
 tamper -A 0x16 -M 0 -d "$h3" -b "$((2 * b))=0,$((2 * b + 1))=0"
-# host3's SL 1 sent to VL 7 (the QoS defaults give VL 1)
+# host3's SL 0, the SL in use without a QoS policy, sent to VL 15 (dropped);
+# the other entries as ibsim's factory table has them
 sl2vl0=$(sim_diag -t 10 smpquery -D sl2vl $H3)
 out=$(sim_diag -H host4 -t 10 "$FABRICD_BUILD/tools/sl2vl_set" "$h3" 0 0 \
-    0,7,2,3,4,5,6,7,0,1,2,3,4,5,6,7 2>&1) || fail "raw SL2VL Set on host3: $out"
+    15,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7 2>&1) || fail "raw SL2VL Set on host3: $out"
 [ "$(sim_diag -t 10 smpquery -D sl2vl $H3)" != "$sl2vl0" ] || fail "the raw SL2VL Set did not take: $out; $sl2vl0"
 # sw-l2 forwards the broadcast group out of nearly every port (MFT block
 # of the MLID, port mask position 0: its entry is bytes 2*(MLID%32), +1)
