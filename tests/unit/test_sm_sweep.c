@@ -37,6 +37,8 @@
 #define ATTR_SWITCH_INFO 0x0012
 #define ATTR_PORT_INFO	0x0015
 #define ATTR_LFT	0x0019
+#define ATTR_SL2VL	0x0017
+#define ATTR_VLARB	0x0018
 #define H3		3
 
 enum fault { F_NONE, F_TIMEOUT, F_MALFORMED };
@@ -56,6 +58,7 @@ struct fnode {
 	struct fport	 port[MAXPORTS + 1];
 	uint16_t	 lin_top;
 	uint8_t		 lft[256];
+	uint8_t		 sl2vl[MAXPORTS + 1][MAXPORTS + 1][8];	/* [in][out] */
 };
 
 struct reply {
@@ -72,6 +75,8 @@ struct fake {
 	enum fault	 h3_nodeinfo;	/* what h3's NodeInfo Get gets */
 	bool		 psc;		/* the switch's SwitchInfo PortStateChange */
 	unsigned	 lft_gets, switchinfo_gets, portinfo_sets;
+	bool		 opt_sl2vl;	/* SwitchInfo OptimizedSLtoVLMappingProgramming */
+	unsigned	 sl2vl_gets, sl2vl_sets, sl2vl_all_sets;
 };
 
 struct world {
@@ -185,6 +190,12 @@ port_info(const struct fnode *n, uint8_t num, ib_port_info_t *pi)
 	pi->link_width_enabled = pi->link_width_supported = pi->link_width_active = 2;
 	ib_port_info_set_link_speed_sup(1, pi);
 	pi->link_speed = 1 << 4 | 1;
+	/* QoS: VL0-7 with SL2VL tables (a switch says so on port 0) */
+	if (!n->sw || num == 0)
+		pi->capability_mask = IB_PORT_CAP_HAS_SL_MAP;
+	pi->vl_cap = (uint8_t)(4 << 4);
+	ib_port_info_set_op_vls(pi, 4);
+	pi->vl_arb_low_cap = pi->vl_arb_high_cap = 8;
 	ib_port_info_set_port_state(pi, p->state);
 	ib_port_info_set_port_phys_state(p->phys, pi);
 }
@@ -204,6 +215,29 @@ port_set(struct fnode *n, uint8_t num, const ib_port_info_t *req)
 	if ((st == IB_LINK_ARMED && p->state == IB_LINK_INIT) ||
 	    (st == IB_LINK_ACTIVE && p->state == IB_LINK_ARMED))
 		p->state = st;
+}
+
+/* SLtoVLMappingTable: a CA's one table, a switch's (in, out) pair, or
+ * with the optimized bits every in port (bit 17) / out port (bit 16). */
+static void
+sl2vl(struct fake *f, struct fnode *n, bool set, uint32_t mod, const uint8_t *data, uint8_t *out)
+{
+	unsigned in = n->sw ? (mod >> 8) & 0xFF : 0, o = n->sw ? mod & 0xFF : 1;
+	bool all_in = n->sw && f->opt_sl2vl && (mod & 0x20000), all_out = n->sw && f->opt_sl2vl && (mod & 0x10000);
+
+	if (in > n->nports || o > n->nports)
+		return;
+	if (!set) {
+		f->sl2vl_gets++;
+		memcpy(out, n->sl2vl[in][o], 8);
+		return;
+	}
+	f->sl2vl_sets++;
+	f->sl2vl_all_sets += all_in || all_out;
+	for (unsigned i = all_in ? 0 : in; i <= (all_in ? n->nports : in); i++)
+		for (unsigned j = all_out ? 0 : o; j <= (all_out ? n->nports : o); j++)
+			memcpy(n->sl2vl[i][j], data, 8);
+	memcpy(out, data, 8);
 }
 
 static void
@@ -231,7 +265,11 @@ answer(struct fake *f, int node, uint8_t entry, uint8_t method, uint16_t attr, u
 			f->switchinfo_gets++;
 		((ib_switch_info_t *)smp->data)->lin_cap = htobe16(sizeof(n->lft));
 		((ib_switch_info_t *)smp->data)->lin_top = htobe16(n->lin_top);
-		((ib_switch_info_t *)smp->data)->life_state = f->psc ? IB_SWITCH_PSC : 0;
+		((ib_switch_info_t *)smp->data)->life_state = (f->psc ? IB_SWITCH_PSC : 0) |
+		    (f->opt_sl2vl ? 0x01 : 0);
+		break;
+	case ATTR_SL2VL:
+		sl2vl(f, n, set, mod, data, smp->data);
 		break;
 	case ATTR_PORT_INFO:
 		if (mod > n->nports)
@@ -544,6 +582,60 @@ test_light_sweeps(void **state)
 	assert_false(f->psc);				/* cleared by the heavy sweep */
 }
 
+/* A four-class policy (the prestate is put after sweep_interval). */
+#define QOS_POLICY "1h\n  qos:\n    classes:\n" \
+    "      training: { sl: 1, vl: 1, share: 50, priority: high }\n" \
+    "      storage: { sl: 2, vl: 2, share: 30 }\n      kv: { sl: 3, vl: 3, share: 15 }\n" \
+    "      management: { sl: 0, vl: 0, share: 5 }"
+
+static const uint8_t policy_sl2vl[8] = { 0x01, 0x23, 0, 0, 0, 0, 0, 0 };
+
+/* Every pair of the switch whose in port is not DOWN (0-3), to every out
+ * port with a table (1-3: port 0 is a base one), holds the policy's table. */
+static void
+assert_switch_tables(const struct fake *f)
+{
+	for (int in = 0; in <= 3; in++)
+		for (int out = 1; out <= 3; out++)
+			assert_memory_equal(f->n[1].sl2vl[in][out], policy_sl2vl, 8);
+	assert_memory_equal(f->n[2].sl2vl[0][1], policy_sl2vl, 8);
+}
+
+/* No optimized bit: one Set per pair, and the pairs of a switch whose
+ * first table was not the policy's are written without being read. */
+static void
+test_qos_per_pair(void **state)
+{
+	struct world *w = *state;
+	json_t *st = bring_up(w);
+
+	assert_true(subnet_bool(st, "last_sweep_ok"));
+	json_decref(st);
+	assert_switch_tables(&w->fk);
+	/* 4 x 3 pairs of the switch and 3 CAs, each one Set; the switch's
+	 * sample and the CAs' tables read first */
+	assert_int_equal(w->fk.sl2vl_sets, 12 + 3);
+	assert_int_equal(w->fk.sl2vl_all_sets, 0);
+	assert_int_equal(w->fk.sl2vl_gets, 1 + 3);
+}
+
+/* The optimized bit: the switch's pairs in one Set. */
+static void
+test_qos_optimized(void **state)
+{
+	struct world *w = *state;
+	json_t *st;
+
+	w->fk.opt_sl2vl = true;
+	st = bring_up(w);
+	assert_true(subnet_bool(st, "last_sweep_ok"));
+	json_decref(st);
+	assert_switch_tables(&w->fk);
+	assert_int_equal(w->fk.sl2vl_all_sets, 1);
+	assert_int_equal(w->fk.sl2vl_sets, 1 + 3);	/* the switch's one, the CAs' */
+	assert_int_equal(w->fk.sl2vl_gets, 3);		/* nothing of the switch read */
+}
+
 int
 main(void)
 {
@@ -551,6 +643,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bring_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_never_comes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_reply, setup, teardown),
+		cmocka_unit_test_prestate_setup_teardown(test_qos_per_pair, setup, teardown,
+		    (void *)QOS_POLICY),
+		cmocka_unit_test_prestate_setup_teardown(test_qos_optimized, setup, teardown,
+		    (void *)QOS_POLICY),
 		cmocka_unit_test_prestate_setup_teardown(test_light_sweeps, setup, teardown,
 		    (void *)"100ms"),
 	};
