@@ -4,7 +4,9 @@
 #include "common/proto.h"
 #include "daemon/control.h"
 #include "daemon/daemon.h"
+#include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "daemon/loopstat.h"
 
 void
 ctl_version(struct ctl_req *req, json_t *args)
@@ -41,6 +43,8 @@ ctl_status(struct ctl_req *req, json_t *args)
 	}
 	json_object_set_new(res, "modules", mods);
 	json_object_set_new(res, "control", control_status());
+	json_object_set_new(res, "loop", loopstat_status());
+	json_object_set_new(res, "events", events_status());
 	ctl_reply_ok(req, res);
 }
 

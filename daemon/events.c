@@ -2,8 +2,15 @@
  * The event log: written to sqlite, pushed live to `events --follow`
  * clients.  A failure to store an event is logged and otherwise ignored:
  * losing a history row must never stop the fabric work that caused it.
+ *
+ * event_post() never writes: it gives the event its id, tells the
+ * followers and queues it; a timer of ordinary priority writes the queue
+ * in transactions of at most FLUSH_ROWS rows and FLUSH_US of work, so that
+ * a burst of events costs the MADs and control requests around it a few
+ * short steps, not one long one (and never one transaction per event).
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +32,22 @@ struct follower {
 	struct follower		*next;
 };
 static struct follower *followers;
+
+#define FLUSH_ROWS	256
+#define FLUSH_US	3000
+
+struct queued_event {
+	int64_t			 id, time_ms;
+	enum event_severity	 sev;
+	char			*source, *object, *message;
+};
+
+static struct queued_event *queue;
+static size_t q_head, q_tail, q_cap;
+static int64_t next_id;			/* 0: not read from the store yet */
+static struct event *flush_ev;
+static uint64_t flushed_total, flush_chunks;
+static double flush_max_ms;
 
 const char *
 event_severity_name(enum event_severity s)
@@ -70,37 +93,172 @@ notify_followers(json_t *ev, enum event_severity sev)
 			ctl_reply_stream(f->req, json_incref(ev));
 }
 
+static int64_t
+mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Ids are handed out here, in order, so that followers see the id the row
+ * will have; the first one follows what the table already holds. */
+static int64_t
+take_id(void)
+{
+	sqlite3_stmt *s;
+
+	if (next_id == 0 && fabricd && fabricd->store &&
+	    (s = store_prepare(fabricd->store, "SELECT COALESCE((SELECT seq FROM "
+	    "sqlite_sequence WHERE name = 'events'), (SELECT MAX(id) FROM events), 0)")) != NULL) {
+		if (sqlite3_step(s) == SQLITE_ROW)
+			next_id = sqlite3_column_int64(s, 0) + 1;
+		sqlite3_reset(s);
+	}
+	if (next_id == 0)
+		next_id = 1;
+	return next_id++;
+}
+
+static void
+queued_free(struct queued_event *e)
+{
+	free(e->source);
+	free(e->object);
+	free(e->message);
+}
+
+static int
+insert_one(const struct queued_event *e)
+{
+	sqlite3_stmt *s = store_prepare(fabricd->store, "INSERT INTO events(id, time_ms, "
+	    "severity, source, object, message) VALUES (?, ?, ?, ?, ?, ?)");
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, e->id);
+	sqlite3_bind_int64(s, 2, e->time_ms);
+	sqlite3_bind_int(s, 3, e->sev);
+	sqlite3_bind_text(s, 4, e->source, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, e->object, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, e->message, -1, SQLITE_STATIC);
+	return store_step_done(fabricd->store, s);
+}
+
+/* One chunk: up to max_rows rows or budget_us of work, in one transaction. */
+static void
+flush_chunk(size_t max_rows, int64_t budget_us)
+{
+	int64_t t0 = mono_us();
+	size_t n = 0;
+	double ms;
+
+	if (q_head == q_tail || fabricd == NULL || fabricd->store == NULL)
+		return;
+	store_begin(fabricd->store);
+	while (q_head < q_tail && n < max_rows && (n == 0 || mono_us() - t0 < budget_us)) {
+		struct queued_event *e = &queue[q_head++];
+		if (insert_one(e) != 0)
+			log_warnx("event %lld not stored", (long long)e->id);
+		queued_free(e);
+		n++;
+	}
+	store_commit(fabricd->store);
+	if (q_head == q_tail)
+		q_head = q_tail = 0;
+	flushed_total += n;
+	flush_chunks++;
+	ms = (double)(mono_us() - t0) / 1000.0;
+	if (ms > flush_max_ms)
+		flush_max_ms = ms;
+}
+
+static void
+flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct timeval now = { 0, 0 };
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	flush_chunk(FLUSH_ROWS, FLUSH_US);
+	if (q_head < q_tail)
+		evtimer_add(flush_ev, &now);	/* the rest after whatever else waits */
+}
+
+static void
+flush_schedule(void)
+{
+	struct timeval now = { 0, 0 };
+
+	if (flush_ev == NULL && fabricd && fabricd->base)
+		flush_ev = evtimer_new(fabricd->base, flush_cb, NULL);
+	if (flush_ev == NULL) {
+		events_flush_all();		/* no loop (yet): write now */
+		return;
+	}
+	if (!evtimer_pending(flush_ev, NULL))
+		evtimer_add(flush_ev, &now);
+}
+
+void
+events_flush_all(void)
+{
+	while (q_head < q_tail && fabricd && fabricd->store)
+		flush_chunk(SIZE_MAX, INT64_MAX);
+}
+
+json_t *
+events_status(void)
+{
+	return json_pack("{s:I, s:I, s:I, s:f}", "queued", (json_int_t)(q_tail - q_head),
+	    "stored", (json_int_t)flushed_total, "write_chunks", (json_int_t)flush_chunks,
+	    "write_chunk_max_ms", flush_max_ms);
+}
+
+static void
+enqueue(const struct queued_event *e)
+{
+	if (q_tail == q_cap) {
+		if (q_head > 0) {
+			memmove(queue, queue + q_head, (q_tail - q_head) * sizeof(*queue));
+			q_tail -= q_head;
+			q_head = 0;
+		}
+		if (q_tail == q_cap) {
+			q_cap = q_cap ? q_cap * 2 : 64;
+			queue = xreallocarray(queue, q_cap, sizeof(*queue));
+		}
+	}
+	queue[q_tail++] = *e;
+}
+
 void
 event_post(enum event_severity sev, const char *source, const char *object, const char *fmt, ...)
 {
-	int64_t now = event_now_ms(), id = 0;
-	sqlite3_stmt *s;
-	char *msg;
+	struct queued_event e = { 0, event_now_ms(), sev, xstrdup(source),
+	    object ? xstrdup(object) : NULL, NULL };
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
+	if (vasprintf(&e.message, fmt, ap) < 0)
 		fatal("event_post");
 	va_end(ap);
 	log_notice("event [%s] %s%s%s: %s", event_severity_name(sev), source,
-	    object ? " " : "", object ? object : "", msg);
-	if (fabricd && fabricd->store &&
-	    (s = store_prepare(fabricd->store, "INSERT INTO events(time_ms, severity, source, "
-	    "object, message) VALUES (?, ?, ?, ?, ?)")) != NULL) {
-		sqlite3_bind_int64(s, 1, now);
-		sqlite3_bind_int(s, 2, sev);
-		sqlite3_bind_text(s, 3, source, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 4, object, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 5, msg, -1, SQLITE_STATIC);
-		if (store_step_done(fabricd->store, s) == 0)
-			id = sqlite3_last_insert_rowid(store_db(fabricd->store));
+	    object ? " " : "", object ? object : "", e.message);
+	if (fabricd == NULL || fabricd->store == NULL) {
+		queued_free(&e);
+		return;
 	}
+	e.id = take_id();
 	if (followers) {
-		json_t *ev = event_json(id, now, sev, source, object, msg);
+		json_t *ev = event_json(e.id, e.time_ms, sev, source, object, e.message);
 		notify_followers(ev, sev);
 		json_decref(ev);
 	}
-	free(msg);
+	enqueue(&e);
+	flush_schedule();
 }
 
 /* "Z", "+01:00", "-0500" after an ISO 8601 time: tm is in that zone. */
@@ -178,6 +336,20 @@ follower_gone(struct ctl_req *req, void *arg)
 	ctl_reply_ok(req, NULL);	/* frees the request; nobody is listening */
 }
 
+/* Events not written yet come after every stored one (ids in order). */
+static void
+append_queued(json_t *rows, int64_t since_ms, enum event_severity min, size_t limit)
+{
+	for (size_t i = q_head; i < q_tail; i++) {
+		const struct queued_event *e = &queue[i];
+		if (e->time_ms >= since_ms && e->sev >= min)
+			json_array_append_new(rows, event_json(e->id, e->time_ms, e->sev,
+			    e->source, e->object, e->message));
+	}
+	while (json_array_size(rows) > limit)
+		json_array_remove(rows, 0);
+}
+
 void
 ctl_events(struct ctl_req *req, json_t *args)
 {
@@ -220,6 +392,7 @@ ctl_events(struct ctl_req *req, json_t *args)
 		    (const char *)sqlite3_column_text(s, 3), (const char *)sqlite3_column_text(s, 4),
 		    (const char *)sqlite3_column_text(s, 5)));
 	sqlite3_reset(s);
+	append_queued(rows, since_ms, min, (size_t)limit);
 	if (!ctl_arg_bool(args, "follow")) {
 		ctl_reply_ok(req, json_pack("{s:o}", "events", rows));
 		return;
@@ -244,6 +417,9 @@ ctl_events(struct ctl_req *req, json_t *args)
 void
 events_shutdown(void)
 {
+	if (flush_ev)
+		event_free(flush_ev);
+	flush_ev = NULL;
 	while (followers) {
 		struct follower *f = followers;
 		followers = f->next;

@@ -1,8 +1,9 @@
 /*
  * Events: what happened on the fabric and in the daemon, for operators.
- * Every module records through event_post(); the event lands in the events
- * table (its own transaction unless one is open) and is pushed to every
- * `fabricctl events --follow` client.
+ * Every module records through event_post(); the event is pushed to every
+ * `fabricctl events --follow` client at once and queued; the queue is
+ * written to the events table from the loop in short batched transactions
+ * (events.c), so that posting never costs the caller a database write.
  */
 #ifndef FABRICD_EVENTS_H
 #define FABRICD_EVENTS_H
@@ -27,7 +28,12 @@ int64_t event_now_ms(void);
  * to epoch milliseconds; -1 if unparseable.  Shared by every --since. */
 int event_parse_since(const char *s, int64_t *out_ms);
 
-/* End all follow streams (daemon shutdown). */
+/* End all follow streams (daemon shutdown); flush_ev is freed, later
+ * events are written at once. */
 void events_shutdown(void);
+/* Write every queued event now (shutdown, tests). */
+void events_flush_all(void);
+/* {queued, stored, write_chunks, write_chunk_max_ms} for status. */
+json_t *events_status(void);
 
 #endif

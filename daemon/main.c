@@ -22,6 +22,7 @@
 #include "daemon/daemon.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "daemon/loopstat.h"
 #include "daemon/metrics.h"
 #include "daemon/notify.h"
 #include "sm/sm.h"
@@ -168,6 +169,8 @@ main(int argc, char **argv)
 	}
 	event_post(EV_INFO, "daemon", NULL, "fabricd %s started (pid %d)", FABRICD_VERSION,
 	    (int)getpid());
+	if (loopstat_start(fabricd->base) != 0)
+		log_warnx("cannot start the loop heartbeat");
 	daemon_start_modules();
 	log_notice("fabricd %s running", FABRICD_VERSION);
 	notify_ready(fabricd->base, daemon_status_line);
@@ -178,6 +181,8 @@ main(int argc, char **argv)
 	events_shutdown();
 	daemon_stop_modules();
 	event_post(EV_INFO, "daemon", NULL, "fabricd stopped");
+	events_flush_all();
+	loopstat_stop();
 	metrics_http_stop();
 	control_shutdown();
 	for (int i = 0; i < 3; i++)

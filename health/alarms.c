@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 #include "common/xmalloc.h"
 #include "health/alarms.h"
@@ -22,7 +21,24 @@ static const char *const hchk_names[HCHK_COUNT] = {
 	[HCHK_BER] = "ber",
 };
 
+/*
+ * Each alarm sits in two hash chains: by (object, check), what every
+ * evaluation looks up, and by fabric port, what `ports` counts.  A storm
+ * raises an alarm on thousands of ports in one round; a linear scan per
+ * evaluation would make that round quadratic.
+ */
+#define ALARM_BUCKETS 8192
+
+struct alarm_node {
+	struct alarm	 a;		/* first: v[] holds &node->a */
+	struct alarm_node *next_key, *next_port;
+	uint32_t	 key_hash;
+	size_t		 slot;		/* index in v[] */
+};
+
 struct alarm_table {
+	struct alarm_node *by_key[ALARM_BUCKETS];
+	struct alarm_node *by_port[ALARM_BUCKETS];
 	struct alarm	**v;
 	size_t		  n, cap;
 	unsigned	  clear_after;
@@ -49,11 +65,64 @@ alarm_table_new(unsigned clear_after, alarm_notify_fn fn, void *arg)
 	return t;
 }
 
+static struct alarm_node *
+node_of(const struct alarm *a)
+{
+	return (struct alarm_node *)(void *)a;	/* a is the node's first member */
+}
+
+static uint32_t
+key_hash(const char *object, enum hchk check)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)check;
+
+	for (const unsigned char *s = (const unsigned char *)object; *s; s++)
+		h = (h ^ *s) * 16777619u;
+	return h;
+}
+
+static uint32_t
+port_hash(uint64_t guid, uint8_t port)
+{
+	uint64_t x = (guid ^ port) * 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)(x >> 40);
+}
+
 static void
 alarm_free(struct alarm *a)
 {
 	free(a->object);
-	free(a);
+	free(node_of(a));
+}
+
+static void
+chains_add(struct alarm_table *t, struct alarm_node *n)
+{
+	struct alarm_node **k = &t->by_key[n->key_hash % ALARM_BUCKETS];
+	struct alarm_node **p = &t->by_port[port_hash(n->a.node_guid, n->a.port) % ALARM_BUCKETS];
+
+	n->next_key = *k;
+	*k = n;
+	n->next_port = *p;
+	*p = n;
+}
+
+static void
+chains_del(struct alarm_table *t, struct alarm_node *n)
+{
+	struct alarm_node **pp;
+
+	for (pp = &t->by_key[n->key_hash % ALARM_BUCKETS]; *pp; pp = &(*pp)->next_key)
+		if (*pp == n) {
+			*pp = n->next_key;
+			break;
+		}
+	for (pp = &t->by_port[port_hash(n->a.node_guid, n->a.port) % ALARM_BUCKETS]; *pp;
+	    pp = &(*pp)->next_port)
+		if (*pp == n) {
+			*pp = n->next_port;
+			break;
+		}
 }
 
 void
@@ -69,13 +138,23 @@ alarm_table_free(struct alarm_table *t)
 	free(t);
 }
 
-static ssize_t
-alarm_index(const struct alarm_table *t, const char *object, enum hchk check)
+static struct alarm *
+alarm_lookup(const struct alarm_table *t, const char *object, enum hchk check)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i]->check == check && !strcmp(t->v[i]->object, object))
-			return (ssize_t)i;
-	return -1;
+	uint32_t h = key_hash(object, check);
+
+	for (struct alarm_node *n = t->by_key[h % ALARM_BUCKETS]; n; n = n->next_key)
+		if (n->key_hash == h && n->a.check == check && !strcmp(n->a.object, object))
+			return &n->a;
+	return NULL;
+}
+
+/* v[] keeps its order only for display; each alarm knows its slot. */
+static size_t
+alarm_slot(const struct alarm_table *t, const struct alarm *a)
+{
+	(void)t;
+	return node_of(a)->slot;
 }
 
 static void
@@ -89,8 +168,10 @@ static struct alarm *
 alarm_raise(struct alarm_table *t, const char *object, uint64_t guid, uint8_t port,
     enum hchk check, enum event_severity sev, int64_t now_ms, const char *detail)
 {
-	struct alarm *a = xcalloc(1, sizeof(*a));
+	struct alarm_node *node = xcalloc(1, sizeof(*node));
+	struct alarm *a = &node->a;
 
+	node->key_hash = key_hash(object, check);
 	a->object = xstrdup(object);
 	a->node_guid = guid;
 	a->port = port;
@@ -103,7 +184,9 @@ alarm_raise(struct alarm_table *t, const char *object, uint64_t guid, uint8_t po
 		t->cap = t->cap ? t->cap * 2 : 16;
 		t->v = xreallocarray(t->v, t->cap, sizeof(*t->v));
 	}
+	node->slot = t->n;
 	t->v[t->n++] = a;
+	chains_add(t, node);
 	if (t->notify)
 		t->notify(a, true, t->arg);
 	return a;
@@ -131,7 +214,10 @@ alarm_remove(struct alarm_table *t, size_t i, int64_t now_ms)
 	struct alarm *a = t->v[i];
 
 	/* Order matters for "worst first" only at display time: swap-remove. */
+	chains_del(t, node_of(a));
 	t->v[i] = t->v[--t->n];
+	if (i < t->n)
+		node_of(t->v[i])->slot = i;
 	if (t->notify)
 		t->notify(a, false, t->arg);
 	alarm_remember(t, a, now_ms);
@@ -170,16 +256,14 @@ alarm_update(struct alarm_table *t, const char *object, uint64_t node_guid,
     uint8_t port, enum hchk check, bool failing, enum event_severity sev,
     int64_t now_ms, const char *detail)
 {
-	ssize_t i = alarm_index(t, object, check);
-	struct alarm *a;
+	struct alarm *a = alarm_lookup(t, object, check);
 
-	if (i < 0)
+	if (a == NULL)
 		return failing ? alarm_raise(t, object, node_guid, port, check, sev,
 		    now_ms, detail) : NULL;
-	a = t->v[i];
 	if (!failing) {
 		if (++a->passes >= t->clear_after && now_ms >= alarm_clears_at(t, a)) {
-			alarm_remove(t, (size_t)i, now_ms);
+			alarm_remove(t, alarm_slot(t, a), now_ms);
 			return NULL;
 		}
 		return a;
@@ -200,16 +284,15 @@ alarm_update(struct alarm_table *t, const char *object, uint64_t node_guid,
 void
 alarm_clear(struct alarm_table *t, const char *object, enum hchk check)
 {
-	ssize_t i = alarm_index(t, object, check);
-	if (i >= 0)
-		alarm_remove(t, (size_t)i, event_now_ms());
+	const struct alarm *a = alarm_lookup(t, object, check);
+	if (a != NULL)
+		alarm_remove(t, alarm_slot(t, a), event_now_ms());
 }
 
 const struct alarm *
 alarm_find(const struct alarm_table *t, const char *object, enum hchk check)
 {
-	ssize_t i = alarm_index(t, object, check);
-	return i < 0 ? NULL : t->v[i];
+	return alarm_lookup(t, object, check);
 }
 
 size_t
@@ -228,8 +311,10 @@ size_t
 alarm_count_port(const struct alarm_table *t, uint64_t node_guid, uint8_t port)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i]->node_guid == node_guid && t->v[i]->port == port)
+
+	for (struct alarm_node *a = t->by_port[port_hash(node_guid, port) % ALARM_BUCKETS]; a;
+	    a = a->next_port)
+		if (a->a.node_guid == node_guid && a->a.port == port)
 			n++;
 	return n;
 }

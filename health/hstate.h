@@ -112,6 +112,10 @@ void hports_free(struct health *h);
 
 /* Evaluate a port's counter checks after a round (ports.c). */
 void health_eval_counters(struct hport *p, int64_t now_ms, uint64_t dt_ms);
+/* module.c: alarm transitions between hold and release are posted at the
+ * release, many ports with one cause as one event (see module.c). */
+void health_events_hold(void);
+void health_events_release(void);
 /* isolate.c: isolate or restore ports after a round or a sweep; the cap in
  * force; unisolate (-1 when the port is not isolated). */
 void health_isolate_review(int64_t now_ms);

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -67,7 +68,16 @@ struct hpoll {
 	struct swsum	*sw;
 	size_t		 nsw;
 	bool		 in_round;
+	/* the end of a round, evaluated and recorded in slices */
+	struct event	*finish_ev;
+	bool		 finishing;
+	size_t		 fin_bucket, fin_ports;
+	int64_t		 fin_now;
+	uint64_t	 fin_dt;
 };
+
+/* Work per slice of a round's end: a few ms, then the loop runs again. */
+#define FINISH_SLICE_US	3000
 
 static bool hook_added;
 
@@ -350,40 +360,89 @@ send_item(struct hpoll *hp, const struct item *it)
 
 /* ---- the round ---- */
 
-static void
-finish_round(struct hpoll *hp)
+static int64_t
+mono_us(void)
 {
-	int64_t now = event_now_ms();
-	struct store *st = health->fd->store;
-	uint64_t dt = hp->prev_round_ms ? (uint64_t)(now - hp->prev_round_ms) : health->cfg.interval_ms;
-	struct hport *p;
-	size_t i, ports = 0;
+	struct timespec ts;
 
-	store_begin(st);
-	HPORT_FOREACH(health, i, p) {
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Evaluate and record the ports of one hash bucket. */
+static void
+finish_bucket(struct hpoll *hp, struct store *st, size_t b)
+{
+	for (struct hport *p = health->buckets[b]; p; p = p->next) {
 		bool any = false;
 		for (int c = 0; c < HC_COUNT; c++)
 			any |= p->valid[c];
 		if (!any)
 			continue;
-		ports++;
-		health_eval_counters(p, now, dt);
+		hp->fin_ports++;
+		health_eval_counters(p, hp->fin_now, hp->fin_dt);
 		if (!p->hist_open && history_port_open(st, p->node_guid, p->port, p->desc, &p->hist) == 0)
 			p->hist_open = true;
 		if (p->hist_open)
-			history_record(st, &health->hcfg, &p->hist, now, dt, p->delta);
+			history_record(st, &health->hcfg, &p->hist, hp->fin_now, hp->fin_dt, p->delta);
 		memset(p->valid, 0, sizeof(p->valid));
 	}
+}
+
+static void
+finish_done(struct hpoll *hp)
+{
+	struct store *st = health->fd->store;
+	int64_t now = hp->fin_now;
+
+	store_begin(st);
 	health_isolate_review(now);
 	store_commit(st);
+	health_events_release();
 	health->rounds++;
 	health->round_mads = hp->round_mads;
-	health->round_ports = ports;
+	health->round_ports = hp->fin_ports;
 	health->round_seconds = hp->first_send_ms ? (double)(now - hp->first_send_ms) / 1000.0 : 0;
 	hp->prev_round_ms = now;
+	hp->finishing = false;
 	hp->in_round = false;
 	log_debug("health: round %" PRIu64 ": %" PRIu64 " MADs, %zu ports, %.2f s",
-	    health->rounds, hp->round_mads, ports, health->round_seconds);
+	    health->rounds, hp->round_mads, hp->fin_ports, health->round_seconds);
+}
+
+/* One slice: buckets until FINISH_SLICE_US are spent, in one transaction. */
+static void
+finish_slice(evutil_socket_t fd, short what, void *arg)
+{
+	struct hpoll *hp = arg;
+	struct store *st = health->fd->store;
+	struct timeval zero = { 0, 0 };
+	int64_t t0 = mono_us();
+
+	store_begin(st);
+	while (hp->fin_bucket < HPORT_BUCKETS && mono_us() - t0 < FINISH_SLICE_US)
+		finish_bucket(hp, st, hp->fin_bucket++);
+	store_commit(st);
+	if (hp->fin_bucket < HPORT_BUCKETS)
+		evtimer_add(hp->finish_ev, &zero);
+	else
+		finish_done(hp);
+}
+
+/* The round's readings are in: evaluate them slice by slice (7,776 ports'
+ * checks and history rows at once would hold the loop for tens of ms). */
+static void
+finish_round(struct hpoll *hp)
+{
+	int64_t now = event_now_ms();
+
+	hp->finishing = true;
+	hp->fin_now = now;
+	hp->fin_dt = hp->prev_round_ms ? (uint64_t)(now - hp->prev_round_ms) : health->cfg.interval_ms;
+	hp->fin_bucket = 0;
+	hp->fin_ports = 0;
+	health_events_hold();
+	finish_slice(-1, 0, hp);
 }
 
 /* Send what this moment's share of the round allows. */
@@ -399,7 +458,7 @@ dispatch(struct hpoll *hp)
 	size_t due = span ? (size_t)((double)hp->round_total * (double)elapsed / (double)span) + 1 :
 	    hp->round_total;
 
-	if (!hp->in_round || hp->dispatching)
+	if (!hp->in_round || hp->dispatching || hp->finishing)
 		return;
 	hp->dispatching = true;
 	while (hp->head < hp->tail && hp->batch.pending < health->cfg.max_outstanding) {
@@ -525,6 +584,7 @@ after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token),
 	}
 	health->sweeps_seen++;
 	health->last_sweep_ms = now;
+	health_events_hold();
 	HPORT_FOREACH(health, i, h)
 		h->present = false;
 	FABRIC_FOREACH_NODE(f, i, n)
@@ -539,6 +599,7 @@ after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token),
 		check_flapping(h, now);
 	}
 	health_isolate_review(now);
+	health_events_release();
 	done(token);
 }
 
@@ -553,6 +614,7 @@ health_ib_start(struct health *h)
 	}
 	mad_batch_init(&hp->batch, NULL, hp);
 	hp->tick = evtimer_new(h->fd->base, tick, hp);
+	hp->finish_ev = evtimer_new(h->fd->base, finish_slice, hp);
 	h->poll = hp;
 	tick(-1, 0, hp);
 	return 0;
@@ -566,6 +628,9 @@ health_ib_stop(struct health *h)
 	if (hp == NULL)
 		return;
 	event_free(hp->tick);
+	event_free(hp->finish_ev);
+	if (hp->finishing)
+		health_events_release();
 	/* Replies still on their way reach nobody. */
 	mad_batch_free(&hp->batch);
 	free(hp->fly);

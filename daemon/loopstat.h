@@ -1,0 +1,22 @@
+/*
+ * How long the event loop is held by one step.  A heartbeat timer of the
+ * highest priority is due every LOOPSTAT_BEAT_MS; whatever runs when it
+ * falls due delays it, so its lateness is how long the loop was held: a
+ * step of D ms shows as a lag between D - LOOPSTAT_BEAT_MS and D.  The
+ * figures are in `status` (loop) and in the metrics.
+ */
+#ifndef FABRICD_LOOPSTAT_H
+#define FABRICD_LOOPSTAT_H
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#define LOOPSTAT_BEAT_MS	10
+
+int loopstat_start(struct event_base *base);
+void loopstat_stop(void);
+/* {heartbeat_ms, max_lag_ms, recent_max_lag_ms (last minute), lags_over_10ms} */
+json_t *loopstat_status(void);
+double loopstat_max_lag_ms(void);
+
+#endif

@@ -1,0 +1,109 @@
+#!/bin/sh
+# An event storm must not freeze the loop (issue 22).  A 1,296-host
+# 3-level tree (topogen -p 4) on ibsim's default cabling (no w=/s= in the
+# net file: every link comes up 4X SDR although both ends support 12X
+# QDR, so the first health check finds all 7,776 cabled ports degraded),
+# fabricd on its defaults (only socket, state_dir and the SM switched on,
+# on host1), then 1,000 leaf uplinks Unlinked in one console write.
+# Checked from outside: a separate poller times every `fabricctl status`
+# (date +%s%N around each call, one every 100 ms, from start to end) and
+# each must answer within STORM_POLL_MAX_MS (100); sqlite3 counts the
+# events table's rows per cause (health findings are aggregated: one row
+# per cause and round, not one per port); every CA pair routes through the
+# tables dump_fts reads (lftwalk) after the Unlink.
+. "$FABRICD_SRC/tests/lib/common.sh"
+. "$FABRICD_SRC/tests/lib/ibsim.sh"
+. "$FABRICD_SRC/tests/lib/lftwalk.sh"
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_available || skip "ibsim or umad2sim not installed"
+command -v sqlite3 >/dev/null || skip "sqlite3 not installed"
+fd_setup
+fd_on_exit sim_stop
+fd_on_exit 'touch "$T/poll.stop"'
+SIM_DIR=$T/sim
+POLL_MAX=${STORM_POLL_MAX_MS:-100}
+UNLINKS=1000
+
+sim_init_dir || fail "sim dir"
+"$FABRICD_BUILD/tools/topogen" -p 4 -o "$SIM_DIR/cabled.net" || fail topogen
+# ibsim's default cabling: what topogen writes, without the width/speed masks
+sed 's/ w=[0-9]* s=[0-9]*$//' "$SIM_DIR/cabled.net" > "$SIM_DIR/topo.net"
+grep -q ' w=' "$SIM_DIR/topo.net" && fail "masks left in the net file"
+# shellcheck disable=SC2046
+sim_start "$SIM_DIR/topo.net" $(sim_flags_for "$SIM_DIR/topo.net") || fail ibsim
+
+# the daemon's defaults: nothing but the paths and the SM (off by default)
+printf 'socket: %s\nstate_dir: %s\nsm:\n  enabled: true\n' "$SOCK" "$STATE" > "$CONF"
+
+# poller: one `status` every 100 ms, each call's wall time in ms (or
+# "fail" when it did not answer), as its own process
+poll() {
+	while [ ! -e "$T/poll.stop" ]; do
+		t0=$(date +%s%N)
+		if timeout 10 "$FABRICCTL" -s "$SOCK" status >/dev/null 2>&1; then r=ok; else r=fail; fi
+		t1=$(date +%s%N)
+		echo "$(( (t1 - t0) / 1000000 )) $r $(( t0 / 1000000 ))"
+		sleep 0.1
+	done
+}
+fd_start SIM_HOST=host1 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME"
+poll > "$T/polls" 2>&1 &
+POLLER=$!
+fd_on_exit "kill $POLLER 2>/dev/null"
+t_start=$(date +%s%N)
+
+sm_wait_up 120 || fail "subnet not up"
+echo "subnet up after $(( ($(date +%s%N) - t_start) / 1000000 )) ms"
+# precondition, seen by infiniband-diags: links below what both ends support
+slow=$(sim_diag -t 120 iblinkinfo | grep -c 'Could be')
+echo "iblinkinfo: $slow links 'Could be' faster"
+[ "${slow:-0}" -ge 2592 ] || fail "only ${slow:-0} links below their best: not the storm fabric"
+
+# two health rounds (10 s each by default) on the degraded fabric
+sleep 22
+
+# 1,000 leaf uplinks (ports 19-32 of each leaf, the first 1,000) at once
+i=0
+for pod in 1 2 3 4; do for l in $(seq 1 18); do for p in $(seq 19 32); do
+	[ $i -lt $UNLINKS ] && printf 'Unlink "sw-p%d-l%d"[%d]\n' "$pod" "$l" "$p"
+	i=$((i + 1))
+done; done; done > "$T/unlinks"
+[ "$(wc -l < "$T/unlinks")" -eq $UNLINKS ] || fail "unlink list"
+t_unlink=$(( $(date +%s%N) / 1000000 ))
+timeout 20 sh -c 'cat "$1" > "$2"' _ "$T/unlinks" "$SIM_DIR/console" || fail "console write"
+
+# routes repaired (dump_fts walk), then 30 s more of polling
+end=$(( $(date +%s) + 120 ))
+until lft_dump && lft_check_all_pairs > "$T/walk" 2>&1; do
+	[ "$(date +%s)" -ge "$end" ] && { tail -3 "$T/walk"; fail "CA pairs unroutable 120 s after the Unlink"; }
+	sleep 2
+done
+echo "all CA pairs routable $(( $(date +%s%N) / 1000000 - t_unlink )) ms after the Unlink"
+down=$(sim_diag -t 120 iblinkinfo | grep -c 'Down/')
+echo "iblinkinfo: $down ports Down"
+[ "${down:-0}" -ge $UNLINKS ] || fail "only ${down:-0} ports down after $UNLINKS Unlinks"
+sleep 30
+touch "$T/poll.stop"
+wait $POLLER
+
+n=$(wc -l < "$T/polls")
+max=$(sort -n "$T/polls" | tail -1 | cut -d' ' -f1)
+after=$(awk -v t="$t_unlink" '$3 >= t { if ($1 > m) m = $1 } END { print m + 0 }' "$T/polls")
+slowpolls=$(awk -v m="$POLL_MAX" '$1 > m || $2 != "ok"' "$T/polls" | wc -l)
+echo "status polls: $n, max $max ms, max after the Unlink $after ms, $slowpolls over $POLL_MAX ms or failed"
+# one event per cause: health's rows by check name (the text before ':')
+sleep 1
+db "SELECT count(*) FROM events" | sed 's/^/events rows: /'
+db "SELECT substr(message, 1, instr(message || ':', ':') - 1) AS c, count(*) FROM events
+    WHERE source = 'health' GROUP BY c ORDER BY 2 DESC" > "$T/causes"
+sed 's/^/  health /' "$T/causes"
+echo "fabricd's loop: $(ctl --json status | jq -c '[.loop, .events]')"
+[ "$n" -ge 300 ] || fail "only $n polls"
+[ "$slowpolls" -eq 0 ] || { sort -n "$T/polls" | tail -5; fail "$slowpolls status polls over $POLL_MAX ms"; }
+
+grep -q '^degraded|' "$T/causes" || fail "no degraded event"
+worst=$(cut -d'|' -f2 "$T/causes" | sort -n | tail -1)
+[ "${worst:-0}" -le 9 ] || fail "a health cause has $worst event rows (one per port?)"
+total=$(db "SELECT count(*) FROM events")
+[ "${total:-0}" -gt 0 ] && [ "$total" -le 400 ] || fail "$total event rows"
+pass
