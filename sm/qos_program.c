@@ -147,8 +147,11 @@ on_diff(void *arg, const char *what, unsigned in, unsigned block)
 {
 	struct diff_ctx *d = arg;
 	struct qos_port_caps c;
-	uint8_t data[IB_SMP_DATA_SIZE] MAD_ALIGNED;
+	uint8_t data[IB_SMP_DATA_SIZE] MAD_ALIGNED, *slot;
 	bool sl2vl = strcmp(what, "sl2vl") == 0;
+	uint16_t attr;
+	uint32_t mod;
+	size_t len = 0;
 
 	memset(data, 0, sizeof(data));
 	if (d->method == IB_MAD_METHOD_SET) {
@@ -159,8 +162,14 @@ on_diff(void *arg, const char *what, unsigned in, unsigned block)
 			qos_vlarb_bytes(d->t, c.op_vls, c.vl_cap, c.low_cap, c.high_cap, block, data);
 		d->sm->cur.qos_sets++;
 	}
-	sm_send(d->sm, &d->a, d->method, sl2vl ? SM_ATTR_SLVL : SM_ATTR_VLARB,
-	    sl2vl ? sm_qos_sl2vl_mod(d->p, in) : sm_qos_vlarb_mod(d->p, block),
+	attr = sl2vl ? SM_ATTR_SLVL : SM_ATTR_VLARB;
+	mod = sl2vl ? sm_qos_sl2vl_mod(d->p, in) : sm_qos_vlarb_mod(d->p, block);
+	/* Unknown until the answer says what the port holds: a Set that gets
+	 * no answer may or may not have landed (the timeout has no MAD to
+	 * find the slot by in on_qos_reply). */
+	if ((slot = held_slot(d->p, attr, mod, &len)) != NULL)
+		memset(slot, 0xFF, len);
+	sm_send(d->sm, &d->a, d->method, attr, mod,
 	    d->method == IB_MAD_METHOD_SET ? data : NULL, on_qos_reply, d->p);
 }
 
