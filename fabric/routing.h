@@ -42,6 +42,10 @@
 
 #define ROUTING_BLOCK_SIZE	64	/* LFT entries per LinearForwardingTable MAD */
 #define ROUTING_NO_PORT		0xFF
+/* In a model's copy of a switch's table (fabric_node.lft): an entry the SM
+ * does not know, because a read or a write of its block got no answer (the
+ * write may or may not have landed).  No switch has a port 254. */
+#define ROUTING_UNKNOWN_PORT	0xFE
 
 enum routing_engine { ROUTING_MINHOP, ROUTING_UPDN, ROUTING_FTREE, ROUTING_AUTO };
 
@@ -122,6 +126,7 @@ enum routing_walk_status {
 	ROUTING_WALK_LOOP,		/* a switch was visited twice */
 	ROUTING_WALK_DEAD_END,		/* reached a CA that does not hold dlid */
 	ROUTING_WALK_TOO_LONG,		/* more hops than hops[] can hold */
+	ROUTING_WALK_UNKNOWN,		/* an entry the model does not know */
 };
 
 struct routing_hop {

@@ -101,6 +101,8 @@ routing_walk(const struct fabric_port *src, uint16_t dlid, routing_lookup_fn loo
 		}
 		out = lookup(cur, dlid, arg);
 		hops[(*nhops)++] = (struct routing_hop){ cur, in, out };
+		if (out == ROUTING_UNKNOWN_PORT)
+			return ROUTING_WALK_UNKNOWN;
 		if (out == ROUTING_NO_PORT || out == 0)
 			return ROUTING_WALK_NO_ENTRY;
 		if (out > cur->nports || cur->ports[out].peer == NULL)
@@ -120,6 +122,7 @@ routing_walk_status_str(enum routing_walk_status s)
 	case ROUTING_WALK_LOOP:		return "forwarding loop";
 	case ROUTING_WALK_DEAD_END:	return "reached a node that does not hold the LID";
 	case ROUTING_WALK_TOO_LONG:	return "path too long";
+	case ROUTING_WALK_UNKNOWN:	return "a switch's entry is not known (its write got no answer)";
 	}
 	return "unknown";
 }
@@ -134,6 +137,7 @@ routing_walk_status_code(enum routing_walk_status s)
 	case ROUTING_WALK_LOOP:		return "loop";
 	case ROUTING_WALK_DEAD_END:	return "dead_end";
 	case ROUTING_WALK_TOO_LONG:	return "too_long";
+	case ROUTING_WALK_UNKNOWN:	return "unknown_entry";
 	}
 	return "unknown";
 }

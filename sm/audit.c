@@ -8,10 +8,19 @@
  * reply is checked as a read-back, so a port that does not keep what was
  * written is told once and not written again every pass.
  *
- * Only the master audits, only between sweeps: a sweep starting forgets
- * the audit's MADs in flight (their callbacks point into the model the
- * sweep replaces), and the cursor goes on from where it was.  A trap
+ * Only the master audits, and not during a heavy sweep: a heavy sweep
+ * starting forgets the audit's MADs in flight (their callbacks point into
+ * the model it replaces, and a repair from the old routes must not land
+ * after the new ones), and the cursor goes back to the start of the slice
+ * those MADs were, so the slice is read again afterwards.  A light sweep
+ * replaces nothing: the audit runs beside it (light sweeps come every 10 s
+ * by default, and an audit that gave way to them never finished a slice).
+ * An interval that falls inside a heavy sweep runs when it ends.  A trap
  * about a node (128, 256) checks that node at once, outside the budget.
+ *
+ * Every read that comes back tells the checker what the switch holds
+ * (held()): the SM's copy follows the switch, so a later sweep diffs
+ * against what is there, not against what it believes it wrote.
  */
 #include <stdio.h>
 #include <string.h>
@@ -51,11 +60,18 @@ static size_t op_item(void *op) { return (size_t)((uintptr_t)op >> 20) & 0xFFFF;
 static size_t op_get(void *op) { return (size_t)((uintptr_t)op >> 8) & 0xFFF; }
 static bool op_set(void *op) { return ((uintptr_t)op & OP_SET) != 0; }
 
+/* A heavy sweep is building the next model (or about to publish it). */
+static bool
+heavy_sweeping(const struct sm *sm)
+{
+	return sm->sweeping && sm->cur.kind == SWEEP_HEAVY;
+}
+
 static bool
 audit_may_run(const struct sm *sm)
 {
 	return sm->cfg.audit && sm->state == SM_STATE_MASTER && sm->subnet_up &&
-	    !sm->sweeping && sm->fabric != NULL && sm->rt != NULL;
+	    !heavy_sweeping(sm) && sm->fabric != NULL && sm->rt != NULL;
 }
 
 /* One difference, one key: told once until it is mended. */
@@ -128,6 +144,7 @@ repair(struct sm *sm, void *op, const struct fabric_node *n, const struct audit_
     const struct audit_get *g, const uint8_t *set)
 {
 	sm->audit.sets++;
+	sm->audit.repairs_pending++;
 	mad_batch_smp(&sm->audit.batch, &g->addr, IB_MAD_METHOD_SET, g->attr, g->mod, set,
 	    on_audit_reply, op_of(op_node(op), op_chk(op), op_item(op), op_get(op), true));
 }
@@ -142,13 +159,15 @@ on_repair_reply(struct sm *sm, void *op, struct fabric_node *n, const struct aud
 	uint8_t set[IB_SMP_DATA_SIZE] MAD_ALIGNED;
 	char diff[AUDIT_DIFF_LEN] = "", name[FABRIC_NODE_DESC_LEN + 24];
 
+	if (sm->audit.repairs_pending)
+		sm->audit.repairs_pending--;
+	if (data && c->held)
+		c->held(sm, n, g, data);	/* what the port holds now, kept or not */
 	if (data && c->check(sm, n, g, data, set, diff, sizeof(diff)) == AUDIT_SAME) {
 		sm->audit.repairs++;
 		sm->audit.cur.repairs++;
 		if (f)
 			f->repaired = true;
-		if (c->repaired)
-			c->repaired(sm, n, g, data);
 		guid_map_put(&sm->audit.told, diff_key(n, op_chk(op), g), NULL);
 		event_post(EV_INFO, "sm", sm_node_label(n, name, sizeof(name)),
 		    "audit: %s of %s port %u block %u put back", c->table, name, g->port, g->block);
@@ -156,12 +175,21 @@ on_repair_reply(struct sm *sm, void *op, struct fabric_node *n, const struct aud
 	}
 	sm->audit.repair_failed++;
 	sm->audit.cur.failures++;
+	if (data == NULL) {
+		/* No answer says nothing of what the port holds: the Set may
+		 * or may not have landed.  Not "told": the next pass reads it
+		 * again and decides from what it finds. */
+		guid_map_put(&sm->audit.told, diff_key(n, op_chk(op), g), NULL);
+		event_post(EV_WARNING, "sm", sm_node_label(n, name, sizeof(name)),
+		    "audit: %s of %s port %u block %u: the repair got no answer; read again at "
+		    "the next pass", c->table, name, g->port, g->block);
+		return;
+	}
 	if (f)
 		f->repair_failed = true;
 	event_post(EV_ERROR, "sm", sm_node_label(n, name, sizeof(name)),
-	    "audit: %s of %s port %u block %u not put back (%s); not written again until it "
-	    "changes", c->table, name, g->port, g->block, data ? "the port did not keep it" :
-	    "no answer");
+	    "audit: %s of %s port %u block %u not put back (the port did not keep it); not "
+	    "written again until it changes", c->table, name, g->port, g->block);
 }
 
 static void
@@ -190,6 +218,8 @@ on_audit_reply(const struct mad_result *res, void *owner, void *op)
 	}
 	memcpy(set, data, sizeof(set));
 	v = c->check(sm, n, &g, data, set, diff, sizeof(diff));
+	if (v != AUDIT_SKIP && c->held)
+		c->held(sm, n, &g, data);	/* the copy follows the switch, same or not */
 	key = diff_key(n, op_chk(op), &g);
 	if (v == AUDIT_SAME) {
 		guid_map_put(&sm->audit.told, key, NULL);
@@ -219,6 +249,7 @@ send_item(struct sm *sm, size_t node, size_t chk, size_t item)
 		    gets[j].mod, NULL, on_audit_reply, op_of(node, chk, item, j, false));
 	sm->audit.reads += ng;
 	sm->audit.cur.reads += ng;
+	sm->audit.slice_reads += ng;
 	return ng;
 }
 
@@ -270,6 +301,11 @@ audit_step(struct sm *sm)
 		a->node = a->chk = a->item = 0;
 		a->in_pass = true;
 	}
+	a->due = false;
+	a->slice_node = a->node;
+	a->slice_chk = a->chk;
+	a->slice_item = a->item;
+	a->slice_reads = 0;
 	count = fabric_node_count(sm->fabric);
 	while (a->node < count) {
 		const struct fabric_node *n = fabric_node_at(sm->fabric, a->node);
@@ -335,6 +371,8 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 
 	if (audit_may_run(sm))
 		audit_step(sm);
+	else if (heavy_sweeping(sm))
+		sm->audit.due = true;	/* run at its end (sm_audit_sweep_ended) */
 }
 
 static void
@@ -362,9 +400,28 @@ sm_audit_target_lid(struct sm *sm, uint16_t lid)
 }
 
 void
-sm_audit_sweep_started(struct sm *sm)
+sm_audit_heavy_started(struct sm *sm)
 {
-	mad_batch_cancel(&sm->audit.batch);
+	struct sm_audit *a = &sm->audit;
+
+	if (a->batch.pending == 0)
+		return;			/* the slice is over: nothing to read again */
+	mad_batch_cancel(&a->batch);
+	if (a->repairs_pending) {
+		/* Repairs whose answers will never come: what they found is
+		 * no longer "told", so the next pass decides again. */
+		guid_map_free(&a->told);
+		a->repairs_pending = 0;
+	}
+	if (!a->in_pass)
+		return;
+	/* Its replies will never come: the slice is read again, whole. */
+	a->node = a->slice_node;
+	a->chk = a->slice_chk;
+	a->item = a->slice_item;
+	a->cur.reads -= a->slice_reads < a->cur.reads ? a->slice_reads : a->cur.reads;
+	a->slice_reads = 0;
+	a->due = true;
 }
 
 void
@@ -372,6 +429,8 @@ sm_audit_sweep_ended(struct sm *sm)
 {
 	struct timeval now = { 0, 0 };
 
+	if (sm->audit.due && audit_may_run(sm))
+		audit_step(sm);
 	if (sm->audit.ntargets && sm->audit.kick)
 		evtimer_add(sm->audit.kick, &now);
 }
@@ -418,15 +477,27 @@ sm_audit_stop(struct sm *sm)
 
 /* ---- `fabricctl audit` ---- */
 
+/* A pass under way has no end yet: end_ms and duration_ms are null, and
+ * elapsed_ms says how long it has run so far. */
 static json_t *
 pass_json(const struct sm_audit_pass *p)
 {
+	json_t *o;
+
 	if (p->start_ms == 0)
 		return json_null();
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "start_ms", (json_int_t)p->start_ms,
-	    "end_ms", (json_int_t)p->end_ms, "duration_ms", (json_int_t)(p->end_ms - p->start_ms),
+	o = json_pack("{s:I, s:I, s:I, s:I, s:b}", "start_ms", (json_int_t)p->start_ms,
 	    "reads", (json_int_t)p->reads, "findings", (json_int_t)p->findings,
 	    "repairs", (json_int_t)p->repairs, "complete", p->complete);
+	if (p->complete) {
+		json_object_set_new(o, "end_ms", json_integer(p->end_ms));
+		json_object_set_new(o, "duration_ms", json_integer(p->end_ms - p->start_ms));
+	} else {
+		json_object_set_new(o, "end_ms", json_null());
+		json_object_set_new(o, "duration_ms", json_null());
+		json_object_set_new(o, "elapsed_ms", json_integer(event_now_ms() - p->start_ms));
+	}
+	return o;
 }
 
 json_t *

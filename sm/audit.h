@@ -48,8 +48,9 @@ struct audit_checker {
 	 * programmed. */
 	enum audit_verdict (*check)(struct sm *sm, struct fabric_node *n, const struct audit_get *g,
 			    const uint8_t *data, uint8_t *set, char *diff, size_t len);
-	/* A repair's reply said yes: data is what the port holds now. */
-	void		(*repaired)(struct sm *sm, struct fabric_node *n, const struct audit_get *g,
+	/* A reply (a Get's, or a repair's) said yes: data is what the port
+	 * holds now, whatever check() made of it; the SM's copy follows. */
+	void		(*held)(struct sm *sm, struct fabric_node *n, const struct audit_get *g,
 			    const uint8_t *data);
 };
 

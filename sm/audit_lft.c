@@ -61,7 +61,7 @@ lft_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const
 
 /* The model's copy of the table follows what the switch holds again. */
 static void
-lft_repaired(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const uint8_t *data)
+lft_held(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const uint8_t *data)
 {
 	if ((size_t)(g->block + 1) * BLOCK <= n->lft_len)
 		memcpy(n->lft + (size_t)g->block * BLOCK, data, BLOCK);
@@ -72,5 +72,5 @@ const struct audit_checker audit_lft_checker = {
 	.items = lft_items,
 	.gets = lft_gets,
 	.check = lft_check,
-	.repaired = lft_repaired,
+	.held = lft_held,
 };

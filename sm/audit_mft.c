@@ -76,7 +76,7 @@ mft_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const
 
 /* The SM's record of what the switch holds follows the repair. */
 static void
-mft_repaired(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const uint8_t *data)
+mft_held(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const uint8_t *data)
 {
 	sm_mcast_mft_note_held(sm, n, g->mod & 0x1FF, g->mod >> 28, data);
 }
@@ -86,5 +86,5 @@ const struct audit_checker audit_mft_checker = {
 	.items = mft_items,
 	.gets = mft_gets,
 	.check = mft_check,
-	.repaired = mft_repaired,
+	.held = mft_held,
 };

@@ -108,5 +108,5 @@ const struct audit_checker audit_pkey_checker = {
 	.items = pkey_items,
 	.gets = pkey_gets,
 	.check = pkey_check,
-	.repaired = NULL,
+	.held = NULL,
 };

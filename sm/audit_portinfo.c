@@ -149,5 +149,5 @@ const struct audit_checker audit_portinfo_checker = {
 	.items = pi_items,
 	.gets = pi_gets,
 	.check = pi_check,
-	.repaired = NULL,
+	.held = NULL,
 };

@@ -130,7 +130,7 @@ qos_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const
 
 /* The SM's mirror of what the port holds follows the repair. */
 static void
-qos_repaired(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const uint8_t *data)
+qos_held(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const uint8_t *data)
 {
 	sm_qos_note_held(&n->ports[g->port], g->attr, g->mod, data);
 }
@@ -140,5 +140,5 @@ const struct audit_checker audit_qos_checker = {
 	.items = qos_items,
 	.gets = qos_gets,
 	.check = qos_check,
-	.repaired = qos_repaired,
+	.held = qos_held,
 };

@@ -6,6 +6,13 @@
  * previous model while LinearFDBTop is unchanged) or because we read it
  * back on first sight.  Reading back costs Gets but no Sets, so a daemon
  * restart on a routed fabric writes no LFT block at all.
+ *
+ * A block being read or written is UNKNOWN (ROUTING_UNKNOWN_PORT) in the
+ * copy until a reply says what the switch holds: a Set that gets no answer
+ * may or may not have landed, so it is never assumed either way.  The next
+ * heavy sweep's diff writes an unknown block again, and so does every light
+ * sweep (sm_lft_mend), so that a fabric that lost MADs is mended without a
+ * topology change to start a heavy sweep.
  */
 #include <string.h>
 #include <endian.h>
@@ -31,8 +38,8 @@ on_lft_get(const struct mad_result *res, void *owner, void *arg)
 		if ((block + 1) * BLOCK <= n->lft_len)
 			memcpy(n->lft + block * BLOCK, smp->data, BLOCK);
 	}
-	/* On failure the block stays 0xFE (never a real answer), which
-	 * differs from any route: it will be written. */
+	/* On failure the block stays unknown, which differs from any
+	 * route: it will be written. */
 }
 
 /* Take over what the previous model knew about this switch's table. */
@@ -70,13 +77,15 @@ sm_lft_readback(struct sm *sm)
 		fabric_lft_reserve(n, (size_t)n->lft_top + 1);
 		if (n->lft_top == 0)
 			continue;	/* nothing routed yet: all 0xFF */
-		memset(n->lft, 0xFE, n->lft_len);
+		memset(n->lft, ROUTING_UNKNOWN_PORT, n->lft_len);
 		sm_path_of(n, &a);
 		for (b = 0; b <= n->lft_top / BLOCK; b++)
 			sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_LFT, b, NULL, on_lft_get, n);
 	}
 }
 
+/* The reply is what the switch holds now; without one the block stays
+ * unknown (lft_send_block marked it). */
 static void
 on_lft_set(const struct mad_result *res, void *owner, void *arg)
 {
@@ -92,6 +101,67 @@ on_lft_set(const struct mad_result *res, void *owner, void *arg)
 		memcpy(n->lft + block * BLOCK, smp->data, BLOCK);
 	} else
 		sm_unreachable(sm, "LFT block of %s", sm_node_label(n, name, sizeof(name)));
+}
+
+void
+sm_lft_mark_unknown(struct fabric_node *n, unsigned block)
+{
+	fabric_lft_reserve(n, ((size_t)block + 1) * BLOCK);
+	memset(n->lft + (size_t)block * BLOCK, ROUTING_UNKNOWN_PORT, BLOCK);
+}
+
+/* One block's Set: unknown in the copy until its reply comes. */
+static void
+lft_send_block(struct sm *sm, struct fabric_node *n, const struct mad_addr *a,
+    const struct routing_lft *want, uint16_t block)
+{
+	sm_lft_mark_unknown(n, block);
+	sm_send(sm, a, IB_MAD_METHOD_SET, SM_ATTR_LFT, block,
+	    want->port + (size_t)block * BLOCK, on_lft_set, n);
+	sm->cur.lft_blocks++;
+}
+
+/* Queue the blocks of n that differ from want (unknown ones included);
+ * returns how many. */
+static size_t
+lft_write_diff(struct sm *sm, struct fabric_node *n, const struct mad_addr *a,
+    const struct routing_lft *want)
+{
+	uint16_t *blocks = xcalloc(want->nblocks ? want->nblocks : 1, sizeof(*blocks));
+	size_t nb, k;
+
+	nb = routing_lft_diff(want, n->lft_known ? n->lft : NULL, n->lft_len, blocks);
+	for (k = 0; k < nb; k++)
+		lft_send_block(sm, n, a, want, blocks[k]);
+	free(blocks);
+	return nb;
+}
+
+/*
+ * Light sweep: every block of the published model's switches that differs
+ * from the routes (unknown after a lost reply, or found otherwise by the
+ * audit's reads) is written again.  On a fabric whose copy is whole this
+ * sends nothing.
+ */
+size_t
+sm_lft_mend(struct sm *sm)
+{
+	const struct routing_lft *want;
+	struct fabric_node *n;
+	struct mad_addr a;
+	size_t i, nb = 0;
+
+	if (sm->fabric == NULL || sm->rt == NULL || sm->state != SM_STATE_MASTER)
+		return 0;
+	FABRIC_FOREACH_NODE(sm->fabric, i, n) {
+		/* the unreachable are probed (recover.c), not written blind */
+		if (n->type != FABRIC_SWITCH || n->unreachable || !n->lft_known ||
+		    (want = routing_lft_of(sm->rt, n->guid)) == NULL)
+			continue;
+		sm_path_of(n, &a);
+		nb += lft_write_diff(sm, n, &a, want);
+	}
+	return nb;
 }
 
 static void
@@ -112,9 +182,7 @@ on_top_set(const struct mad_result *res, void *owner, void *arg)
 static void
 program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *want)
 {
-	uint16_t *blocks = xcalloc(want->nblocks ? want->nblocks : 1, sizeof(*blocks));
 	struct mad_addr a;
-	size_t nb, k;
 
 	sm_path_of(n, &a);
 	if (want->top != n->lft_top) {
@@ -128,13 +196,7 @@ program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *w
 		si->life_state &= (uint8_t)~IB_SWITCH_PSC;
 		sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, data, on_top_set, n);
 	}
-	nb = routing_lft_diff(want, n->lft_known ? n->lft : NULL, n->lft_len, blocks);
-	for (k = 0; k < nb; k++) {
-		sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_LFT, blocks[k],
-		    want->port + (size_t)blocks[k] * BLOCK, on_lft_set, n);
-		sm->cur.lft_blocks++;
-	}
-	free(blocks);
+	lft_write_diff(sm, n, &a, want);
 }
 
 /* Configured updn roots that are not switches of this fabric: a typo or a

@@ -21,7 +21,7 @@
  *     mkey_lease: 60s                 # M_KeyLeasePeriod (0: never lapses)
  *     audit: true                     # read back what was programmed, put back what differs
  *     audit_interval: 60s             # one slice of the audit pass per interval
- *     audit_mad_budget: 2000          # MADs (Gets and repairs) per interval
+ *     audit_mad_budget: 5000          # MADs (Gets and repairs) per interval
  *     ipoib_broadcast: true           # IPoIB broadcast group of the default partition
  */
 #include <errno.h>
@@ -174,7 +174,7 @@ sm_config_init(void *p)
 	c->mkey_lease_ms = 60000;
 	c->audit = true;
 	c->audit_interval_ms = 60000;
-	c->audit_mad_budget = 2000;	/* a 648-port fabric's tables in about two intervals */
+	c->audit_mad_budget = 5000;	/* a 64-host 3-level tree (2,000-3,000 reads) in one interval */
 	c->ipoib_default = true;	/* as OpenSM's Default=0x7fff,ipoib */
 }
 

@@ -178,19 +178,32 @@ table_known(const struct fabric_port *p, bool sl2vl, unsigned in, unsigned block
 	    !qos_unknown(qos_held_vlarb_c(h, p->num, block), 2);
 }
 
+/* The slots a Get or Set of (attr, mod) names are unknown until its
+ * answer says what the port holds: a Set that gets no answer may or may
+ * not have landed, and the timeout carries no MAD to find the slots by. */
+static void
+forget_held(const struct fabric_port *p, uint16_t attr, uint32_t mod)
+{
+	uint8_t unknown[IB_SMP_DATA_SIZE];
+
+	memset(unknown, 0xFF, sizeof(unknown));
+	sm_qos_note_held((struct fabric_port *)p, attr, mod, unknown);
+}
+
 static void
 send_table(struct sm *sm, const struct fabric_port *p, uint8_t method, bool sl2vl, unsigned in,
     unsigned block, const uint8_t *data, mad_batch_cb cb)
 {
+	uint16_t attr = sl2vl ? SM_ATTR_SLVL : SM_ATTR_VLARB;
+	uint32_t mod = sl2vl ? sm_qos_sl2vl_mod(p, in) : sm_qos_vlarb_mod(p, block);
 	struct mad_addr a;
 
 	if (!sm_qos_port_addr(p, &a))
 		return;
 	if (method == IB_MAD_METHOD_SET)
 		sm->cur.qos_sets++;
-	sm_send(sm, &a, method, sl2vl ? SM_ATTR_SLVL : SM_ATTR_VLARB,
-	    sl2vl ? sm_qos_sl2vl_mod(p, in) : sm_qos_vlarb_mod(p, block), data, cb,
-	    (void *)p);
+	forget_held(p, attr, mod);
+	sm_send(sm, &a, method, attr, mod, data, cb, (void *)p);
 }
 
 /* A switch the all-ports form programs (with a policy). */
@@ -332,6 +345,7 @@ optimized_sl2vl(struct sm *sm, const struct fabric_node *n)
 	memset(data, 0, sizeof(data));
 	qos_sl2vl_bytes(&sm->qos_tables, common, data);
 	sm->cur.qos_sets++;
+	forget_held(&n->ports[0], SM_ATTR_SLVL, SL2VL_ALL_IN | SL2VL_ALL_OUT);
 	sm_send(sm, &addr, IB_MAD_METHOD_SET, SM_ATTR_SLVL, SL2VL_ALL_IN | SL2VL_ALL_OUT, data,
 	    on_qos_reply, &n->ports[0]);
 	for (unsigned j = 0; j <= n->nports; j++) {
@@ -342,6 +356,7 @@ optimized_sl2vl(struct sm *sm, const struct fabric_node *n)
 			continue;
 		qos_sl2vl_bytes(&sm->qos_tables, op, data);
 		sm->cur.qos_sets++;
+		forget_held(p, SM_ATTR_SLVL, SL2VL_ALL_IN | j);
 		sm_send(sm, &addr, IB_MAD_METHOD_SET, SM_ATTR_SLVL, SL2VL_ALL_IN | j, data,
 		    on_qos_reply, (void *)p);
 	}

@@ -123,6 +123,10 @@ struct sm_audit {
 	struct event		*timer, *kick;
 	bool			 in_pass;		/* the cursor is inside a pass */
 	size_t			 node, chk, item;	/* the cursor */
+	size_t			 slice_node, slice_chk, slice_item;	/* where this slice began */
+	uint64_t		 slice_reads;		/* Gets of this slice */
+	bool			 due;			/* an interval fell in a heavy sweep */
+	uint64_t		 repairs_pending;	/* repair Sets not yet answered */
 	struct sm_audit_pass	 cur, last;
 	uint64_t		 passes, reads, findings, repairs, repair_failed, read_failures;
 	uint64_t		 sets;			/* Sets the audit sent */
@@ -308,6 +312,12 @@ void sm_lft_readback(struct sm *sm);
 /* Compute routes and queue the blocks that differ; they are MADs of the
  * current phase, so the caller's next sm_phase_wait() waits for them. */
 void sm_lft_program(struct sm *sm);
+/* Light sweep: write again the published switches' blocks that differ
+ * from the routes (unknown ones: a reply lost); returns the blocks sent. */
+size_t sm_lft_mend(struct sm *sm);
+/* A block of n's copy becomes unknown (ROUTING_UNKNOWN_PORT) until a
+ * reply says what the switch holds. */
+void sm_lft_mark_unknown(struct fabric_node *n, unsigned block);
 
 /* qos_config.c: the sm section's qos key (CFG_F_CUSTOM). */
 bool sm_qos_parse(struct cfg_ctx *ctx, yaml_node_t *node, void *field);
@@ -343,8 +353,10 @@ void sm_recover_sweep_done(struct sm *sm);
 void sm_audit_start(struct sm *sm);
 void sm_audit_reload(struct sm *sm);
 void sm_audit_stop(struct sm *sm);
-/* A sweep starts (the audit's MADs are forgotten) or has ended. */
-void sm_audit_sweep_started(struct sm *sm);
+/* A heavy sweep starts (the audit's MADs in flight are forgotten, their
+ * slice read again later), or a sweep has ended.  A light sweep leaves
+ * the audit alone. */
+void sm_audit_heavy_started(struct sm *sm);
 void sm_audit_sweep_ended(struct sm *sm);
 /* A trap named this LID: check its node at once (after the sweep). */
 void sm_audit_target_lid(struct sm *sm, uint16_t lid);

@@ -50,6 +50,7 @@ static enum step_end step_activate(struct sm *sm);
 static enum step_end step_publish(struct sm *sm);
 static enum step_end step_multicast(struct sm *sm);
 static enum step_end step_multicast_changes(struct sm *sm);
+static enum step_end step_lft_mend(struct sm *sm);
 static enum step_end step_light_end(struct sm *sm);
 
 /* ---- the lists: what a sweep does, in order (the last step of each
@@ -58,6 +59,7 @@ static enum step_end step_light_end(struct sm *sm);
 static const struct sweep_step light_sweep[] = {
 	{ "light probe",	step_light_probe },	/* SwitchInfo of every switch */
 	{ "light verdict",	step_light_verdict },	/* a change: the heavy list */
+	{ "lft mend",		step_lft_mend },	/* blocks a lost reply left unknown */
 	{ "multicast",		step_multicast_changes },	/* groups joined or left */
 	{ "end",		step_light_end },
 };
@@ -102,6 +104,15 @@ step_light_verdict(struct sm *sm)
 	return STEP_ASYNC;
 }
 
+/* LFT blocks whose write got no answer (or that the audit read as
+ * differing) are written again: nothing else would, short of a topology
+ * change.  On a whole copy this sends nothing. */
+static enum step_end
+step_lft_mend(struct sm *sm)
+{
+	return sm_lft_mend(sm) ? STEP_WAIT : STEP_GO;
+}
+
 /* Joins and leaves since the MFTs were computed: new trees. */
 static enum step_end
 step_multicast_changes(struct sm *sm)
@@ -124,6 +135,7 @@ step_light_end(struct sm *sm)
 static enum step_end
 step_discover(struct sm *sm)
 {
+	sm_audit_heavy_started(sm);	/* its MADs point into the model we replace */
 	sm_discover(sm);
 	return STEP_WAIT;
 }
@@ -332,7 +344,6 @@ static void
 sweep_begin(struct sm *sm, bool heavy)
 {
 	sm->sweeping = true;
-	sm_audit_sweep_started(sm);	/* its MADs point into the model we replace */
 	memset(&sm->cur, 0, sizeof(sm->cur));
 	sm->cur.start_ms = event_now_ms();
 	sm->mad_at_start = *mad_engine_counters(sm->me);

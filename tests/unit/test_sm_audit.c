@@ -77,6 +77,30 @@ lft_block(void **state)
 	assert_memory_equal(set, want->port, 64);
 }
 
+/* A block whose write got no answer is unknown in the model's copy
+ * (sm/lft.c); the audit's read of it, the same as the routes or not, is
+ * what the copy holds from then on: the next sweep diffs against that. */
+static void
+lft_read_refreshes_copy(void **state)
+{
+	struct afix *x = *state;
+	struct fabric_node *sw = x->r.sw1;
+	const struct routing_lft *want = routing_lft_of(x->sm.rt, sw->guid);
+	struct audit_get g;
+	uint8_t data[64];
+
+	assert_int_equal(audit_lft_checker.gets(&x->sm, sw, 0, &g), 1);
+	sm_lft_mark_unknown(sw, 0);
+	sw->lft_known = true;
+	assert_int_equal(routing_lookup_programmed(sw, 2, NULL), ROUTING_UNKNOWN_PORT);
+	memcpy(data, want->port, 64);
+	audit_lft_checker.held(&x->sm, sw, &g, data);	/* read back: SAME */
+	assert_memory_equal(sw->lft, want->port, 64);
+	data[2] = 1;					/* read back: tampered */
+	audit_lft_checker.held(&x->sm, sw, &g, data);
+	assert_int_equal(routing_lookup_programmed(sw, 2, NULL), 1);
+}
+
 /* The committed tables, as the partitions module would hand them over. */
 static int
 expect(uint64_t node_guid, uint8_t port, uint16_t *entries, size_t max, bool *ext, void *arg)
@@ -206,6 +230,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(lft_block, afix_setup, afix_teardown),
+		cmocka_unit_test_setup_teardown(lft_read_refreshes_copy, afix_setup, afix_teardown),
 		cmocka_unit_test_setup_teardown(pkey_block, afix_setup, afix_teardown),
 		cmocka_unit_test_setup_teardown(portinfo_fields, afix_setup, afix_teardown),
 		cmocka_unit_test(mft_compare),

@@ -201,7 +201,7 @@ program_verify_audit(void **state)
 	/* ... and a repair the switch kept settles it again: the next
 	 * programming neither reads nor writes the block */
 	memcpy(x->mft[1], held[1], 64);
-	audit_mft_checker.repaired(&x->sm, x->r.sw2, &g, held[1]);
+	audit_mft_checker.held(&x->sm, x->r.sw2, &g, held[1]);
 	x->sets = x->gets = 0;
 	sm_mcast_program(&x->sm, x->r.f, false);
 	drain(x);

@@ -5,7 +5,9 @@
  * (port states, LIDs, forwarding tables) and is what the checks read;
  * then the same bring-up with one reply that never comes (the engine's
  * timeout) and one malformed reply, where the sweep must still end; and
- * light sweeps, quiet and then finding a change.
+ * light sweeps, quiet and then finding a change; and an LFT Set the switch
+ * applies but whose reply is lost: the block is unknown in the model, not
+ * assumed either way, and the next light sweep writes it again.
  *
  *   smhost[1] -- sw[1]   sw[2] -- h2[1]   sw[3] -- h3[1]   sw[4] down
  */
@@ -25,6 +27,7 @@
 #include "daemon/config.h"
 #include "daemon/fabricd.h"
 #include "daemon/store.h"
+#include "fabric/routing.h"
 #include "mad/io.h"
 #include "sm/sm.h"
 
@@ -74,7 +77,8 @@ struct fake {
 	size_t		 head, tail, cap;
 	enum fault	 h3_nodeinfo;	/* what h3's NodeInfo Get gets */
 	bool		 psc;		/* the switch's SwitchInfo PortStateChange */
-	unsigned	 lft_gets, switchinfo_gets, portinfo_sets;
+	bool		 lose_lft_set_reply;	/* the next LFT Set lands, its reply lost */
+	unsigned	 lft_gets, lft_sets, switchinfo_gets, portinfo_sets;
 	bool		 opt_sl2vl;	/* SwitchInfo OptimizedSLtoVLMappingProgramming */
 	unsigned	 sl2vl_gets, sl2vl_sets, sl2vl_all_sets;
 };
@@ -283,9 +287,10 @@ answer(struct fake *f, int node, uint8_t entry, uint8_t method, uint16_t attr, u
 	case ATTR_LFT:
 		if (mod >= sizeof(n->lft) / 64)
 			break;
-		if (set)
+		if (set) {
 			memcpy(n->lft + mod * 64, data, 64);
-		else
+			f->lft_sets++;
+		} else
 			f->lft_gets++;
 		memcpy(smp->data, n->lft + mod * 64, 64);
 		break;
@@ -314,6 +319,10 @@ fake_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_i
 	smp->attr_id = htobe16(attr_id);
 	smp->attr_mod = htobe32(attr_mod);
 	answer(f, node, entry, method, attr_id, attr_mod, data, smp);
+	if (attr_id == ATTR_LFT && method == IB_MAD_METHOD_SET && f->lose_lft_set_reply) {
+		f->lose_lft_set_reply = false;
+		r->status = -ETIMEDOUT;		/* applied, but nobody hears so */
+	}
 	if (node == H3 && attr_id == ATTR_NODE_INFO && f->h3_nodeinfo == F_MALFORMED)
 		((ib_node_info_t *)smp->data)->node_guid = 0;	/* no node has GUID 0 */
 	return 0;
@@ -636,6 +645,58 @@ test_qos_optimized(void **state)
 	assert_int_equal(w->fk.sl2vl_gets, 3);		/* nothing of the switch read */
 }
 
+/* The switch's node in the published model. */
+static const struct fabric_node *
+model_switch(const struct world *w)
+{
+	const struct fabric_node *n = fabric_node_by_guid(sm_fabric(), w->fk.n[1].guid);
+
+	assert_non_null(n);
+	assert_non_null(n->lft);
+	return n;
+}
+
+/* The bring-up's one LFT Set lands but its reply is lost: the SM must not
+ * keep the copy it read before (it would diff against it for ever), nor
+ * take the Set as done.  The block is unknown in the model, `route`'s walk
+ * says so, and the next light sweep writes it again; then the copy is the
+ * switch's. */
+static void
+test_lft_set_reply_lost(void **state)
+{
+	struct world *w = *state;
+	struct fake *f = &w->fk;
+	const struct fabric_node *sw;
+	json_t *st;
+	json_int_t n;
+	unsigned sets;
+
+	f->lose_lft_set_reply = true;
+	st = bring_up(w);
+	n = subnet_int(st, "sweeps");
+	json_decref(st);
+	assert_false(f->lose_lft_set_reply);		/* the fault was hit */
+	assert_int_equal(f->n[1].lft[f->n[2].port[1].lid], 2);	/* the switch took it */
+	sw = model_switch(w);
+	if (n == 1) {	/* no light sweep yet (a slow machine may have run one) */
+		assert_int_equal(sw->lft[f->n[2].port[1].lid], ROUTING_UNKNOWN_PORT);
+		assert_int_equal(routing_lookup_programmed(sw, f->n[2].port[1].lid, NULL),
+		    ROUTING_UNKNOWN_PORT);
+	}
+	sets = f->lft_sets;
+	st = sweep_until(w, n + 1);
+	json_decref(st);
+	if (n == 1)
+		assert_int_equal(f->lft_sets, sets + 1);	/* written again, once */
+	sw = model_switch(w);
+	assert_memory_equal(sw->lft, f->n[1].lft, 64);	/* the copy is the switch's */
+	/* and a further light sweep on a whole copy writes nothing */
+	sets = f->lft_sets;
+	st = sweep_until(w, n + 2);
+	json_decref(st);
+	assert_int_equal(f->lft_sets, sets);
+}
+
 int
 main(void)
 {
@@ -648,6 +709,8 @@ main(void)
 		cmocka_unit_test_prestate_setup_teardown(test_qos_optimized, setup, teardown,
 		    (void *)QOS_POLICY),
 		cmocka_unit_test_prestate_setup_teardown(test_light_sweeps, setup, teardown,
+		    (void *)"100ms"),
+		cmocka_unit_test_prestate_setup_teardown(test_lft_set_reply_lost, setup, teardown,
 		    (void *)"100ms"),
 	};
 
