@@ -393,17 +393,10 @@ sa_answer_rmpp(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t
 	return true;
 }
 
-/*
- * The SM's dispatch hands every class-0x03 MAD here.  Only the master's SA
- * answers (as OpenSM: a standby ignores SA MADs; requesters ask the SM LID
- * their port holds, which names the master).
- */
-void
-sa_handle_mad(struct sm *sm, const struct mad_in *in)
+static void
+ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx)
 {
-	uint8_t resp[MAD_SIZE] MAD_ALIGNED;
-	size_t len = 0;
-	struct sa_ctx ctx = {
+	*ctx = (struct sa_ctx){
 		.f = sm->fabric,
 		.sm_guid = sm->own_guid,
 		.sm_lid = sm->own_lid,
@@ -423,17 +416,20 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		.services = &sm->services,
 		.now_ms = event_now_ms(),
 	};
-	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
+}
 
-	if (sm->state != SM_STATE_MASTER) {
-		log_debug("sa: not master (%s): SA MAD from LID %u ignored",
-		    sm_state_name(sm->state), in->slid);
-		return;
-	}
+/* Build the answer to in and send it. */
+static void
+respond(struct sm *sm, const struct sa_ctx *ctx, const struct mad_in *in)
+{
+	uint8_t resp[MAD_SIZE] MAD_ALIGNED;
+	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
+	size_t len = 0;
+
 	if (mad_engine_kernel_rmpp(sm->me)) {
 		uint8_t *whole;
 
-		if (!sa_answer_rmpp(&ctx, in->mad, in->len, &whole, &len))
+		if (!sa_answer_rmpp(ctx, in->mad, in->len, &whole, &len))
 			return;
 		log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
 		    q->method, be16toh(q->attr_id), in->slid,
@@ -441,13 +437,95 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 		mad_respond(sm->me, in, whole, len);
 		free(whole);
 	} else {
-		if (!sa_answer(&ctx, in->mad, in->len, resp, &len))
+		if (!sa_answer(ctx, in->mad, in->len, resp, &len))
 			return;
 		log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
 		    q->method, be16toh(q->attr_id), in->slid,
 		    be16toh(((ib_sa_mad_t *)resp)->status), len);
 		mad_respond(sm->me, in, resp, len);
 	}
+}
+
+/* An SA request waiting for the QoS tables it needs to be read. */
+struct deferred {
+	struct mad_in	 in;
+	uint8_t		 mad[MAD_SIZE] MAD_ALIGNED;
+};
+
+static void
+deferred_done(void *arg)
+{
+	struct deferred *d = arg;
+	struct sm *sm = sm_current();
+	struct sa_ctx ctx;
+
+	if (sm != NULL && sm->state == SM_STATE_MASTER) {
+		ctx_of(sm, &d->in, &ctx);	/* no ctx.unknown: answer what is known now */
+		respond(sm, &ctx, &d->in);
+	}
+	free(d);
+}
+
+/*
+ * An SL2VL or VLArb record query over tables the mirror does not hold
+ * (the DOWN ports of a switch, which no sweep reads): read them first
+ * (sm_qos_reread, at most SA_MAX_UNKNOWN tables a query) and answer when
+ * they are in, with what the ports hold.  True when deferred.
+ */
+static bool
+defer_for_tables(struct sm *sm, struct sa_ctx *ctx, const struct mad_in *in)
+{
+	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
+	uint8_t scratch[MAD_SIZE] MAD_ALIGNED, *whole = NULL;
+	struct sa_counters dry = { 0 };
+	struct sa_unknown u = { .n = 0 };
+	struct sa_ctx probe = *ctx;
+	struct deferred *d;
+	size_t len;
+
+	if (in->len < sizeof(ib_sa_mad_t) || in->len > MAD_SIZE ||
+	    (q->attr_id != IB_MAD_ATTR_SLVL_RECORD && q->attr_id != IB_MAD_ATTR_VLARB_RECORD) ||
+	    (q->method != IB_MAD_METHOD_GET && q->method != IB_MAD_METHOD_GETTABLE))
+		return false;
+	probe.unknown = &u;
+	probe.counters = &dry;		/* counted once, when answered */
+	if (mad_engine_kernel_rmpp(sm->me) ? sa_answer_rmpp(&probe, in->mad, in->len, &whole, &len) :
+	    sa_answer(&probe, in->mad, in->len, scratch, &len))
+		free(whole);
+	if (u.n == 0)
+		return false;
+	d = xmalloc(sizeof(*d));
+	memcpy(d->mad, in->mad, in->len);
+	memset(d->mad + in->len, 0, MAD_SIZE - in->len);
+	d->in = *in;
+	d->in.mad = d->mad;
+	if (sm_qos_reread(u.t, u.n, deferred_done, d) != 0) {
+		free(d);
+		return false;
+	}
+	log_debug("sa: attr 0x%04x from LID %u waits for %zu QoS tables to be read",
+	    be16toh(q->attr_id), in->slid, u.n);
+	return true;
+}
+
+/*
+ * The SM's dispatch hands every class-0x03 MAD here.  Only the master's SA
+ * answers (as OpenSM: a standby ignores SA MADs; requesters ask the SM LID
+ * their port holds, which names the master).
+ */
+void
+sa_handle_mad(struct sm *sm, const struct mad_in *in)
+{
+	struct sa_ctx ctx;
+
+	if (sm->state != SM_STATE_MASTER) {
+		log_debug("sa: not master (%s): SA MAD from LID %u ignored",
+		    sm_state_name(sm->state), in->slid);
+		return;
+	}
+	ctx_of(sm, in, &ctx);
+	if (!defer_for_tables(sm, &ctx, in))
+		respond(sm, &ctx, in);
 	if (sm->mc.nevents)
 		sm_report_group_changes(sm);
 	if (sm->mc.gen != sm->mc_gen_programmed)

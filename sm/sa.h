@@ -89,6 +89,14 @@ struct sa_counters {
 	uint64_t malformed;	/* short, bad version, bad RMPP, bad template */
 	uint64_t truncated;	/* GetTable answers cut to one MAD */
 };
+/* Tables a query needed that the SM's QoS mirror does not hold: the SA
+ * reads them (sm_qos_reread) and answers once they are in. */
+#define SA_MAX_UNKNOWN	64
+struct sa_unknown {
+	struct sm_qos_target	 t[SA_MAX_UNKNOWN];
+	size_t			 n;
+};
+
 struct sa_ctx {
 	const struct fabric	*f;		/* NULL: no model yet (answer busy) */
 	uint64_t		 sm_guid;	/* our port GUID */
@@ -104,6 +112,9 @@ struct sa_ctx {
 	void			*pkey_arg;
 	struct sa_counters	*counters;	/* what sa_answer() saw; NULL: not counted */
 	const struct qos_policy	*qos;		/* the SL of a path's class; NULL: SL 0 */
+	/* Where SL2VL and VLArb record queries note the tables the mirror does
+	 * not hold (sa_qos_records.c); NULL: not noted. */
+	struct sa_unknown	*unknown;
 	struct mc_db		*mc;		/* multicast groups; NULL: none, joins refused */
 	uint16_t		 requester_lid;	/* SLID of the request; 0: unknown (anyone) */
 	uint64_t		 sa_key;	/* SM_Key a trusted requester sends; 0: none */

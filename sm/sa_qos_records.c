@@ -13,11 +13,17 @@
  * of the template is ignored, the LID names the port), a switch by its
  * LID and the port numbers the component mask gives; the requester sees
  * only ports it shares a partition with (a switch: its port 0, as for the
- * other switch records).  Unlike OpenSM, which answers whatever its own
- * copy holds, a table the SM does not know (never read: an in port that
- * is DOWN, a port that was not answering) is left out rather than made
- * up; a VLArb block beyond the port's table capacity holds no entry and
- * is answered as zeros, as the port reads it.
+ * other switch records).  Every port and every (in, out) pair of a
+ * switch has its records, port 0 and DOWN ports included, as OpenSM
+ * answers (osmtest -f q asks for each pair of every switch port in its
+ * inventory and stops at the first ERR_NO_RECORDS).  Unlike OpenSM, which
+ * answers whatever its own copy holds (zeros for a table it never read),
+ * a table the mirror does not hold (the sweeps leave the DOWN ports'
+ * alone: nothing flows there) is noted in ctx->unknown: the SA reads
+ * those tables first (sa.c) and answers with what the port holds; one
+ * still unknown after that (a port not answering) is left out.  A VLArb
+ * block beyond the port's table capacity holds no entry and is answered
+ * as zeros, as the port reads it.
  */
 #include <string.h>
 #include <endian.h>
@@ -44,6 +50,21 @@ known(const uint8_t *b, size_t len)
 	return false;
 }
 
+/* Note that (port p, in port in) was needed and is not held. */
+static void
+note_unknown(const struct sa_ctx *ctx, const struct fabric_port *p, uint8_t in)
+{
+	struct sa_unknown *u = ctx->unknown;
+
+	if (u == NULL)
+		return;
+	for (size_t i = 0; i < u->n; i++)
+		if (u->t[i].node_guid == p->node->guid && u->t[i].port == p->num && u->t[i].in == in)
+			return;
+	if (u->n < SA_MAX_UNKNOWN)
+		u->t[u->n++] = (struct sm_qos_target){ p->node->guid, p->num, in };
+}
+
 /* The nodes a query's LID names: that one (its port in *only for a CA),
  * or every node. */
 static bool
@@ -65,8 +86,10 @@ put_sl2vl(const struct sa_ctx *ctx, const struct fabric_port *p, uint8_t in, str
 	ib_slvl_table_record_t r;
 	bool sw = n->type == FABRIC_SWITCH;
 
-	if (!known(tbl, QOS_SL2VL_BYTES))
+	if (!known(tbl, QOS_SL2VL_BYTES)) {
+		note_unknown(ctx, p, sw ? in : 0);
 		return true;
+	}
 	memset(&r, 0, sizeof(r));
 	r.lid = htobe16(sw ? n->lid : p->lid);
 	r.in_port_num = sw ? in : 0;
@@ -151,8 +174,11 @@ port_vlarb(const struct sa_ctx *ctx, const struct fabric_port *p, const struct s
 
 		if ((q->mask & IB_VLA_COMPMASK_BLOCK) && t->block_num != b + 1)
 			continue;
-		if (len && !known(held, len))
+		if (len && !known(held, len)) {
+			/* the reread gets this port's VLArb with any in port's SL2VL */
+			note_unknown(ctx, p, 0);
 			continue;
+		}
 		memset(&r, 0, sizeof(r));
 		r.lid = htobe16(n->type == FABRIC_SWITCH ? n->lid : p->lid);
 		r.port_num = p->num;
