@@ -43,7 +43,8 @@ TOOL_BINS = $(TOOL_SRCS:tools/%.c=$(O)/tools/%)
 SQL      = $(sort $(wildcard schemas/*.sql))
 
 all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS) $(O)/tests/libroce_nlfake.so \
-    $(O)/tests/libmadlog.so $(O)/tests/libumad_sendspy.so $(O)/bench/routebench \
+    $(O)/tests/libmadlog.so $(O)/tests/libumad_sendspy.so $(O)/tests/libfileblock.so \
+    $(O)/bench/routebench \
     $(O)/fabricctl.bash
 
 # deps: install the Debian packages that are missing.  Idempotent and quiet
@@ -93,6 +94,12 @@ $(O)/tests/libroce_nlfake.so: tests/fixtures/roce/nlfake.c tests/fixtures/roce/f
 $(O)/tests/libmadlog.so: tests/fixtures/mad/madlog.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -isystem /usr/include/infiniband -fPIC -shared -o $@ $< -ldl
+
+# A passed file whose read blocks (LD_PRELOAD into fabricd): the test of
+# reading client files off the event loop.
+$(O)/tests/libfileblock.so: tests/fixtures/core/fileblock.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -fPIC -shared -o $@ $< -ldl
 
 # What fabricd hands libibumad (umad_send, agent registration), recorded
 # for the SA/RMPP and ClientReregister tests: LD_PRELOAD beside umad2sim.

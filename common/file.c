@@ -13,7 +13,8 @@
 int
 file_read_fd(int fd, size_t max, char **buf, size_t *len, const char **why)
 {
-	static char too_large[64];
+	/* per thread: passed files are read on reader threads (daemon/control_files.c) */
+	static __thread char too_large[64];
 	struct stat st;
 	size_t have = 0;
 	char *b;

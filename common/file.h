@@ -16,7 +16,8 @@
  * Read all of fd (a regular file of at most max bytes) into a NUL-ended
  * heap buffer.  Returns 0 and sets *buf, *len; or -1 with *why a static
  * reason ("not a regular file", "larger than 1048576 bytes", "not open for
- * reading", ...).  The fd is left open.
+ * reading", ...), valid in the calling thread until its next call.  The
+ * fd is left open.
  */
 int file_read_fd(int fd, size_t max, char **buf, size_t *len, const char **why);
 

@@ -137,6 +137,53 @@ all_strings(json_t *a)
 	return true;
 }
 
+/*
+ * One element of a LIST or NAME... is one item as fabricctl splits a
+ * comma-separated value (cli/parser.c): not empty, no comma outside
+ * brackets (the commas of gpu[001-064,070] are inside), no space around
+ * it and no control character.  A hand-made request with ["a,b"] would
+ * otherwise reach a handler that expands each element as a hostlist and
+ * becomes two hosts where the caller meant one.  0, or -1 with why.
+ */
+static int
+list_item_check(const struct spec_arg *a, size_t i, const char *s, char *why, size_t len)
+{
+	size_t n = strlen(s);
+	int depth = 0;
+	const char *bad = NULL;
+
+	if (n == 0)
+		bad = "is empty";
+	else if (isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1]))
+		bad = "has spaces around it";
+	for (size_t k = 0; bad == NULL && k < n; k++) {
+		unsigned char ch = (unsigned char)s[k];
+		depth += ch == '[' ? 1 : ch == ']' ? -1 : 0;
+		if (ch < 0x20 || ch == 0x7f)
+			bad = "holds a control character";
+		else if (ch == ',' && depth <= 0)
+			bad = "holds a comma outside brackets (one element is one name: "
+			    "send [\"a\", \"b\"], not [\"a,b\"])";
+	}
+	if (bad == NULL)
+		return 0;
+	snprintf(why, len, "argument \"%s\": element %zu \"%.*s\" %s", a->key, i,
+	    utf8_cut(s, 64), s, bad);
+	return -1;
+}
+
+static int
+list_check(const struct spec_arg *a, json_t *v, char *why, size_t len)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(v, i, e)
+		if (list_item_check(a, i, json_string_value(e), why, len) != 0)
+			return -1;
+	return 0;
+}
+
 static bool
 type_ok(enum spec_type t, json_t *v)
 {
@@ -192,6 +239,8 @@ spec_check(const struct spec *s, json_t *args, char *why, size_t len)
 		}
 		if (a->type == SPEC_INT &&
 		    spec_check_range(a, (long long)json_integer_value(v), why, len) != 0)
+			return -1;
+		if ((a->type == SPEC_LIST || a->type == SPEC_REST) && list_check(a, v, why, len) != 0)
 			return -1;
 	}
 	for (size_t i = 0; i < s->n; i++) {

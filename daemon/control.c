@@ -11,6 +11,7 @@
  * disconnected, anyone else keeps the connection.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,13 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/file.h"
 #include "common/log.h"
 #include "common/spec.h"
 #include "common/utf8.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/control_conn.h"
+#include "daemon/control_files.h"
 #include "daemon/fabricd.h"
 
 #define CTL_MAX_ERROR	16384		/* bytes of one error message */
@@ -239,21 +240,23 @@ find_command(const char *name)
 }
 
 /*
- * Read the files a request names: each FILE argument is {"fd": i, "name":
+ * The files a request names: each FILE argument is {"fd": i, "name":
  * label}, i indexing the descriptors that came with the request.  Reading
  * through the caller's descriptor is what keeps the daemon from reading
- * anything the caller could not: it never opens the label.
+ * anything the caller could not: it never opens the label.  Here, on the
+ * loop, only the indices are checked and each descriptor duplicated
+ * (that never blocks); the reading is done by a reader thread
+ * (control_files.c), and the command runs when it is done.
  */
 static int
-load_files(struct ctl_req *req, const struct spec *sp, json_t *args, struct ctl_fds *fds,
-    char *why, size_t len)
+collect_files(struct ctl_req *req, const struct spec *sp, json_t *args, struct ctl_fds *fds,
+    int *fdv, char *why, size_t len)
 {
 	for (size_t i = 0; i < sp->n; i++) {
 		const struct spec_arg *a = &sp->arg[i];
 		json_t *v = json_object_get(args, a->key);
 		struct ctl_file *f;
 		json_int_t idx;
-		const char *reason;
 
 		if (a->type != SPEC_FILE || v == NULL)
 			continue;
@@ -264,16 +267,49 @@ load_files(struct ctl_req *req, const struct spec *sp, json_t *args, struct ctl_
 			    a->key, (long long)idx);
 			return -1;
 		}
-		f = &req->files[req->nfiles];
-		if (file_read_fd(fds->fd[idx], FILE_MAX_INPUT, &f->data, &f->len, &reason) != 0) {
-			snprintf(why, len, "argument \"%s\": %s", a->key, reason);
+		if (req->nfiles == CTL_MAX_FDS ||
+		    (fdv[req->nfiles] = fcntl(fds->fd[idx], F_DUPFD_CLOEXEC, 0)) < 0) {
+			snprintf(why, len, "argument \"%s\": the descriptor cannot be kept", a->key);
 			return -1;
 		}
+		f = &req->files[req->nfiles++];
 		snprintf(f->key, sizeof(f->key), "%s", a->key);
 		f->name = xstrdup(json_string_value(json_object_get(v, "name")));
-		req->nfiles++;
 	}
 	return 0;
+}
+
+/* A request waiting for its files to be read. */
+struct files_wait {
+	struct ctl_req	*req;
+	size_t		 ci;
+	json_t		*args;
+};
+
+static void
+files_read(void *arg, struct ctl_files_result *r)
+{
+	struct files_wait *w = arg;
+	struct ctl_req *req = w->req;
+	json_t *args = w->args;
+	size_t ci = w->ci;
+
+	free(w);
+	if (r->status != CTL_FILES_OK) {
+		size_t k = r->status == CTL_FILES_REFUSED ? r->failed : 0;
+		ctl_reply_error(req, r->status == CTL_FILES_TIMEOUT ? PERR_TIMEOUT :
+		    PERR_INVALID_ARGUMENT, "argument \"%s\": %s", req->files[k].key, r->why);
+	} else if (req->conn == NULL) {		/* the caller left: nobody to run it for */
+		req_free(req);
+	} else {
+		for (size_t i = 0; i < req->nfiles; i++) {
+			req->files[i].data = r->data[i];
+			req->files[i].len = r->len[i];
+			r->data[i] = NULL;
+		}
+		ctl_commands[ci].handler(req, args);
+	}
+	json_decref(args);
 }
 
 static void
@@ -281,6 +317,8 @@ dispatch(struct ctl_conn *c, size_t ci, json_t *id, json_t *args, struct ctl_fds
 {
 	const struct ctl_command *cmd = &ctl_commands[ci];
 	struct ctl_req *req;
+	struct files_wait *w;
+	int fdv[CTL_MAX_FDS];
 	char why[256];
 
 	if (spec_check(&ctl_specs[ci], args, why, sizeof(why)) != 0) {
@@ -295,11 +333,25 @@ dispatch(struct ctl_conn *c, size_t ci, json_t *id, json_t *args, struct ctl_fds
 	req->admin = ctl_conn_role(c) == ROLE_ADMIN;
 	req->next = *pending_of(c);
 	*pending_of(c) = req;
-	if (load_files(req, &ctl_specs[ci], args, fds, why, sizeof(why)) != 0) {
+	if (collect_files(req, &ctl_specs[ci], args, fds, fdv, why, sizeof(why)) != 0) {
+		for (size_t i = 0; i < req->nfiles; i++)
+			close(fdv[i]);
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s", why);
 		return;
 	}
-	cmd->handler(req, args);
+	if (req->nfiles == 0) {
+		cmd->handler(req, args);
+		return;
+	}
+	w = xmalloc(sizeof(*w));
+	*w = (struct files_wait){ req, ci, json_incref(args) };
+	if (ctl_files_read(fdv, req->nfiles, req->uid, files_read, w, why, sizeof(why)) != 0) {
+		for (size_t i = 0; i < req->nfiles; i++)
+			close(fdv[i]);
+		json_decref(w->args);
+		free(w);
+		ctl_reply_error(req, PERR_BUSY, "%s", why);
+	}
 }
 
 static void
@@ -416,6 +468,8 @@ control_init(struct fabricd *fd, const struct fabricd_config *cfg)
 		if (spec_parse(ctl_commands[i].spec_text, &ctl_specs[i]) != 0)
 			fatalx("commands.def: bad argument spec for %s", ctl_commands[i].name);
 	control_configure(cfg);
+	if (ctl_files_init(fd->base) != 0)
+		return -1;
 	return ctl_conn_listen(fd->base, cfg->socket, &ctl_ops);
 }
 
@@ -429,4 +483,5 @@ void
 control_shutdown(void)
 {
 	ctl_conn_shutdown();
+	ctl_files_shutdown();
 }
