@@ -16,12 +16,8 @@
 #                 -- sw-l2: host3 ([1]), host4 ([2])
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v smpquery >/dev/null || skip "infiniband-diags not installed"
-command -v jq >/dev/null || skip "jq not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_test_setup smpquery jq
 CHANGES=${CRASH_CHANGES:-20}
 DELAY=25	# ms per P_KeyTable Set: a change writes 8 blocks
 

@@ -20,12 +20,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v smpquery >/dev/null || skip "infiniband-diags not installed"
-command -v jq >/dev/null || skip "jq not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup smpquery jq
 MADLOG=$T/mads.log
 INTERVAL=2
 

@@ -9,10 +9,7 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup
 
 cdg() {	# the cdg line of the current tables; status 1 on a loop
 	lft_dump || fail "dump_fts"

@@ -14,11 +14,7 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v opensm >/dev/null || skip "opensm not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup opensm
 
 loads() {	# the "loads:" line of the walk over the current dump
 	lft_dump || fail "dump_fts"

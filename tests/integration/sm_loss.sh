@@ -11,20 +11,12 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v dump_fts >/dev/null || skip "infiniband-diags not installed"
-command -v jq >/dev/null || skip "jq not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup dump_fts jq
 SM_SWEEP=1s
 
-sim_topology -P 8 -k 6 -h 4 -s 3 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host1 "  mad_retries: 0
+sim_fabric_up "-P 8 -k 6 -h 4 -s 3" "  mad_retries: 0
   mad_timeout: 100ms
   audit: false"
-sm_wait_up 30 || fail "subnet not up"
 lft_dump || fail "dump_fts"
 lft_check_all_pairs > /dev/null || fail "routes before the loss"
 

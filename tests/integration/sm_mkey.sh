@@ -11,13 +11,8 @@
 # the openssl tool, not by fabricd.
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v smpquery >/dev/null || skip "infiniband-diags not installed"
-command -v openssl >/dev/null || skip "openssl not installed"
-command -v jq >/dev/null || skip "jq not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_test_setup smpquery openssl jq
 MADLOG=$T/mads.log
 SECRET=fabricd-test-secret-0123456789
 

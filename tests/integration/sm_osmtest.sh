@@ -28,12 +28,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v osmtest >/dev/null 2>&1 || skip "osmtest (opensm package) not installed"
-command -v opensm >/dev/null 2>&1 || skip "opensm not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup osmtest opensm
 sim_topology -k 2 -h 2 -s 1 || fail "topogen"
 
 # run_flows WHO: every flow from host2, logs in $T/WHO.FLOW.log, one line

@@ -11,10 +11,7 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup
 
 # ---- config errors, positions counted from the file we write ----
 cat > "$T/bad.yaml" <<EOF
