@@ -62,7 +62,8 @@ listed() { sim_diag -H host4 -t 10 saquery MCMR --mlid "$1" | grep -c 'PortGid';
 # ---- 1. first start ----
 start_a
 why=$(every_ca_reregistered "$T/spy-a.log") || fail "first start: $why"
-M1=$(join_all)
+capture "$T/mlids" join_all
+M1=$(cat "$T/mlids")
 [ -n "$M1" ] || fail "no MLID from the joins"
 tree_of_all "$M1" "first start"
 
@@ -72,7 +73,8 @@ fd_stop
 start_a
 why=$(every_ca_reregistered "$T/spy-a.log") || fail "restart: $why"
 [ "$(grep -c 'rereg=1$' "$T/spy-a.log")" -ge 6 ] || fail "restart: too few ClientReregister Sets"
-M2=$(join_all)
+capture "$T/mlids" join_all
+M2=$(cat "$T/mlids")
 [ "$M2" = "$M1" ] || fail "after the restart the group came back as $M2, was $M1"
 [ "$(listed "$M2")" -ge 3 ] || fail "saquery lists too few members after the rejoin"
 tree_of_all "$M2" "restart"
@@ -106,7 +108,8 @@ until why=$(every_ca_reregistered "$T/spy-b.log"); do
 	i=$((i + 1))
 	sleep 0.2
 done
-M3=$(join_all)
+capture "$T/mlids" join_all
+M3=$(cat "$T/mlids")
 [ -n "$M3" ] || fail "no MLID after the takeover"
 tree_of_all "$M3" "takeover"
 exit 0

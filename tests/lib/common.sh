@@ -13,9 +13,13 @@
 #   db SQL              the sqlite3 shell on this test's database
 #   need TOOL...        fail (not skip) when a tool `make deps` installs is
 #                       missing: a test that cannot run has not passed
-#   capture FILE CMD..  run CMD (a shell function that may fail) with its
-#                       stdout in FILE; fails here, in the caller, when CMD
-#                       fails or prints nothing (`x=$(f)` drops f's fail)
+#   capture [-e] [-r] FILE CMD...
+#                       run CMD (a shell function that may call fail) in
+#                       this shell with its stdout in FILE, so that its
+#                       fail ends the test (`x=$(f)` drops f's fail: the
+#                       subshell exits, the test goes on); fails too when
+#                       CMD exits non-zero (-r: its status in CAPTURE_RC
+#                       instead) or prints nothing (-e: empty is an answer)
 #   fail MSG / skip MSG / pass
 
 : "${FABRICD_BUILD:?run through tests/run.sh or set FABRICD_BUILD}"
@@ -36,10 +40,22 @@ need() {
 }
 
 capture() {
+	_empty=""
+	_keeprc=""
+	while :; do
+		case $1 in
+		-e) _empty=1; shift ;;
+		-r) _keeprc=1; shift ;;
+		*) break ;;
+		esac
+	done
 	_f=$1
 	shift
-	"$@" > "$_f" || fail "$* failed${FAIL_WHY:+: $FAIL_WHY}"
-	[ -s "$_f" ] || fail "$* printed nothing"
+	"$@" > "$_f"
+	CAPTURE_RC=$?
+	[ -n "$_keeprc" ] || [ $CAPTURE_RC -eq 0 ] || fail "$* exited $CAPTURE_RC: $(head -5 "$_f")"
+	[ -n "$_empty" ] || [ -s "$_f" ] || fail "$* printed nothing"
+	return 0
 }
 
 fd_on_exit() { FD_CLEANUPS="$1; $FD_CLEANUPS"; }
