@@ -102,10 +102,6 @@ sim_topology -k 2 -h 2 -s 1 || fail topogen
 sim_start || fail "ibsim"
 fd_config "sm:
   enabled: true
-  sweep_interval: 1h
-  audit: false
-health:
-  enabled: false
 partitions:
   enabled: true
   default_membership: limited"

@@ -50,6 +50,8 @@ start_fd() {
 sim_topology -k 2 -h 2 -s 1 || fail topogen
 sim_start || fail "ibsim"
 # No periodic sweep: the failure injection below must meet only our MADs.
+# Partition changes with the sweeps and the audit running (the defaults)
+# are proven by tests/integration/partitions_crash.sh.
 fd_config "sm:
   enabled: true
   sweep_interval: 1h

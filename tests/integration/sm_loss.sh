@@ -15,8 +15,7 @@ sim_test_setup dump_fts jq
 SM_SWEEP=1s
 
 sim_fabric_up "-P 8 -k 6 -h 4 -s 3" "  mad_retries: 0
-  mad_timeout: 100ms
-  audit: false"
+  mad_timeout: 100ms"
 lft_dump || fail "dump_fts"
 lft_check_all_pairs > /dev/null || fail "routes before the loss"
 

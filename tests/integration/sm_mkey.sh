@@ -34,8 +34,6 @@ sim_topology -k 2 -h 2 -s 1 || fail topogen
 sim_start || fail "ibsim"
 fd_config "sm:
   enabled: true
-  sweep_interval: 1h
-  audit: false
   mkey_secret: $SECRET
   mkey_lease: 60s"
 fd_start SIM_HOST=host1 LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
