@@ -29,7 +29,8 @@ FABRICCTL="$FABRICD_BUILD/fabricctl"
 FD_PID=""
 FD_CLEANUPS=""
 
-fail() { echo "FAIL: $*"; [ -f "$T/fabricd.log" ] && tail -30 "$T/fabricd.log"; exit 1; }
+# fail writes to stderr: inside capture (stdout in a file) it must still be seen.
+fail() { { echo "FAIL: $*"; [ -f "$T/fabricd.log" ] && tail -30 "$T/fabricd.log"; } >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }
 pass() { echo "PASS"; exit 0; }
 
