@@ -11,7 +11,7 @@
 # queueing (caps, back-pressure, admin priority), not the CPU scheduler.
 . "$FABRICD_SRC/tests/lib/common.sh"
 fd_setup
-command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+need setpriv
 [ "$(id -u)" -eq 0 ] || skip "needs root to switch users"
 getent group nogroup >/dev/null || skip "no nogroup group"
 PROBE="$FABRICD_BUILD/tools/ctl_probe"

@@ -9,7 +9,7 @@
 # same socket refuses to start.
 . "$FABRICD_SRC/tests/lib/common.sh"
 fd_setup
-command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+need setpriv
 [ "$(id -u)" -eq 0 ] || skip "needs root to switch users"
 getent group nogroup >/dev/null || skip "no nogroup group"
 admin_group=

@@ -14,7 +14,7 @@
 fd_setup
 case $FABRICD_BUILD in *-san) skip "the package is checked by the plain pass" ;; esac
 for c in dpkg-buildpackage dh lintian fakeroot; do
-	command -v "$c" >/dev/null || skip "$c not installed (make deps)"
+	command -v "$c" >/dev/null || fail "$c not installed (make deps installs it)"
 done
 
 DEB_BUILD_OPTIONS="parallel=2 noddebs" make -s -C "$FABRICD_SRC" O="$T/b" FABRICD_NO_DEPS=1 deb \

@@ -15,24 +15,17 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
 [ "$(id -u)" -eq 0 ] || skip "needs root to switch users"
 getent group nogroup >/dev/null || skip "no nogroup group"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup setpriv
 SM_SWEEP=2s
 PROBE="$FABRICD_BUILD/tools/ctl_probe"
 unpriv_env="ASAN_OPTIONS=detect_leaks=0 LSAN_OPTIONS="
 as_nobody() { env $unpriv_env setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 ms_now() { echo $(( $(date +%s%N) / 1000000 )); }
 
-sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host1 "control:
+sim_fabric_up "-P 8 -k 4 -h 4 -s 4" "control:
   read_group: nogroup"
-sm_wait_up 30 || fail "subnet not up"
 
 # ---- nobody cannot read what it could not read itself ----
 secret="$T/secret.yaml"

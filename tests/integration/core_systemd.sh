@@ -12,7 +12,7 @@
 # installed unit below 4 and `systemd-analyze verify` accepts it.
 . "$FABRICD_SRC/tests/lib/common.sh"
 fd_setup
-command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+need setpriv
 [ "$(id -u)" -eq 0 ] || skip "needs root to switch users and own the socket directory"
 getent group nogroup >/dev/null || skip "no nogroup group"
 admin_group=

@@ -13,15 +13,10 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
+sim_test_setup
 
-sim_topology -k 2 -h 2 -s 1 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host1 "health:
+sim_fabric_up "-k 2 -h 2 -s 1" "health:
   interval: 1s"
-sm_wait_up 30 || fail "subnet not up"
 
 health_events() {	# raised (warning and worse) health events, optionally for one object
 	db "SELECT count(*) FROM events WHERE source = 'health' AND severity >= 1 AND message NOT LIKE 'ber:%' ${1:+AND object = '$1'}"

@@ -14,9 +14,7 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
+sim_test_setup
 
 sim_topology -k 2 -h 2 -s 2 || fail topogen
 sim_start || fail ibsim
@@ -55,14 +53,15 @@ wait_ev host3:1 'not isolated (ber failing): it is the last path between two CAs
 [ "$(db "SELECT count(*) FROM health_isolations")" = 0 ] || fail "a row for a refused isolation"
 
 # 2. the uplink carrying host3's route
-P=$(egress host3)
+capture "$T/egress" egress host3
+P=$(cat "$T/egress")
 [ -n "$P" ] && [ "$P" -gt 2 ] || fail "no uplink for host3 on sw-l1: '$P'"
 sim_console "PerformanceSet \"sw-l1\"[$P] PortCounters.SymbolErrorCounter=5000" || fail console
 wait_ev "sw-l1:$P" 'isolated: ber: %routed around' 15
 [ "$(db "SELECT check_name, dry_run FROM health_isolations WHERE object = 'sw-l1:$P' AND restored_ms IS NULL")" = "ber|0" ] ||
     fail "health_isolations: $(db "SELECT * FROM health_isolations")"
 i=0
-until [ "$(egress host3)" != "$P" ]; do
+until capture "$T/egress" egress host3 && [ "$(cat "$T/egress")" != "$P" ]; do
 	[ $i -ge 100 ] && fail "host3 still routed through sw-l1:$P"
 	i=$((i + 1)); sleep 0.2
 done
@@ -107,13 +106,15 @@ until [ "$(rounds)" -ge 2 ]; do
 	[ $i -ge 100 ] && fail "polling rounds do not advance"
 	i=$((i + 1)); sleep 0.1
 done
-D=$(egress host3)
+capture "$T/egress" egress host3
+D=$(cat "$T/egress")
 sim_console "PerformanceSet \"sw-l1\"[$D] PortCounters.SymbolErrorCounter=15000" || fail console
 wait_ev "sw-l1:$D" 'would isolate (dry run): ber: %' 15
 [ "$(db "SELECT dry_run FROM health_isolations WHERE object = 'sw-l1:$D' AND restored_ms IS NULL")" = 1 ] ||
     fail "dry-run row: $(db "SELECT * FROM health_isolations")"
 ctl health | grep -q "isolation (dry run): 1 of at most 10 ports" || fail "health: $(ctl health)"
 sleep 3
-[ "$(egress host3)" = "$D" ] || fail "a dry run changed host3's route"
+capture "$T/egress" egress host3
+[ "$(cat "$T/egress")" = "$D" ] || fail "a dry run changed host3's route"
 fd_stop
 pass

@@ -11,16 +11,10 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v curl >/dev/null || skip "curl not installed (make deps)"
-command -v promtool >/dev/null || skip "promtool (Debian prometheus) not installed (make deps)"
-fd_setup
-fd_on_exit sim_stop
+sim_test_setup curl promtool
 
 port=$((20000 + $$ % 20000))
-sim_topology -k 2 -h 2 -s 1 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host1 "health:
+sim_fabric_up "-k 2 -h 2 -s 1" "health:
   interval: 1s
 partitions:
   enabled: true
@@ -29,7 +23,6 @@ partitions:
       blue-train: { pkey: 0x0a01, full: [ all-cas ] }
 metrics:
   listen: 127.0.0.1:$port"
-sm_wait_up 30 || fail "subnet not up"
 url="http://127.0.0.1:$port/metrics"
 grep -q "metrics: serving $url" "$T/fabricd.log" || fail "metrics endpoint not started"
 

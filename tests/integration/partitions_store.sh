@@ -5,7 +5,7 @@
 # the file system, not with fabricd's own listing.
 . "$FABRICD_SRC/tests/lib/common.sh"
 fd_setup
-command -v sqlite3 >/dev/null || skip "sqlite3 shell not installed"
+need sqlite3
 
 two_tenants='partitions:
   enabled: true

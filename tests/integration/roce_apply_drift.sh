@@ -3,7 +3,7 @@
 # iproute2 dcb (under the same double), the file system, the double's own
 # state file (writes, link toggles) and the sqlite3 shell.
 . "$FABRICD_SRC/tests/lib/common.sh"
-command -v dcb >/dev/null || skip "iproute2 dcb not installed"
+need dcb
 SHIM="$FABRICD_BUILD/tests/libroce_nlfake.so"
 [ -f "$SHIM" ] || fail "no $SHIM"
 fd_setup

@@ -5,7 +5,7 @@
 # until remediate.  The DCB bytes themselves are compared with dcb's in
 # test_roce_oracle.
 . "$FABRICD_SRC/tests/lib/common.sh"
-command -v dcb >/dev/null || skip "iproute2 dcb not installed"
+need dcb
 SHIM="$FABRICD_BUILD/tests/libroce_nlfake.so"
 [ -f "$SHIM" ] || fail "no $SHIM"
 fd_setup

@@ -4,7 +4,7 @@
 # the double's own state file and request log, and the sqlite3 shell.
 . "$FABRICD_SRC/tests/lib/common.sh"
 ETHTOOL=$(command -v ethtool || echo /usr/sbin/ethtool)
-[ -x "$ETHTOOL" ] || skip "ethtool not installed"
+[ -x "$ETHTOOL" ] || fail "ethtool not installed (make deps installs it)"
 SHIM="$FABRICD_BUILD/tests/libroce_nlfake.so"
 [ -f "$SHIM" ] || fail "no $SHIM"
 fd_setup

@@ -20,12 +20,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v smpquery >/dev/null || skip "infiniband-diags not installed"
-command -v jq >/dev/null || skip "jq not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup smpquery jq
 MADLOG=$T/mads.log
 INTERVAL=2
 
@@ -56,6 +51,9 @@ gets_logged() { awk '$2 == "0x01" { n++ } END { print n + 0 }' "$MADLOG"; }
 
 sim_topology -k 2 -h 2 -s 1 || fail topogen
 sim_start || fail "ibsim"
+# sweep_interval 1h keeps the sweeps from rewriting what the audit is to
+# find; the audit beside the sweeps, on the defaults, is proven by
+# tests/integration/sm_audit_defaults.sh.
 fd_config "sm:
   enabled: true
   sweep_interval: 1h

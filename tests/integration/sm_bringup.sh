@@ -9,9 +9,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
+sim_test_setup
 
 # check_fabric NODES SM-HOST FAR-HOST FAR-LID PREFIX
 check_fabric() {

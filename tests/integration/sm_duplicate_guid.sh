@@ -5,15 +5,9 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup
 
-sim_topology -P 8 -k 2 -h 2 -s 2 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host1
-sm_wait_up 30 || fail "subnet not up"
+sim_fabric_up "-P 8 -k 2 -h 2 -s 2"
 lid=$(sim_diag ibnetdiscover | sed -n 's/^Switch.*"sw-s1".* lid \([0-9]*\) .*/\1/p')
 [ -n "$lid" ] && [ "$lid" -gt 0 ] || fail "sw-s1 has no LID"
 sim_console 'Guid "sw-s2" 0x0002000000000003' || fail console

@@ -8,10 +8,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup
 
 sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
 grep -q '^\[4\] "host16"' "$SIM_DIR/topo.net" || fail "net file: host16 is not on port 4"

@@ -14,11 +14,7 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v opensm >/dev/null || skip "opensm not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup opensm
 
 loads() {	# the "loads:" line of the walk over the current dump
 	lft_dump || fail "dump_fts"
@@ -37,7 +33,8 @@ compare() {	# LABEL LEAVES TOPOGEN-ARGS...: LEAVES as the engine must count them
 	rm -rf "$STATE"
 	sm_start_fabricd host1
 	sm_wait_up 60 || fail "subnet not up ($label)"
-	ours=$(loads)
+	capture "$T/ours" loads
+	ours=$(cat "$T/ours")
 	# the operator view agrees with the walk from outside
 	ctl routing > "$T/routing.txt" || fail "fabricctl routing"
 	pairs=$(sed -n 's/^lftwalk: \([0-9]*\) pairs ok.*/\1/p' "$T/walk.txt")
@@ -54,7 +51,8 @@ compare() {	# LABEL LEAVES TOPOGEN-ARGS...: LEAVES as the engine must count them
 	sim_stop
 	sim_start || fail ibsim
 	OSM_ARGS='-R ftree' sim_opensm host1 120 || fail "OpenSM ftree ($label)"
-	theirs=$(loads)
+	capture "$T/theirs" loads
+	theirs=$(cat "$T/theirs")
 	grep -q 'ftree' "$SIM_DIR/osm.log" || fail "OpenSM did not say ftree"
 	sim_stop
 	echo "$label: fabricd $ours"

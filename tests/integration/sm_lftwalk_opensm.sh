@@ -6,8 +6,8 @@
 # fabricd's routing (sm_routes.sh).
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
-sim_available || { echo "skip: ibsim or umad2sim not installed"; exit 77; }
-command -v opensm >/dev/null || { echo "skip: opensm not installed"; exit 77; }
+sim_available || { echo "FAIL: ibsim or umad2sim not installed (make deps installs it)"; exit 1; }
+command -v opensm >/dev/null || { echo "FAIL: opensm not installed (make deps installs it)"; exit 1; }
 trap sim_stop EXIT INT TERM
 fail() { echo "FAIL: $*"; exit 1; }
 

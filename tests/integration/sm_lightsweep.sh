@@ -7,18 +7,12 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup
 SM_SWEEP=1s
 
 host6_link() { sim_diag iblinkinfo | grep '"host6"'; }
 
-sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host1
-sm_wait_up 30 || fail "subnet not up"
+sim_fabric_up "-P 8 -k 4 -h 4 -s 4"
 sleep 3
 heavy=$(db "SELECT count(*) FROM sm_sweeps WHERE kind = 'heavy'")
 light=$(db "SELECT count(*) FROM sm_sweeps WHERE kind = 'light'")

@@ -17,23 +17,16 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/mcastwalk.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v saquery >/dev/null 2>&1 || skip "saquery not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup saquery
 JOIN=$FABRICD_BUILD/tools/mcast_join
-sim_topology -k 3 -h 4 -s 2 -P 8 || fail "topogen"
-sim_start || fail "ibsim"
-sm_start_fabricd host1 "partitions:
+sim_fabric_up "-k 3 -h 4 -s 2 -P 8" "partitions:
   enabled: true
   default_membership: full
   tenants:
     acme:
       blue: { pkey: 0x0b01, full: [host2, host3, host4, host5, host6, host7], limited: [host12], ipoib: { mtu: 2048 } }
       red: { pkey: 0x0c01, full: [host8, host9, host10, host11], ipoib: { mtu: 2048, qkey: 0x0b1b } }"
-sm_wait_up 30 || fail "subnet not up"
-ctl --json status | grep -q '"stored-only"' && skip "no subnet manager linked in this build"
+ctl --json status | grep -q '"stored-only"' && fail "partitions stored only: the SM did not program them"
 
 lid() { sm_lid_of "$1"; }
 # the port GID of hostN, from the net file's GUID (caguid + 1)

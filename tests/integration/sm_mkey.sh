@@ -11,13 +11,8 @@
 # the openssl tool, not by fabricd.
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v smpquery >/dev/null || skip "infiniband-diags not installed"
-command -v openssl >/dev/null || skip "openssl not installed"
-command -v jq >/dev/null || skip "jq not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_test_setup smpquery openssl jq
 MADLOG=$T/mads.log
 SECRET=fabricd-test-secret-0123456789
 
@@ -39,8 +34,6 @@ sim_topology -k 2 -h 2 -s 1 || fail topogen
 sim_start || fail "ibsim"
 fd_config "sm:
   enabled: true
-  sweep_interval: 1h
-  audit: false
   mkey_secret: $SECRET
   mkey_lease: 60s"
 fd_start SIM_HOST=host1 LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
@@ -69,6 +62,7 @@ while read -r path key mpb lease; do
 done < "$T/set"
 
 # 2. Every SMP of a heavy sweep carries the key of the port it reaches.
+cp "$MADLOG" "$T/mads.activation"
 : > "$MADLOG"
 ctl sweep --heavy >/dev/null || fail "sweep refused"
 [ -s "$MADLOG" ] || fail "the sweep sent nothing"
@@ -80,7 +74,19 @@ while read -r path key; do
 	g=$(guid_at "$path")
 	[ "$key" = "$(expected "$g")" ] || fail "SMP to $g (route $path) carries $key, its key is $(expected "$g")"
 done < "$T/smp"
-echo "$(wc -l < "$MADLOG") SMPs, $(wc -l < "$T/smp") routes, each with its port's key"
+# LID-routed SubnGet/SubnSet (activation and the sweep): the key of the
+# port at their DLID, DLID -> GUID as ibnetdiscover reads it (sm_lids).
+# (A TrapRepress, method 0x07, echoes the key of the trap it answers.)
+sm_lids | while read -r g l; do printf '0x%04x %s\n' "$l" "$g"; done > "$T/lid2guid"
+[ -s "$T/lid2guid" ] || fail "ibnetdiscover: no LIDs"
+awk '$1 == "0x01" && ($2 == "0x01" || $2 == "0x02") { print $6, $5 }' \
+    "$T/mads.activation" "$MADLOG" | sort -u > "$T/lidsmp"
+while read -r dlid key; do
+	g=$(awk -v l="$dlid" '$1 == l { print $2 }' "$T/lid2guid")
+	[ -n "$g" ] || fail "LID-routed SMP to $dlid: no port holds that LID (ibnetdiscover)"
+	[ "$key" = "$(expected "$g")" ] || fail "LID-routed SMP to $dlid ($g) carries $key, its key is $(expected "$g")"
+done < "$T/lidsmp"
+echo "$(wc -l < "$MADLOG") SMPs, $(wc -l < "$T/smp") routes, $(wc -l < "$T/lidsmp") LID-routed destinations, each with its port's key"
 
 # 3. Never logged: neither the secret nor a key.
 grep -q "$SECRET" "$T/fabricd.log" && fail "the secret is in the log"

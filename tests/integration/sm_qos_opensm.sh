@@ -20,10 +20,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v opensm >/dev/null || skip "opensm not installed"
-fd_setup
-fd_on_exit sim_stop
+sim_test_setup opensm
 
 POLICY='  qos:
     classes:

@@ -7,10 +7,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v sminfo >/dev/null || skip "infiniband-diags not installed"
-fd_setup
-fd_on_exit sim_stop
+sim_test_setup sminfo
 
 sim_topology -k 4 -h 2 -s 2 || fail topogen
 sim_start || fail "ibsim"

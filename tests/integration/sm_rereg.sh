@@ -13,14 +13,9 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/mcastwalk.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v saquery >/dev/null 2>&1 || skip "saquery not installed"
 SPY=$FABRICD_BUILD/tests/libumad_sendspy.so
 [ -r "$SPY" ] || fail "no $SPY (make all builds it)"
-fd_setup
-B_PID=
-fd_on_exit 'sim_stop; [ -n "$B_PID" ] && kill -9 "$B_PID" 2>/dev/null'
-SIM_DIR=$T/sim
+sim_test_setup saquery
 JOIN=$FABRICD_BUILD/tools/mcast_join
 sim_topology -k 2 -h 3 -s 1 || fail "topogen"
 sim_start || fail "ibsim"
@@ -67,7 +62,8 @@ listed() { sim_diag -H host4 -t 10 saquery MCMR --mlid "$1" | grep -c 'PortGid';
 # ---- 1. first start ----
 start_a
 why=$(every_ca_reregistered "$T/spy-a.log") || fail "first start: $why"
-M1=$(join_all)
+capture "$T/mlids" join_all
+M1=$(cat "$T/mlids")
 [ -n "$M1" ] || fail "no MLID from the joins"
 tree_of_all "$M1" "first start"
 
@@ -77,7 +73,8 @@ fd_stop
 start_a
 why=$(every_ca_reregistered "$T/spy-a.log") || fail "restart: $why"
 [ "$(grep -c 'rereg=1$' "$T/spy-a.log")" -ge 6 ] || fail "restart: too few ClientReregister Sets"
-M2=$(join_all)
+capture "$T/mlids" join_all
+M2=$(cat "$T/mlids")
 [ "$M2" = "$M1" ] || fail "after the restart the group came back as $M2, was $M1"
 [ "$(listed "$M2")" -ge 3 ] || fail "saquery lists too few members after the rejoin"
 tree_of_all "$M2" "restart"
@@ -98,12 +95,12 @@ EOC
 (cd "$T/b" && exec env SIM_HOST=host2 LD_PRELOAD="$SIM_PRELOAD $SPY" SENDSPY_LOG="$T/spy-b.log" \
     IBSIM_SOCKNAME="$IBSIM_SOCKNAME" "$FABRICD" -c "$T/b/fabricd.yaml" >> "$T/b/fabricd.log" 2>&1) &
 B_PID=$!
+fd_second "$B_PID" "$T/b/fabricd.log"
 b_lid=$(sm_lid_of host2)
 sm_wait_sminfo 20 "$(sm_guid_of host2) 3 STANDBY" "$b_lid" || fail "B not standby: '$(sm_sminfo_at "$b_lid")'"
 grep -q 'rereg=1$' "$T/spy-b.log" 2>/dev/null && fail "B reregistered hosts while standby"
 kill -9 "$FD_PID"
-wait "$FD_PID" 2>/dev/null
-FD_PID=
+fd_killed
 sm_wait_sminfo 30 "$(sm_guid_of host2) 3 MASTER" || fail "B did not take over: '$(sm_sminfo_at)'"
 i=0
 until why=$(every_ca_reregistered "$T/spy-b.log"); do
@@ -111,7 +108,8 @@ until why=$(every_ca_reregistered "$T/spy-b.log"); do
 	i=$((i + 1))
 	sleep 0.2
 done
-M3=$(join_all)
+capture "$T/mlids" join_all
+M3=$(cat "$T/mlids")
 [ -n "$M3" ] || fail "no MLID after the takeover"
 tree_of_all "$M3" "takeover"
 exit 0

@@ -7,18 +7,13 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
+sim_test_setup
 
 last_heavy() {
 	db "SELECT lft_blocks || ' ' || port_sets FROM sm_sweeps WHERE kind = 'heavy' ORDER BY id DESC LIMIT 1"
 }
 
-sim_topology -k 6 -h 4 -s 3 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host2
-sm_wait_up 30 || fail "subnet not up"
+sim_fabric_up -H host2 "-k 6 -h 4 -s 3"
 lids1=$(sm_lids)
 [ "$(echo "$lids1" | grep -c .)" = $((24 + 9)) ] || fail "ibnetdiscover: $lids1"
 lft1=$(sm_lft_dump)

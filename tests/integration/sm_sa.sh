@@ -21,11 +21,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v saquery >/dev/null 2>&1 || skip "saquery not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup saquery
 mkdir -p "$SIM_DIR"
 cat > "$SIM_DIR/topo.net" <<'EOF'
 switchguid=0x0002000000000100

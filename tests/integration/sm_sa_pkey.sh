@@ -10,11 +10,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v saquery >/dev/null 2>&1 || skip "saquery not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup saquery
 mkdir -p "$SIM_DIR"
 {
 	echo 'switchguid=0x0002000000000100'
@@ -32,7 +28,7 @@ sm_start_fabricd host1 "partitions:
   enabled: true
   default_membership: limited"
 sm_wait_up 30 || fail "subnet not up"
-ctl --json status | grep -q '"stored-only"' && skip "no subnet manager linked in this build"
+ctl --json status | grep -q '"stored-only"' && fail "partitions stored only: the SM did not program them"
 
 ctl partition create acme --pkey=0x0a01 >/dev/null || fail "partition create"
 ctl partition member add acme host2 --full >/dev/null || fail "member add host2"
@@ -69,17 +65,26 @@ pr() {
 	echo "$out" | sed -n 's/^[[:space:]]*pkey[.]*\(0x[0-9a-fA-F]*\).*/\1/p' |
 	    while read -r k; do printf '0x%04x\n' "$k"; done
 }
+# pk S D ARGS...: pr in this shell (its fail ends the test), the answer in $PK
+pk() { capture -e "$T/pk" pr "$@"; PK=$(cat "$T/pk"); }
 # full with limited, both ways: the partition's key as asked
-[ "$(pr "$h2" "$h3" --pkey 0x8a01)" = 0x8a01 ] || fail "host2->host3 in 0x8a01: '$(pr "$h2" "$h3" --pkey 0x8a01)'"
-[ "$(pr "$h4" "$h2" --pkey 0x8a01)" = 0x8a01 ] || fail "host4->host2 in 0x8a01: '$(pr "$h4" "$h2" --pkey 0x8a01)'"
+pk "$h2" "$h3" --pkey 0x8a01
+[ "$PK" = 0x8a01 ] || fail "host2->host3 in 0x8a01: '$PK'"
+pk "$h4" "$h2" --pkey 0x8a01
+[ "$PK" = 0x8a01 ] || fail "host4->host2 in 0x8a01: '$PK'"
 # two limited members, and a port outside the partition: nothing
-[ -z "$(pr "$h3" "$h4" --pkey 0x8a01)" ] || fail "host3->host4 (both limited) answered"
-[ -z "$(pr "$h2" "$h5" --pkey 0x8a01)" ] || fail "host2->host5 (not a member) answered"
+pk "$h3" "$h4" --pkey 0x8a01
+[ -z "$PK" ] || fail "host3->host4 (both limited) answered: $PK"
+pk "$h2" "$h5" --pkey 0x8a01
+[ -z "$PK" ] || fail "host2->host5 (not a member) answered: $PK"
 # no P_Key asked: the lowest shared key, as the source port holds it
-[ "$(pr "$h2" "$h3")" = 0x8a01 ] || fail "host2->host3 without P_Key: '$(pr "$h2" "$h3")'"
-[ "$(pr "$h3" "$h2")" = 0x0a01 ] || fail "host3->host2 without P_Key: '$(pr "$h3" "$h2")'"
+pk "$h2" "$h3"
+[ "$PK" = 0x8a01 ] || fail "host2->host3 without P_Key: '$PK'"
+pk "$h3" "$h2"
+[ "$PK" = 0x0a01 ] || fail "host3->host2 without P_Key: '$PK'"
 # host3 and host5 share only 0x7fff, both limited: no path at all
-[ -z "$(pr "$h3" "$h5")" ] || fail "host3->host5 (limited in 0x7fff only) answered"
+pk "$h3" "$h5"
+[ -z "$PK" ] || fail "host3->host5 (limited in 0x7fff only) answered: $PK"
 
 # Partition-aware answers (as OpenSM): host5, in no partition with anyone
 # but as a limited member of 0x7fff, gets no NodeRecord or PathRecord of
@@ -130,5 +135,6 @@ sim_diag -H host3 -t 10 saquery PKTR "$h2//0" 2>&1 | grep -qi 'REQ_INVALID\|0x02
 # the member leaves: its path in the partition goes with its key
 ctl partition member remove acme host3 >/dev/null || fail "member remove host3"
 pkeys "$h3" | grep -qi 'a01' && fail "host3 still holds 0x0a01 per smpquery: $(pkeys "$h3")"
-[ -z "$(pr "$h2" "$h3" --pkey 0x8a01)" ] || fail "host2->host3 after host3 left answered"
+pk "$h2" "$h3" --pkey 0x8a01
+[ -z "$PK" ] || fail "host2->host3 after host3 left answered: $PK"
 exit 0

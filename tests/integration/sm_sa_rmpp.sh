@@ -16,13 +16,9 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v saquery >/dev/null 2>&1 || skip "saquery not installed"
 SPY=$FABRICD_BUILD/tests/libumad_sendspy.so
 [ -r "$SPY" ] || fail "no $SPY (make all builds it)"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup saquery
 sim_topology -p 4 || fail "topogen"
 sim_start || fail "ibsim"
 fd_config "sm:

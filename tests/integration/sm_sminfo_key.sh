@@ -10,12 +10,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v opensm >/dev/null || skip "opensm not installed"
-command -v sminfo >/dev/null || skip "infiniband-diags not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup opensm sminfo
 
 # OpenSM (priority 15, SM_Key 1, its default) is master; fabricd
 # (priority 5, the same key) goes STANDBY: a state in which DISABLE from a

@@ -23,11 +23,7 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v opensm >/dev/null || skip "opensm not installed"
-command -v sminfo >/dev/null || skip "infiniband-diags not installed"
-fd_setup
-fd_on_exit sim_stop
+sim_test_setup opensm sminfo
 
 # 4 leaves x 2 hosts, 2 spines: 8 CAs and 6 switches.
 sim_topology -k 4 -h 2 -s 2 || fail topogen

@@ -10,11 +10,7 @@
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v sminfo >/dev/null || skip "infiniband-diags not installed"
-fd_setup
-B_PID=
-fd_on_exit 'sim_stop; [ -n "$B_PID" ] && kill -9 "$B_PID" 2>/dev/null'
+sim_test_setup sminfo
 
 # b_config PRIORITY: the second daemon's configuration.
 b_config() {
@@ -45,6 +41,7 @@ b_config 3
 (cd "$T/b" && exec env SIM_HOST=host2 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME" \
     "$FABRICD" -c "$T/b/fabricd.yaml" >> "$T/b/fabricd.log" 2>&1) &
 B_PID=$!
+fd_second "$B_PID" "$T/b/fabricd.log"
 b_lid=$(sm_lid_of host2)
 sm_wait_sminfo 15 "$B_GUID 3 STANDBY" "$b_lid" || fail "B: '$(sm_sminfo_at "$b_lid")', want STANDBY"
 [ "$(sm_sminfo_at)" = "$A_GUID 5 MASTER" ] || fail "the SM LID is not A's any more: $(sm_sminfo_at)"
@@ -63,7 +60,7 @@ lft_check_all_pairs || fail "CA pairs do not route after the handover"
 # ---- 3. B dies: A takes over ----
 kill -9 "$B_PID"
 wait "$B_PID" 2>/dev/null
-B_PID=
+fd_second
 sm_wait_sminfo 30 "$A_GUID 5 MASTER" || fail "A did not take over: '$(sm_sminfo_at)'"
 sm_all_smlids_are "$(sm_lid_of host1)" 14 || fail "after the takeover MasterSMLID is not A's"
 [ "$(db "SELECT count(*) FROM events WHERE source = 'sm' AND message LIKE 'SM state %'")" -ge 3 ] ||

@@ -4,7 +4,7 @@
 # nodes asked for, only the link made slow on purpose is degraded, and a
 # console Unlink really cuts a host off.
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
-sim_available || { echo "skip: ibsim or umad2sim not installed"; exit 77; }
+sim_available || { echo "FAIL: ibsim or umad2sim not installed (make deps installs it)"; exit 1; }
 trap sim_stop EXIT INT TERM
 
 count_nodes() {	# ibnetdiscover's node lines: "Switch 36 ..." and "Ca 1 ..."

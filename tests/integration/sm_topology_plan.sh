@@ -22,11 +22,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v jq >/dev/null || skip "jq not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup jq
 SM_SWEEP=2s
 
 sim_topology -k 4 -h 2 -s 2 || fail topogen

@@ -7,15 +7,9 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
-SIM_DIR=$T/sim
+sim_test_setup
 
-sim_topology -P 8 -k 2 -h 2 -s 2 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host1
-sm_wait_up 30 || fail "subnet not up"
+sim_fabric_up "-P 8 -k 2 -h 2 -s 2"
 smlid=$(sm_lid_of host1)
 ctl sweep --heavy >/dev/null &
 sweeper=$!

@@ -7,7 +7,7 @@
 # of which hosts each job used.
 . "$FABRICD_SRC/tests/lib/common.sh"
 fd_setup
-command -v sqlite3 >/dev/null || skip "sqlite3 shell missing"
+need sqlite3
 F=$FABRICD_SRC/tests/fixtures/nccl
 FK=$FABRICD_SRC/tests/fakes
 fd_config "validation:

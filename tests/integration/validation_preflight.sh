@@ -6,7 +6,7 @@
 # --nccl is checked in the database with the sqlite3 shell.
 . "$FABRICD_SRC/tests/lib/common.sh"
 fd_setup
-command -v sqlite3 >/dev/null || skip "sqlite3 shell missing"
+need sqlite3
 fd_config "validation:
   mpirun: $T/not-installed/mpirun
   nccl_tests_dir: $T/not-installed

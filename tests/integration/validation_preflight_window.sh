@@ -10,9 +10,7 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-fd_setup
-fd_on_exit sim_stop
+sim_test_setup
 
 sim_topology -k 2 -h 2 -s 1 || fail topogen
 sim_start || fail ibsim

@@ -5,10 +5,21 @@
 #   fd_config [YAML]    write $CONF: socket, state_dir, sm disabled unless
 #                       YAML (appended verbatim) has an sm: section
 #   fd_start [ENV=..]   start fabricd in the background, wait for its socket
-#   fd_stop             SIGTERM, wait, fail on a non-zero exit
+#   fd_stop             SIGTERM, wait, fail on a non-zero exit (the EXIT
+#                       trap does the same for a daemon still running:
+#                       a sanitizer's report at exit, 66/67, fails the test)
 #   fd_on_exit CMD      run CMD at exit (before the scratch dir is removed)
 #   ctl ARGS...         fabricctl against this test's daemon
 #   db SQL              the sqlite3 shell on this test's database
+#   need TOOL...        fail (not skip) when a tool `make deps` installs is
+#                       missing: a test that cannot run has not passed
+#   capture [-e] [-r] FILE CMD...
+#                       run CMD (a shell function that may call fail) in
+#                       this shell with its stdout in FILE, so that its
+#                       fail ends the test (`x=$(f)` drops f's fail: the
+#                       subshell exits, the test goes on); fails too when
+#                       CMD exits non-zero (-r: its status in CAPTURE_RC
+#                       instead) or prints nothing (-e: empty is an answer)
 #   fail MSG / skip MSG / pass
 
 : "${FABRICD_BUILD:?run through tests/run.sh or set FABRICD_BUILD}"
@@ -18,19 +29,85 @@ FABRICCTL="$FABRICD_BUILD/fabricctl"
 FD_PID=""
 FD_CLEANUPS=""
 
-fail() { echo "FAIL: $*"; [ -f "$T/fabricd.log" ] && tail -30 "$T/fabricd.log"; exit 1; }
+# fail writes to stderr: inside capture (stdout in a file) it must still be seen.
+fail() { { echo "FAIL: $*"; [ -f "$T/fabricd.log" ] && tail -30 "$T/fabricd.log"; } >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }
 pass() { echo "PASS"; exit 0; }
 
+need() {
+	for _t in "$@"; do
+		command -v "$_t" >/dev/null 2>&1 || fail "$_t not installed (make deps installs it)"
+	done
+}
+
+capture() {
+	_empty=""
+	_keeprc=""
+	while :; do
+		case $1 in
+		-e) _empty=1; shift ;;
+		-r) _keeprc=1; shift ;;
+		*) break ;;
+		esac
+	done
+	_f=$1
+	shift
+	"$@" > "$_f"
+	CAPTURE_RC=$?
+	[ -n "$_keeprc" ] || [ $CAPTURE_RC -eq 0 ] || fail "$* exited $CAPTURE_RC: $(head -5 "$_f")"
+	[ -n "$_empty" ] || [ -s "$_f" ] || fail "$* printed nothing"
+	return 0
+}
+
 fd_on_exit() { FD_CLEANUPS="$1; $FD_CLEANUPS"; }
+
+# fd_reap_pid PID LOG: SIGTERM a daemon (if it still runs), give a
+# sanitized build time to write its report at exit, and return its exit
+# status (137 when it had to be killed); a sanitizer's report in LOG is
+# printed.
+fd_reap_pid() {
+	kill -TERM "$1" 2>/dev/null
+	for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1"
+	_rc=$?
+	if [ $_rc -ne 0 ] && [ -f "$2" ]; then
+		grep -A40 -m1 -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' \
+		    -e 'runtime error:' "$2"
+	fi
+	return $_rc
+}
+
+# fd_reap: the same for this test's daemon.
+fd_reap() {
+	_pid=$FD_PID
+	FD_PID=""
+	fd_reap_pid "$_pid" "$T/fabricd.log"
+}
+
+# fd_second PID LOG: a second fabricd the test started itself (a standby
+# pair): the EXIT trap stops it and judges its status as fd_stop does.
+# fd_second with no argument: it was stopped or killed on purpose.
+FD2_PID=""
+FD2_LOG=""
+fd_second() { FD2_PID=${1:-}; FD2_LOG=${2:-}; }
 
 fd_cleanup() {
 	rc=$?
-	if [ -n "$FD_PID" ] && kill -0 "$FD_PID" 2>/dev/null; then
-		kill -TERM "$FD_PID" 2>/dev/null
-		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$FD_PID" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL "$FD_PID" 2>/dev/null
-	fi
+	for _which in 1 2; do
+		if [ $_which = 1 ] && [ -n "$FD_PID" ]; then
+			fd_reap
+		elif [ $_which = 2 ] && [ -n "$FD2_PID" ]; then
+			fd_reap_pid "$FD2_PID" "$FD2_LOG"
+		else
+			continue
+		fi
+		frc=$?
+		if [ $frc -ne 0 ]; then
+			echo "FAIL: fabricd exited with status $frc at the end of the test"
+			[ $rc -eq 0 ] && rc=1
+		fi
+	done
 	eval "$FD_CLEANUPS"
 	[ -n "$T" ] && [ -z "$KEEP_TMP" ] && rm -rf "$T"
 	exit $rc
@@ -71,11 +148,15 @@ fd_start() {
 
 fd_stop() {
 	[ -n "$FD_PID" ] || return 0
-	kill -TERM "$FD_PID"
-	wait "$FD_PID"
-	rc=$?
+	fd_reap || fail "fabricd exited with status $_rc"
+}
+
+# fd_killed: the test killed fabricd on purpose (SIGKILL, a crash test):
+# reap it so that neither fd_stop nor the EXIT trap judges its status.
+fd_killed() {
+	[ -n "$FD_PID" ] || return 0
+	wait "$FD_PID" 2>/dev/null
 	FD_PID=""
-	[ $rc -eq 0 ] || fail "fabricd exited with status $rc"
 }
 
 ctl() { "$FABRICCTL" -s "$SOCK" "$@"; }

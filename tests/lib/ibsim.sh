@@ -19,7 +19,14 @@
 # simulator is gone retries its attach forever.  At most 10 clients may be
 # attached at once, diag tools included.
 
-SIM_PRELOAD=${SIM_PRELOAD:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+# umad2sim: where the installed package put it (its file list; the path
+# holds the architecture), unless SIM_PRELOAD names one.
+sim_find_preload() {
+	for _p in libumad2sim0 ibsim-utils; do
+		dpkg -L "$_p" 2>/dev/null
+	done | grep -m1 '/libumad2sim\.so$'
+}
+SIM_PRELOAD=${SIM_PRELOAD:-$(sim_find_preload)}
 SIM_PID=
 SIM_HOLDER=
 SIM_OWN_DIR=
@@ -29,9 +36,15 @@ sim_fail() {
 	return 1
 }
 
-# sim_available: 0 when ibsim and the preload library exist (else tests skip).
+# sim_available: 0 when ibsim and the preload library exist.
 sim_available() {
-	command -v ibsim >/dev/null 2>&1 && [ -r "$SIM_PRELOAD" ]
+	command -v ibsim >/dev/null 2>&1 && [ -n "$SIM_PRELOAD" ] && [ -r "$SIM_PRELOAD" ]
+}
+
+# sim_require: `make deps` installs ibsim and umad2sim, so a test that
+# cannot find them fails (common.sh's fail) instead of skipping.
+sim_require() {
+	sim_available || fail "ibsim or umad2sim (package ibsim-utils) not installed (make deps installs it)"
 }
 
 sim_init_dir() {

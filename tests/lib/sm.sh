@@ -2,6 +2,40 @@
 # ibsim.sh).  Everything checked here comes from infiniband-diags run as
 # other clients of the simulator, never from fabricd's own answers.
 
+# sim_test_setup [TOOL...]: the start of a test on the simulator: ibsim,
+# umad2sim and the named tools present (else the test fails: make deps
+# installs them all), the scratch folder (fd_setup), SIM_DIR=$T/sim, and
+# the simulator stopped at exit, after fabricd (fd_cleanup).
+sim_test_setup() {
+	sim_require
+	need "$@"
+	fd_setup
+	fd_on_exit sim_stop
+	SIM_DIR=$T/sim
+}
+
+# sim_fabric_up [-H HOST] [-w SECS] "TOPOGEN-ARGS" [YAML-EXTRA]: the usual
+# preamble in one call: sim_test_setup (unless done), topogen, ibsim,
+# fabricd as the SM on HOST (host1; sm_start_fabricd, SM_SWEEP), and the
+# subnet up within SECS (30); any step that fails fails the test.
+sim_fabric_up() {
+	_host=host1
+	_wait=30
+	while :; do
+		case $1 in
+		-H) _host=$2; shift 2 ;;
+		-w) _wait=$2; shift 2 ;;
+		*) break ;;
+		esac
+	done
+	[ -n "${T:-}" ] || sim_test_setup
+	# shellcheck disable=SC2086
+	sim_topology $1 || fail "topogen $1"
+	sim_start || fail "ibsim"
+	sm_start_fabricd "$_host" "${2:-}"
+	sm_wait_up "$_wait" || fail "subnet not up within ${_wait}s"
+}
+
 # sm_start_fabricd HOST [YAML-EXTRA]: fabricd as the SM attached to HOST.
 sm_start_fabricd() {
 	fd_config "sm:
