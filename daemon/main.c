@@ -182,6 +182,7 @@ main(int argc, char **argv)
 	daemon_stop_modules();
 	event_post(EV_INFO, "daemon", NULL, "fabricd stopped");
 	events_flush_all();
+	events_shutdown();	/* the flush timer the last events made */
 	loopstat_stop();
 	metrics_http_stop();
 	control_shutdown();

@@ -25,6 +25,7 @@
 #include <iba/ib_types.h>
 
 #include "daemon/config.h"
+#include "daemon/events.h"
 #include "daemon/fabricd.h"
 #include "daemon/store.h"
 #include "fabric/routing.h"
@@ -409,6 +410,8 @@ teardown(void **state)
 
 	sm_module.stop(&w->fd);
 	sm_test_use_io(NULL, 0, 0);
+	events_flush_all();	/* the queued events, and their timer, go with this base */
+	events_shutdown();
 	store_close(w->fd.store);
 	event_base_free(w->fd.base);
 	config_free(w->cfg);
