@@ -1,0 +1,157 @@
+/*
+ * SL2VL and VLArb record queries note the tables the QoS mirror does not
+ * hold (sm/sa_qos_records.c, ctx->unknown), so that the SA reads them
+ * before answering (sm/sa.c): a switch pair or port asked for and not
+ * held is noted once, as (node GUID, out port, in port); a known one is
+ * not; a node with no mirror (QoS off) notes nothing; at most
+ * SA_MAX_UNKNOWN a query.  Once the mirror holds the table, as the read
+ * leaves it, the same query answers it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <endian.h>
+#include <cmocka.h>
+
+#include "sm/sa.h"
+#include "tests/unit/sa_fixture.h"
+
+#define BIG 128
+
+struct ufix {
+	struct rfix		 x;
+	struct sa_ctx		 ctx;
+	struct sa_unknown	 u;
+	uint8_t			 tmpl[SA_DATA_SIZE];
+	uint8_t			 buf[BIG * 72];
+	struct sa_sink		 sink;
+};
+
+static const uint8_t SL2VL[QOS_SL2VL_BYTES] = { 0x00, 0x11, 0x22, 0x33, 0x00, 0x00, 0x00, 0x00 };
+
+static void
+caps(struct fabric_port *p)
+{
+	ib_port_info_t *pi = (ib_port_info_t *)p->pi;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->vl_cap = 4 << 4;
+	ib_port_info_set_op_vls(pi, 4);
+	pi->vl_arb_low_cap = 8;
+	pi->vl_arb_high_cap = 8;
+	pi->capability_mask = IB_PORT_CAP_HAS_SL_MAP;
+}
+
+static int
+setup(void **state)
+{
+	struct ufix *s = calloc(1, sizeof(*s));
+	struct fabric_node *n;
+	size_t i;
+
+	rfix_build(&s->x);
+	FABRIC_FOREACH_NODE(s->x.f, i, n)
+		for (unsigned j = 0; j <= n->nports; j++)
+			caps(&n->ports[j]);
+	/* sw1 (LID 10) holds only the (in 1, out 7) pair and port 7's blocks */
+	s->x.sw1->qos = qos_held_new(8, true);
+	memcpy(qos_held_sl2vl(s->x.sw1->qos, 1, 7), SL2VL, QOS_SL2VL_BYTES);
+	for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b++)
+		memset(qos_held_vlarb(s->x.sw1->qos, 7, b), 0, QOS_VLARB_BLOCK_BYTES);
+	s->ctx.f = s->x.f;
+	s->ctx.unknown = &s->u;
+	*state = s;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct ufix *s = *state;
+
+	fabric_free(s->x.f);
+	free(s);
+	return 0;
+}
+
+static size_t
+query(struct ufix *s, uint16_t attr, uint64_t mask_net)
+{
+	s->u.n = 0;
+	return sa_fixture_query(&s->ctx, s->tmpl, s->buf, BIG, &s->sink, attr, mask_net);
+}
+
+static void
+test_pair_noted_then_answered(void **state)
+{
+	struct ufix *s = *state;
+	ib_slvl_table_record_t *t = (ib_slvl_table_record_t *)s->tmpl;
+	const uint64_t m = IB_SLVL_COMPMASK_LID | IB_SLVL_COMPMASK_IN_PORT | IB_SLVL_COMPMASK_OUT_PORT;
+
+	t->lid = htobe16(10);
+	t->in_port_num = 1;
+	t->out_port_num = 7;
+	assert_int_equal(query(s, 0x13, m), 1);		/* held: nothing to read */
+	assert_int_equal(s->u.n, 0);
+	t->in_port_num = 3;				/* not held: noted, left out */
+	assert_int_equal(query(s, 0x13, m), 0);
+	assert_int_equal(s->u.n, 1);
+	assert_true(s->u.t[0].node_guid == s->x.sw1->guid);
+	assert_int_equal(s->u.t[0].port, 7);
+	assert_int_equal(s->u.t[0].in, 3);
+	/* what the read leaves in the mirror: now answered, nothing noted */
+	memcpy(qos_held_sl2vl(s->x.sw1->qos, 3, 7), SL2VL, QOS_SL2VL_BYTES);
+	assert_int_equal(query(s, 0x13, m), 1);
+	assert_int_equal(s->u.n, 0);
+}
+
+static void
+test_vlarb_port_noted_once(void **state)
+{
+	struct ufix *s = *state;
+	ib_vl_arb_table_record_t *t = (ib_vl_arb_table_record_t *)s->tmpl;
+
+	t->lid = htobe16(10);
+	t->port_num = 7;
+	assert_int_equal(query(s, 0x36, IB_VLA_COMPMASK_LID | IB_VLA_COMPMASK_OUT_PORT), 4);
+	assert_int_equal(s->u.n, 0);
+	/* port 0: blocks 1 and 3 unknown, one read; 2 and 4 are beyond its
+	 * 8 entries and answered as zeros */
+	t->port_num = 0;
+	assert_int_equal(query(s, 0x36, IB_VLA_COMPMASK_LID | IB_VLA_COMPMASK_OUT_PORT), 2);
+	assert_int_equal(s->u.n, 1);
+	assert_int_equal(s->u.t[0].port, 0);
+	assert_int_equal(s->u.t[0].in, 0);
+}
+
+static void
+test_bounded_and_no_mirror(void **state)
+{
+	struct ufix *s = *state;
+	ib_slvl_table_record_t *t = (ib_slvl_table_record_t *)s->tmpl;
+
+	t->lid = htobe16(10);				/* all 9 x 9 pairs of sw1 */
+	assert_int_equal(query(s, 0x13, IB_SLVL_COMPMASK_LID), 1);
+	assert_int_equal(s->u.n, SA_MAX_UNKNOWN);
+	for (size_t i = 0; i < s->u.n; i++)
+		for (size_t j = i + 1; j < s->u.n; j++)
+			assert_false(s->u.t[i].port == s->u.t[j].port && s->u.t[i].in == s->u.t[j].in);
+	t->lid = htobe16(2);				/* h2: no mirror (QoS off) */
+	assert_int_equal(query(s, 0x13, IB_SLVL_COMPMASK_LID), 0);
+	assert_int_equal(s->u.n, 0);
+	s->ctx.unknown = NULL;				/* not asked to note: no crash */
+	t->lid = htobe16(10);
+	assert_int_equal(query(s, 0x13, IB_SLVL_COMPMASK_LID), 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pair_noted_then_answered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vlarb_port_noted_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bounded_and_no_mirror, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
