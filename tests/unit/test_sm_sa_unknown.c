@@ -1,10 +1,10 @@
 /*
- * SL2VL and VLArb record queries note the tables the QoS mirror does not
- * hold (sm/sa_qos_records.c, ctx->unknown), so that the SA reads them
- * before answering (sm/sa.c): a switch pair or port asked for and not
- * held is noted once, as (node GUID, out port, in port); a known one is
- * not; a node with no mirror (QoS off) notes nothing; at most
- * SA_MAX_UNKNOWN a query.  Once the mirror holds the table, as the read
+ * SL2VL and VLArb record queries tell the tables the QoS mirror does not
+ * hold (sm/sa_qos_records.c, ctx->qos_unknown), so that the SA reads them
+ * before answering (sm/sa_qos_lazy.c): a switch pair asked for and not
+ * held is told once, as (node, out port, in port), a VLArb block as
+ * (node, port, block); a known one is not; a node with no mirror (QoS
+ * off) tells nothing.  Once the mirror holds the table, as the read
  * leaves it, the same query answers it.
  */
 #include <setjmp.h>
@@ -18,11 +18,23 @@
 #include "tests/unit/sa_fixture.h"
 
 #define BIG 128
+#define MAX_TOLD 256
+
+struct told {
+	uint64_t	node_guid;
+	unsigned	port, in, block;
+	bool		sl2vl;
+};
+
+struct unknowns {
+	struct told	t[MAX_TOLD];
+	size_t		n;
+};
 
 struct ufix {
 	struct rfix		 x;
 	struct sa_ctx		 ctx;
-	struct sa_unknown	 u;
+	struct unknowns		 u;
 	uint8_t			 tmpl[SA_DATA_SIZE];
 	uint8_t			 buf[BIG * 72];
 	struct sa_sink		 sink;
@@ -43,6 +55,15 @@ caps(struct fabric_port *p)
 	pi->capability_mask = IB_PORT_CAP_HAS_SL_MAP;
 }
 
+static void
+tell(void *arg, const struct fabric_port *p, bool sl2vl, unsigned in, unsigned block)
+{
+	struct unknowns *u = arg;
+
+	assert_true(u->n < MAX_TOLD);
+	u->t[u->n++] = (struct told){ p->node->guid, p->num, in, block, sl2vl };
+}
+
 static int
 setup(void **state)
 {
@@ -60,7 +81,8 @@ setup(void **state)
 	for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b++)
 		memset(qos_held_vlarb(s->x.sw1->qos, 7, b), 0, QOS_VLARB_BLOCK_BYTES);
 	s->ctx.f = s->x.f;
-	s->ctx.unknown = &s->u;
+	s->ctx.qos_unknown = tell;
+	s->ctx.qos_unknown_arg = &s->u;
 	*state = s;
 	return 0;
 }
@@ -116,31 +138,34 @@ test_vlarb_port_noted_once(void **state)
 	t->port_num = 7;
 	assert_int_equal(query(s, 0x36, IB_VLA_COMPMASK_LID | IB_VLA_COMPMASK_OUT_PORT), 4);
 	assert_int_equal(s->u.n, 0);
-	/* port 0: blocks 1 and 3 unknown, one read; 2 and 4 are beyond its
+	/* port 0: blocks 1 and 3 unknown, told; 2 and 4 are beyond its
 	 * 8 entries and answered as zeros */
 	t->port_num = 0;
 	assert_int_equal(query(s, 0x36, IB_VLA_COMPMASK_LID | IB_VLA_COMPMASK_OUT_PORT), 2);
-	assert_int_equal(s->u.n, 1);
-	assert_int_equal(s->u.t[0].port, 0);
-	assert_int_equal(s->u.t[0].in, 0);
+	assert_int_equal(s->u.n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_false(s->u.t[i].sl2vl);
+		assert_int_equal(s->u.t[i].port, 0);
+		assert_int_equal(s->u.t[i].block, 2 * i);	/* 0-based: blocks 1 and 3 */
+	}
 }
 
 static void
-test_bounded_and_no_mirror(void **state)
+test_every_pair_once_and_no_mirror(void **state)
 {
 	struct ufix *s = *state;
 	ib_slvl_table_record_t *t = (ib_slvl_table_record_t *)s->tmpl;
 
 	t->lid = htobe16(10);				/* all 9 x 9 pairs of sw1 */
 	assert_int_equal(query(s, 0x13, IB_SLVL_COMPMASK_LID), 1);
-	assert_int_equal(s->u.n, SA_MAX_UNKNOWN);
+	assert_int_equal(s->u.n, 9 * 9 - 1);		/* every pair but (1, 7) */
 	for (size_t i = 0; i < s->u.n; i++)
 		for (size_t j = i + 1; j < s->u.n; j++)
 			assert_false(s->u.t[i].port == s->u.t[j].port && s->u.t[i].in == s->u.t[j].in);
 	t->lid = htobe16(2);				/* h2: no mirror (QoS off) */
 	assert_int_equal(query(s, 0x13, IB_SLVL_COMPMASK_LID), 0);
 	assert_int_equal(s->u.n, 0);
-	s->ctx.unknown = NULL;				/* not asked to note: no crash */
+	s->ctx.qos_unknown = NULL;			/* not asked to tell: no crash */
 	t->lid = htobe16(10);
 	assert_int_equal(query(s, 0x13, IB_SLVL_COMPMASK_LID), 1);
 }
@@ -151,7 +176,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_pair_noted_then_answered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vlarb_port_noted_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bounded_and_no_mirror, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_pair_once_and_no_mirror, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
