@@ -14,7 +14,13 @@
 #           another host (PortXmitPkts, extended counters): the same
 #           independent measure for both SMs; fabricd's own count in ()
 #   rss_mb  peak resident memory of the SM process (VmHWM) at subnet up
-# Usage: bench/run.sh BUILD_DIR [SIZE...]   SIZE: 324 1296 2592 (default), 5184
+# Each size is brought up by fabricd three ways, each on a fresh ibsim:
+#   defaults  nothing but the SM switched on (QoS on, no policy: the product)
+#   4class    the four-class QoS policy of docs/qos.md
+#   qos-off   sm.qos.enabled: false, the floor the other two are judged by
+# and the ratio rows compare each with OpenSM.
+# Usage: bench/run.sh BUILD_DIR [SIZE...]   SIZE: 324 1296 (default) 2592 5184 (default)
+# BENCH_CONFIGS: which of defaults 4class qos-off (default all three).
 # OpenSM options in OSM_ARGS (OSM_ARGS='-R ftree': against its fat-tree engine).
 # Not part of make check: the largest fabric alone takes OpenSM ~5-10 s.
 set -u
@@ -25,7 +31,8 @@ export FABRICD_BUILD=$build FABRICD_SRC=$src
 . "$src/tests/lib/ibsim.sh"
 sim_available || { echo "bench: ibsim/umad2sim not installed"; exit 1; }
 command -v sqlite3 > /dev/null || { echo "bench: the sqlite3 shell is needed"; exit 1; }
-sizes=${*:-324 1296 2592}
+sizes=${*:-1296 5184}
+configs=${BENCH_CONFIGS:-defaults 4class qos-off}
 rounds=${BENCH_ROUNDS:-3}
 out=$(mktemp -d "${TMPDIR:-/tmp}/fabricd-bench.XXXXXX")
 trap 'sim_stop; [ -n "${FD:-}" ] && kill "$FD" 2>/dev/null; rm -rf "$out"' EXIT INT TERM
@@ -84,12 +91,26 @@ fd_up_time() {
 	    WHERE source = 'sm' AND message LIKE 'subnet up:%' ORDER BY id LIMIT 1"
 }
 
+# fd_extra CONFIG: what the configuration adds to the SM section.
+fd_extra() {
+	case $1 in
+	defaults) ;;
+	qos-off) printf '  qos:\n    enabled: false\n' ;;
+	4class) printf '  qos:\n    classes:\n%s\n%s\n%s\n%s\n' \
+	    '      training:   { sl: 1, vl: 1, share: 50, priority: high }' \
+	    '      storage:    { sl: 2, vl: 2, share: 30, services: [nvme-of, nfs-rdma] }' \
+	    '      kv:         { sl: 3, vl: 3, share: 15 }' \
+	    '      management: { sl: 0, vl: 0, share: 5 }' ;;
+	esac
+}
+
 bench_fabricd() {
 	d=$out/fd
 	rm -rf "$d"
 	mkdir -p "$d/state"
 	printf 'socket: %s\nstate_dir: %s\nlog_level: notice\nsm:\n  enabled: true\n' \
 	    "$d/fabricd.sock" "$d/state" > "$d/fabricd.yaml"
+	fd_extra "$1" >> "$d/fabricd.yaml"
 	t0=$(now)
 	(cd "$SIM_DIR/run" && SIM_HOST=host1 LD_PRELOAD=$SIM_PRELOAD \
 	    exec "$build/fabricd" -c "$d/fabricd.yaml" > "$d/fabricd.log" 2>&1) &
@@ -130,7 +151,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { sub(/\(.*/, "", a); sub(/\(.*/, "", b
 	if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 echo "medians of $rounds rounds; up_s as each SM records it, seen_s as a 50 ms poll sees it"
-printf '%-22s %-8s %8s %8s %16s %8s\n' fabric sm up_s seen_s mads rss_mb
+printf '%-22s %-16s %8s %8s %16s %8s\n' fabric sm up_s seen_s mads rss_mb
 for n in $sizes; do
 	args=$(topo_args "$n") || continue
 	SIM_DIR=$out/sim-$n
@@ -138,7 +159,7 @@ for n in $sizes; do
 	sim_topology $args > /dev/null || continue
 	label="$n hosts/$(grep -c '^Switch' "$SIM_DIR/topo.net") sw"
 	: > "$out/osm-$n"
-	: > "$out/fd-$n"
+	for c in $configs; do : > "$out/fd-$n-$c"; done
 	r=0
 	while [ $r -lt "$rounds" ]; do
 		r=$((r + 1))
@@ -146,23 +167,28 @@ for n in $sizes; do
 		bench_opensm >> "$out/osm-$n"
 		sim_stop
 		[ -x "$build/fabricd" ] || continue
-		SIM_DIR=$out/sim-$n
-		sim_start || continue
-		bench_fabricd >> "$out/fd-$n"
-		sim_stop
+		for c in $configs; do
+			SIM_DIR=$out/sim-$n
+			sim_start || continue
+			bench_fabricd "$c" >> "$out/fd-$n-$c"
+			sim_stop
+		done
 		SIM_DIR=$out/sim-$n
 	done
 	o_t=$(median "$out/osm-$n" 1) o_s=$(median "$out/osm-$n" 2)
 	o_m=$(median "$out/osm-$n" 3) o_r=$(median "$out/osm-$n" 4 %.1f)
-	f_t=$(median "$out/fd-$n" 1) f_s=$(median "$out/fd-$n" 2)
-	f_m=$(first_col "$out/fd-$n" 3) f_r=$(median "$out/fd-$n" 4 %.1f)
-	printf '%-22s %-8s %8s %8s %16s %8s\n' "$label" opensm "$o_t" "$o_s" "$o_m" "$o_r"
-	printf '%-22s %-8s %8s %8s %16s %8s\n' "" fabricd "$f_t" "$f_s" "$f_m" "$f_r"
-	printf '%-22s %-8s %8s %8s %16s %8s\n' "" ratio "$(ratio "$f_t" "$o_t")" \
-	    "$(ratio "$f_s" "$o_s")" "$(ratio "$f_m" "$o_m")" "$(ratio "$f_r" "$o_r")"
+	printf '%-22s %-16s %8s %8s %16s %8s\n' "$label" opensm "$o_t" "$o_s" "$o_m" "$o_r"
+	for c in $configs; do
+		f=$out/fd-$n-$c
+		f_t=$(median "$f" 1) f_s=$(median "$f" 2)
+		f_m=$(first_col "$f" 3) f_r=$(median "$f" 4 %.1f)
+		printf '%-22s %-16s %8s %8s %16s %8s\n' "" "fabricd $c" "$f_t" "$f_s" "$f_m" "$f_r"
+		printf '%-22s %-16s %8s %8s %16s %8s\n' "" "  / opensm" "$(ratio "$f_t" "$o_t")" \
+		    "$(ratio "$f_s" "$o_s")" "$(ratio "$f_m" "$o_m")" "$(ratio "$f_r" "$o_r")"
+	done
 	if [ -n "${BENCH_VERBOSE:-}" ]; then
 		sed 's/^/  opensm round: /' "$out/osm-$n"
-		sed 's/^/  fabricd round: /' "$out/fd-$n"
+		for c in $configs; do sed "s/^/  fabricd $c round: /" "$out/fd-$n-$c"; done
 	fi
 	rm -rf "${out:?}/sim-$n"
 done
