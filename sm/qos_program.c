@@ -104,9 +104,9 @@ sm_qos_note_held(struct fabric_port *p, uint16_t attr, uint32_t mod, const uint8
 		memcpy(qos_held_vlarb(h, (uint8_t)port, block - 1), data, QOS_VLARB_BLOCK_BYTES);
 }
 
-/* A Get's or a Set's answer: what the port holds now.  Rejected: the
- * table is unknown.  No answer: what was known stays (issue 22 point 4,
- * not done here), and the audit or the next heavy sweep looks again. */
+/* A Get's or a Set's answer: what the port holds now.  Rejected or no
+ * answer: the table stays unknown (send_table() forgot it when it was
+ * sent), and the audit or the next heavy sweep looks again. */
 static void
 on_qos_reply(const struct mad_result *res, void *owner, void *arg)
 {
@@ -116,12 +116,6 @@ on_qos_reply(const struct mad_result *res, void *owner, void *arg)
 	const ib_smp_t *smp = (const ib_smp_t *)res->mad;
 
 	if (!mad_reply_ok(res)) {
-		if (smp && smp->method == IB_MAD_METHOD_GET_RESP) {	/* rejected: unknown now */
-			uint8_t unknown[QOS_VLARB_BLOCK_BYTES];
-
-			memset(unknown, 0xFF, sizeof(unknown));
-			sm_qos_note_held(p, be16toh(smp->attr_id), be32toh(smp->attr_mod), unknown);
-		}
 		sm_unreachable(sm, "QoS table of %s:%u (%s)",
 		    sm_node_label(p->node, name, sizeof(name)), p->num,
 		    res->status ? "no answer" : "rejected");
