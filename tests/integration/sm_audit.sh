@@ -53,7 +53,7 @@ sim_topology -k 2 -h 2 -s 1 || fail topogen
 sim_start || fail "ibsim"
 # sweep_interval 1h keeps the sweeps from rewriting what the audit is to
 # find; the audit beside the sweeps, on the defaults, is proven by
-# tests/integration/sm_audit_defaults.sh.
+# tests/integration/sm_defaults.sh.
 fd_config "sm:
   enabled: true
   sweep_interval: 1h
