@@ -609,6 +609,13 @@ sweep_slice(evutil_socket_t fd, short what, void *arg)
 	int64_t t0 = mono_us();
 	const struct fabric *f = hp->sw_f;
 
+	if (f != sm_fabric()) {
+		/* The SM stopped meanwhile (a reload): its model and its
+		 * token are gone, nobody waits. */
+		health_events_release();
+		hp->sw_done = NULL;
+		return;
+	}
 	while (hp->sw_node < fabric_node_count(f) && mono_us() - t0 < FINISH_SLICE_US) {
 		struct fabric_node *n = fabric_node_at(f, hp->sw_node++);
 		for (unsigned pn = 1; pn <= n->nports; pn++)
