@@ -74,6 +74,13 @@ struct hpoll {
 	size_t		 fin_bucket, fin_ports;
 	int64_t		 fin_now;
 	uint64_t	 fin_dt;
+	/* the link checks after a sweep, in slices (sweep_slice) */
+	struct event	*sweep_ev;
+	const struct fabric *sw_f;	/* the SM's model: it waits for sw_done */
+	void		(*sw_done)(void *token);
+	void		*sw_token;
+	size_t		 sw_node;
+	int64_t		 sw_now;
 };
 
 /* Work per slice of a round's end: a few ms, then the loop runs again. */
@@ -569,38 +576,79 @@ sweep_port(struct fabric_node *n, struct fabric_port *p, int64_t now)
 	check_flapping(h, now);
 }
 
+/* The checks of the ports gone from the model, then the SM goes on. */
+static void
+sweep_done(struct hpoll *hp)
+{
+	void (*done)(void *token) = hp->sw_done;
+	struct hport *h;
+	size_t i;
+
+	HPORT_FOREACH(health, i, h) {
+		if (h->present || !h->was_active)
+			continue;
+		/* Ports whose node the SM no longer reaches (a CA behind a dead link). */
+		if (h->linked || h->state == FABRIC_PORT_ACTIVE)
+			link_went_down(h, hp->sw_now, "node no longer reachable from the SM");
+		check_flapping(h, hp->sw_now);
+	}
+	health_isolate_review(hp->sw_now);
+	health_events_release();
+	hp->sw_done = NULL;
+	done(hp->sw_token);
+}
+
+/* One slice of the after-sweep link checks: nodes until FINISH_SLICE_US
+ * are spent (a storm's 7,776 ports' alarms at once held the loop for
+ * tens of ms).  The SM waits for done(), so its model stays as it is. */
+static void
+sweep_slice(evutil_socket_t fd, short what, void *arg)
+{
+	struct hpoll *hp = arg;
+	struct timeval zero = { 0, 0 };
+	int64_t t0 = mono_us();
+	const struct fabric *f = hp->sw_f;
+
+	if (f != sm_fabric()) {
+		/* The SM stopped meanwhile (a reload): its model and its
+		 * token are gone, nobody waits. */
+		health_events_release();
+		hp->sw_done = NULL;
+		return;
+	}
+	while (hp->sw_node < fabric_node_count(f) && mono_us() - t0 < FINISH_SLICE_US) {
+		struct fabric_node *n = fabric_node_at(f, hp->sw_node++);
+		for (unsigned pn = 1; pn <= n->nports; pn++)
+			sweep_port(n, &n->ports[pn], hp->sw_now);
+	}
+	if (hp->sw_node < fabric_node_count(f))
+		evtimer_add(hp->sweep_ev, &zero);
+	else
+		sweep_done(hp);
+}
+
 static void
 after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token),
     void *token, void *arg)
 {
-	int64_t now = event_now_ms();
-	struct fabric_node *n;
+	struct hpoll *hp = health ? health->poll : NULL;
 	struct hport *h;
 	size_t i;
 
-	if (health == NULL || f == NULL) {
+	if (hp == NULL || f == NULL || hp->sw_done) {
 		done(token);
 		return;
 	}
 	health->sweeps_seen++;
-	health->last_sweep_ms = now;
+	health->last_sweep_ms = hp->sw_now = event_now_ms();
 	health_events_hold();
 	HPORT_FOREACH(health, i, h)
 		h->present = false;
-	FABRIC_FOREACH_NODE(f, i, n)
-		for (unsigned pn = 1; pn <= n->nports; pn++)
-			sweep_port(n, &n->ports[pn], now);
-	/* Ports whose node the SM no longer reaches (a CA behind a dead link). */
-	HPORT_FOREACH(health, i, h) {
-		if (h->present || !h->was_active)
-			continue;
-		if (h->linked || h->state == FABRIC_PORT_ACTIVE)
-			link_went_down(h, now, "node no longer reachable from the SM");
-		check_flapping(h, now);
-	}
-	health_isolate_review(now);
-	health_events_release();
-	done(token);
+	hp->sw_f = f;
+	hp->sw_done = done;
+	hp->sw_token = token;
+	hp->sw_node = 0;
+	sweep_slice(-1, 0, hp);
 }
 
 int
@@ -615,6 +663,7 @@ health_ib_start(struct health *h)
 	mad_batch_init(&hp->batch, NULL, hp);
 	hp->tick = evtimer_new(h->fd->base, tick, hp);
 	hp->finish_ev = evtimer_new(h->fd->base, finish_slice, hp);
+	hp->sweep_ev = evtimer_new(h->fd->base, sweep_slice, hp);
 	h->poll = hp;
 	tick(-1, 0, hp);
 	return 0;
@@ -629,8 +678,14 @@ health_ib_stop(struct health *h)
 		return;
 	event_free(hp->tick);
 	event_free(hp->finish_ev);
+	event_free(hp->sweep_ev);
 	if (hp->finishing)
 		health_events_release();
+	if (hp->sw_done) {
+		/* The SM waits for the checks: it goes on without them. */
+		health_events_release();
+		hp->sw_done(hp->sw_token);
+	}
 	/* Replies still on their way reach nobody. */
 	mad_batch_free(&hp->batch);
 	free(hp->fly);
