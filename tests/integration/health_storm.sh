@@ -103,7 +103,16 @@ db "SELECT substr(message, 1, instr(message || ':', ':') - 1) AS c, count(*) FRO
 sed 's/^/  health /' "$T/causes"
 echo "fabricd's loop: $(ctl --json status | jq -c '[.loop, .events]')"
 [ "$n" -ge 300 ] || fail "only $n polls"
-[ "$slowpolls" -eq 0 ] || { sort -n "$T/polls" | tail -5; fail "$slowpolls status polls over $POLL_MAX ms"; }
+failedpolls=$(awk '$2 != "ok"' "$T/polls" | wc -l)
+[ "$failedpolls" -eq 0 ] || fail "$failedpolls status polls failed"
+# The 100 ms gate is the plain build's: a sanitizer build runs the same
+# storm (its memory checks are the point there) at two to three times the
+# cost of every step, which is not the daemon's latency.
+if ldd "$FABRICD" 2>/dev/null | grep -q libasan; then
+	echo "(sanitizer build: the poll times are not gated; the plain build's run gates them)"
+else
+	[ "$slowpolls" -eq 0 ] || { sort -n "$T/polls" | tail -5; fail "$slowpolls status polls over $POLL_MAX ms"; }
+fi
 
 grep -q '^degraded|' "$T/causes" || fail "no degraded event"
 worst=$(cut -d'|' -f2 "$T/causes" | sort -n | tail -1)
