@@ -18,6 +18,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
@@ -93,15 +94,6 @@ notify_followers(json_t *ev, enum event_severity sev)
 			ctl_reply_stream(f->req, json_incref(ev));
 }
 
-static int64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Ids are handed out here, in order, so that followers see the id the row
  * will have; the first one follows what the table already holds. */
 static int64_t
@@ -150,14 +142,14 @@ insert_one(const struct queued_event *e)
 static void
 flush_chunk(size_t max_rows, int64_t budget_us)
 {
-	int64_t t0 = mono_us();
+	int64_t t0 = clock_mono_us();
 	size_t n = 0;
 	double ms;
 
 	if (q_head == q_tail || fabricd == NULL || fabricd->store == NULL)
 		return;
 	store_begin(fabricd->store);
-	while (q_head < q_tail && n < max_rows && (n == 0 || mono_us() - t0 < budget_us)) {
+	while (q_head < q_tail && n < max_rows && (n == 0 || clock_mono_us() - t0 < budget_us)) {
 		struct queued_event *e = &queue[q_head++];
 		if (insert_one(e) != 0)
 			log_warnx("event %lld not stored", (long long)e->id);
@@ -169,7 +161,7 @@ flush_chunk(size_t max_rows, int64_t budget_us)
 		q_head = q_tail = 0;
 	flushed_total += n;
 	flush_chunks++;
-	ms = (double)(mono_us() - t0) / 1000.0;
+	ms = (double)(clock_mono_us() - t0) / 1000.0;
 	if (ms > flush_max_ms)
 		flush_max_ms = ms;
 }

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "daemon/control_conn.h"
 #include "daemon/loopstat.h"
 
@@ -13,28 +14,19 @@ static double max_lag_ms, recent_max_ms, prev_recent_ms;
 static int64_t recent_start_us;
 static uint64_t over_10ms;
 
-static int64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static void
 arm(void)
 {
 	struct timeval tv = { 0, LOOPSTAT_BEAT_MS * 1000 };
 
-	due_us = mono_us() + LOOPSTAT_BEAT_MS * 1000;
+	due_us = clock_mono_us() + LOOPSTAT_BEAT_MS * 1000;
 	evtimer_add(beat, &tv);
 }
 
 static void
 on_beat(evutil_socket_t fd, short what, void *arg)
 {
-	int64_t now = mono_us();
+	int64_t now = clock_mono_us();
 	double lag = now > due_us ? (double)(now - due_us) / 1000.0 : 0;
 
 	(void)fd;
@@ -61,7 +53,7 @@ loopstat_start(struct event_base *base)
 	if ((beat = evtimer_new(base, on_beat, NULL)) == NULL ||
 	    event_priority_set(beat, CTL_PRIO_ADMIN) != 0)
 		return -1;
-	recent_start_us = mono_us();
+	recent_start_us = clock_mono_us();
 	arm();
 	return 0;
 }

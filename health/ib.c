@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
@@ -367,15 +368,6 @@ send_item(struct hpoll *hp, const struct item *it)
 
 /* ---- the round ---- */
 
-static int64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Evaluate and record the ports of one hash bucket. */
 static void
 finish_bucket(struct hpoll *hp, struct store *st, size_t b)
@@ -424,10 +416,10 @@ finish_slice(evutil_socket_t fd, short what, void *arg)
 	struct hpoll *hp = arg;
 	struct store *st = health->fd->store;
 	struct timeval zero = { 0, 0 };
-	int64_t t0 = mono_us();
+	int64_t t0 = clock_mono_us();
 
 	store_begin(st);
-	while (hp->fin_bucket < HPORT_BUCKETS && mono_us() - t0 < FINISH_SLICE_US)
+	while (hp->fin_bucket < HPORT_BUCKETS && clock_mono_us() - t0 < FINISH_SLICE_US)
 		finish_bucket(hp, st, hp->fin_bucket++);
 	store_commit(st);
 	if (hp->fin_bucket < HPORT_BUCKETS)
@@ -606,7 +598,7 @@ sweep_slice(evutil_socket_t fd, short what, void *arg)
 {
 	struct hpoll *hp = arg;
 	struct timeval zero = { 0, 0 };
-	int64_t t0 = mono_us();
+	int64_t t0 = clock_mono_us();
 	const struct fabric *f = hp->sw_f;
 
 	if (f != sm_fabric()) {
@@ -616,7 +608,7 @@ sweep_slice(evutil_socket_t fd, short what, void *arg)
 		hp->sw_done = NULL;
 		return;
 	}
-	while (hp->sw_node < fabric_node_count(f) && mono_us() - t0 < FINISH_SLICE_US) {
+	while (hp->sw_node < fabric_node_count(f) && clock_mono_us() - t0 < FINISH_SLICE_US) {
 		struct fabric_node *n = fabric_node_at(f, hp->sw_node++);
 		for (unsigned pn = 1; pn <= n->nports; pn++)
 			sweep_port(n, &n->ports[pn], hp->sw_now);
