@@ -39,7 +39,11 @@ sleep 1
 out=$("$PROBE" "$SOCK" latency 50) || fail "root's status failed under load: $out"
 echo "root status under load: $out"
 max=$(echo "$out" | awk '{ print $2 }')
-awk -v m="$max" 'BEGIN { exit !(m < 50) }' || fail "root's status took $max ms (limit 50)"
+# 50 ms on the plain build; an ASan+UBSan daemon pays two to three times
+# for each step of the 400 attackers' reads, so it gets 100 ms
+limit=50
+ldd "$FABRICD" 2>/dev/null | grep -q libasan && limit=100
+awk -v m="$max" -v l="$limit" 'BEGIN { exit !(m < l) }' || fail "root's status took $max ms (limit $limit)"
 rss=$(rss_kb)
 echo "daemon RSS under load: $rss kB"
 # AddressSanitizer keeps 256 MB of freed memory in quarantine on purpose:
