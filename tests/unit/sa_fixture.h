@@ -25,6 +25,21 @@ sa_fixture_portinfo(struct fabric_port *p)
 	pi->state_info1 = p->state;
 }
 
+/* The QoS capabilities the SL2VL/VLArb record tests give a port: VL0-7,
+ * 8 low and 8 high arbitration entries, an SL-to-VL table. */
+static inline void
+sa_fixture_qos_caps(struct fabric_port *p)
+{
+	ib_port_info_t *pi = (ib_port_info_t *)p->pi;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->vl_cap = 4 << 4;
+	ib_port_info_set_op_vls(pi, 4);
+	pi->vl_arb_low_cap = 8;
+	pi->vl_arb_high_cap = 8;
+	pi->capability_mask = IB_PORT_CAP_HAS_SL_MAP;
+}
+
 /* rfix_build(), every port with its PortInfo. */
 static inline void
 sa_fixture_fabric(struct rfix *x)

@@ -35,20 +35,6 @@ struct qfix {
 static const uint8_t H1_SL2VL[QOS_SL2VL_BYTES] = { 0x01, 0x23, 0x45, 0x67, 0x01, 0x23, 0x45, 0x67 };
 static const uint8_t SW_SL2VL[QOS_SL2VL_BYTES] = { 0x00, 0x11, 0x22, 0x33, 0x00, 0x00, 0x00, 0x00 };
 
-/* VL0-7, 8 low and 8 high arbitration entries. */
-static void
-caps(struct fabric_port *p)
-{
-	ib_port_info_t *pi = (ib_port_info_t *)p->pi;
-
-	memset(pi, 0, sizeof(*pi));
-	pi->vl_cap = 4 << 4;
-	ib_port_info_set_op_vls(pi, 4);
-	pi->vl_arb_low_cap = 8;
-	pi->vl_arb_high_cap = 8;
-	pi->capability_mask = IB_PORT_CAP_HAS_SL_MAP;
-}
-
 static int
 setup(void **state)
 {
@@ -60,7 +46,7 @@ setup(void **state)
 	rfix_build(&s->x);
 	FABRIC_FOREACH_NODE(s->x.f, i, n)
 		for (unsigned j = 0; j <= n->nports; j++)
-			caps(&n->ports[j]);
+			sa_fixture_qos_caps(&n->ports[j]);
 	/* h1 holds a known SL2VL and low block; high blocks unknown */
 	s->x.h1->qos = qos_held_new(1, false);
 	memcpy(qos_held_sl2vl(s->x.h1->qos, 0, 1), H1_SL2VL, QOS_SL2VL_BYTES);

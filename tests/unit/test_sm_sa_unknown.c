@@ -43,19 +43,6 @@ struct ufix {
 static const uint8_t SL2VL[QOS_SL2VL_BYTES] = { 0x00, 0x11, 0x22, 0x33, 0x00, 0x00, 0x00, 0x00 };
 
 static void
-caps(struct fabric_port *p)
-{
-	ib_port_info_t *pi = (ib_port_info_t *)p->pi;
-
-	memset(pi, 0, sizeof(*pi));
-	pi->vl_cap = 4 << 4;
-	ib_port_info_set_op_vls(pi, 4);
-	pi->vl_arb_low_cap = 8;
-	pi->vl_arb_high_cap = 8;
-	pi->capability_mask = IB_PORT_CAP_HAS_SL_MAP;
-}
-
-static void
 tell(void *arg, const struct fabric_port *p, bool sl2vl, unsigned in, unsigned block)
 {
 	struct unknowns *u = arg;
@@ -74,7 +61,7 @@ setup(void **state)
 	rfix_build(&s->x);
 	FABRIC_FOREACH_NODE(s->x.f, i, n)
 		for (unsigned j = 0; j <= n->nports; j++)
-			caps(&n->ports[j]);
+			sa_fixture_qos_caps(&n->ports[j]);
 	/* sw1 (LID 10) holds only the (in 1, out 7) pair and port 7's blocks */
 	s->x.sw1->qos = qos_held_new(8, true);
 	memcpy(qos_held_sl2vl(s->x.sw1->qos, 1, 7), SL2VL, QOS_SL2VL_BYTES);
