@@ -123,15 +123,18 @@ tamper -A 0x16 -M $((2 << 16)) -d "$sw_l1" -b "10=0x8b,11=0x01"
 tamper -A 0x16 -M 0 -d "$h3" -b "$((2 * b))=0,$((2 * b + 1))=0"
 # host3's SL 0, the SL in use without a QoS policy, sent to VL 15 (dropped);
 # the other entries as ibsim's factory table has them
+# Whether a tampering took is judged by the port's own answer to the Set:
+# a read after it may already see the audit's repair (a pass can run in
+# between, as the last tampering is the one it races).
 sl2vl0=$(sim_diag -t 10 smpquery -D sl2vl $H3)
 out=$(sim_diag -H host4 -t 10 "$FABRICD_BUILD/tools/sl2vl_set" "$h3" 0 0 \
     15,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7 2>&1) || fail "raw SL2VL Set on host3: $out"
-[ "$(sim_diag -t 10 smpquery -D sl2vl $H3)" != "$sl2vl0" ] || fail "the raw SL2VL Set did not take: $out; $sl2vl0"
+case $out in 15,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7) ;; *) fail "the raw SL2VL Set did not take: $out; $sl2vl0" ;; esac
 # sw-l2 forwards the broadcast group out of nearly every port (MFT block
 # of the MLID, port mask position 0: its entry is bytes 2*(MLID%32), +1)
 e=$(( (MLID - 0xc000) % 32 * 2 ))
 tamper -A 0x1b -M $(( (MLID - 0xc000) / 32 )) -d "$sw_l2" -b "$e=0x7f,$((e + 1))=0xfe"
-[ "$(mft_l2)" != "$mft0" ] || fail "the raw MFT Set did not take: $(mft_l2)"
+printf '%s\n' "$out" | grep -q " $e=0x7f $((e + 1))=0xfe" || fail "the raw MFT Set did not take: $out"
 t0=$(date +%s)
 
 # 3. Put back within one audit interval (plus the pass and the polling).
