@@ -81,6 +81,19 @@ sm_lids_save(struct sm_lids *l, struct store *store)
 	l->nunsaved = 0;
 }
 
+size_t
+sm_lids_take_unsaved(struct sm_lids *l, uint64_t **guids, uint16_t **lids)
+{
+	size_t n = l->nunsaved;
+
+	*guids = l->unsaved_guid;
+	*lids = l->unsaved_lid;
+	l->unsaved_guid = NULL;
+	l->unsaved_lid = NULL;
+	l->nunsaved = l->unsaved_cap = 0;
+	return n;
+}
+
 int
 sm_lids_load(struct sm_lids *l, struct store *store)
 {

@@ -33,6 +33,9 @@ int sm_lids_load(struct sm_lids *l, struct store *store);
 unsigned sm_lids_assign(struct sm_lids *l, struct fabric *f);
 /* Write the new assignments, inside the caller's transaction. */
 void sm_lids_save(struct sm_lids *l, struct store *store);
+/* Hand the new assignments over (the arrays are the caller's to free);
+ * returns how many. */
+size_t sm_lids_take_unsaved(struct sm_lids *l, uint64_t **guids, uint16_t **lids);
 void sm_lids_free(struct sm_lids *l);
 
 /* Mark the links running below what both ends support. */

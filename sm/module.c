@@ -264,6 +264,8 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm->mc.nevents = 0;	/* made before anyone could subscribe */
 	if (sm_lids_load(&sm->lids, fd->store) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
+	if (fd->store)
+		sm->writer = model_writer_new(fd->base, fd->store);
 	mkey_configure(sm, cfg);
 	if (sm->mkey.enabled && sm_mkey_load(&sm->mkey, fd->store) < 0)
 		log_warnx("sm: stored M_Keys not loaded");
@@ -361,6 +363,7 @@ sm_stop(struct fabricd *fd)
 		event_free(sm->sweep_timer);
 	if (sm->kick)
 		event_free(sm->kick);
+	model_writer_free(sm->writer);	/* what is queued is written first */
 	routing_table_free(sm->rt);
 	fabric_free(sm->fabric);
 	fabric_free(sm->next);

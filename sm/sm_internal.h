@@ -29,6 +29,7 @@
 #include "sm/mcast.h"
 #include "sm/sa.h"
 #include "sm/sm.h"
+#include "sm/store_model.h"
 
 /* Attribute IDs in host order (iba/ib_types.h has them in network order). */
 #define SM_ATTR_NODE_DESC	0x0010
@@ -170,6 +171,7 @@ struct sm {
 	bool			 topology_changed;
 	bool			 client_rereg;	/* first sweep as master: reregister hosts */
 	struct sm_lids		 lids;
+	struct model_writer	*writer;	/* model rows and LIDs to sqlite */
 	struct sa_counters	 sa_counters;	/* for status */
 
 	/* multicast (mcast_mft.c) */
