@@ -63,12 +63,16 @@ struct hpoll {
 	struct item	*q;		/* queue: q[head..tail) */
 	size_t		 head, tail, cap;
 	int64_t		 round_start_ms, first_send_ms, prev_round_ms;
-	size_t		 round_total;	/* items planned at round start */
+	size_t		 round_total;	/* items planned for the round so far */
 	size_t		 round_sent;	/* of those, sent */
 	uint64_t	 round_mads;
 	struct swsum	*sw;
 	size_t		 nsw;
 	bool		 in_round;
+	/* planning a round, in slices (plan_slice) */
+	struct event	*plan_ev;
+	bool		 planning;
+	size_t		 plan_node;
 	/* the end of a round, evaluated and recorded in slices */
 	struct event	*finish_ev;
 	bool		 finishing;
@@ -161,6 +165,8 @@ swsum_get(struct hpoll *hp, uint64_t guid)
 	return &hp->sw[hp->nsw++];
 }
 
+static void dispatch(struct hpoll *hp);
+
 /* ---- planning a round ---- */
 
 static bool
@@ -172,39 +178,67 @@ port_polled(const struct fabric_node *n, const struct fabric_port *p)
 }
 
 static void
-plan_round(struct hpoll *hp, struct fabric *f)
+plan_push(struct hpoll *hp, const struct item *it)
 {
-	struct fabric_node *n;
-	size_t i;
+	q_push(hp, it, false);
+	hp->round_total++;
+}
 
-	FABRIC_FOREACH_NODE(f, i, n) {
-		bool sw = n->type == FABRIC_SWITCH;
-		struct swsum *s = sw ? swsum_get(hp, n->guid) : NULL;
+static void
+plan_node(struct hpoll *hp, const struct fabric_node *n)
+{
+	bool sw = n->type == FABRIC_SWITCH;
+	struct swsum *s = sw ? swsum_get(hp, n->guid) : NULL;
 
-		if (sw && n->lid && !s->no_allport)
-			q_push(hp, &(struct item){ IT_SWITCH_SUM, n->guid, ALL_PORTS, n->lid, 0, false }, false);
-		for (unsigned pn = 1; pn <= n->nports; pn++) {
-			struct fabric_port *p = &n->ports[pn];
-			uint16_t lid = sw ? n->lid : p->lid;
-			struct hport *hpt;
+	if (sw && n->lid && !s->no_allport)
+		plan_push(hp, &(struct item){ IT_SWITCH_SUM, n->guid, ALL_PORTS, n->lid, 0, false });
+	for (unsigned pn = 1; pn <= n->nports; pn++) {
+		const struct fabric_port *p = &n->ports[pn];
+		uint16_t lid = sw ? n->lid : p->lid;
+		struct hport *hpt;
 
-			if (!port_polled(n, p))
-				continue;
-			hpt = hport_get(n->guid, p->num, n->desc);
-			hpt->lid = lid;
-			memset(hpt->valid, 0, sizeof(hpt->valid));
-			memset(hpt->delta, 0, sizeof(hpt->delta));
-			/* A switch port without error baselines is read by the
-			 * drill-down of its switch this round: its traffic
-			 * baseline can wait a round, which keeps even the first
-			 * round under ports x 2 MADs. */
-			if (!sw || hpt->c[HC_SYMBOL_ERRORS].have_last || s->no_allport)
-				q_push(hp, &(struct item){ IT_PCX, n->guid, p->num, lid, 0, false }, false);
-			if (!sw || s->no_allport)
-				q_push(hp, &(struct item){ IT_PC, n->guid, p->num, lid, 0, false }, false);
-		}
+		if (!port_polled(n, p))
+			continue;
+		hpt = hport_get(n->guid, p->num, n->desc);
+		hpt->lid = lid;
+		memset(hpt->valid, 0, sizeof(hpt->valid));
+		memset(hpt->delta, 0, sizeof(hpt->delta));
+		/* A switch port without error baselines is read by the
+		 * drill-down of its switch this round: its traffic
+		 * baseline can wait a round, which keeps even the first
+		 * round under ports x 2 MADs. */
+		if (!sw || hpt->c[HC_SYMBOL_ERRORS].have_last || s->no_allport)
+			plan_push(hp, &(struct item){ IT_PCX, n->guid, p->num, lid, 0, false });
+		if (!sw || s->no_allport)
+			plan_push(hp, &(struct item){ IT_PC, n->guid, p->num, lid, 0, false });
 	}
-	hp->round_total = hp->tail - hp->head;
+}
+
+/* Plan the round node by node, FINISH_SLICE_US at a time: the first
+ * round on 7,776 ports (every port's state made) held the loop for
+ * 50 ms in one go.  What is planned is sent meanwhile; the round cannot
+ * end before its plan does.  The items name nodes by GUID and LID, so a
+ * sweep that replaces the model between slices only makes the plan
+ * follow the new one. */
+static void
+plan_slice(evutil_socket_t fd, short what, void *arg)
+{
+	struct hpoll *hp = arg;
+	struct fabric *f = sm_fabric();
+	struct timeval zero = { 0, 0 };
+	int64_t t0 = clock_mono_us();
+
+	(void)fd;
+	(void)what;
+	while (f && hp->plan_node < fabric_node_count(f) && clock_mono_us() - t0 < FINISH_SLICE_US)
+		plan_node(hp, fabric_node_at(f, hp->plan_node++));
+	if (f && hp->plan_node < fabric_node_count(f)) {
+		evtimer_add(hp->plan_ev, &zero);
+	} else {
+		hp->planning = false;
+	}
+	if (fd != -1)
+		dispatch(hp);
 }
 
 /* ---- replies ---- */
@@ -295,8 +329,6 @@ got_clear(struct hport *p, uint32_t mask)
 		}
 	p->clears++;
 }
-
-static void dispatch(struct hpoll *hp);
 
 static void
 perf_reply(const struct mad_result *res, void *owner, void *arg)
@@ -471,7 +503,7 @@ dispatch(struct hpoll *hp)
 		send_item(hp, &it);
 	}
 	hp->dispatching = false;
-	if (hp->head >= hp->tail && hp->batch.pending == 0)
+	if (hp->head >= hp->tail && hp->batch.pending == 0 && !hp->planning)
 		finish_round(hp);
 }
 
@@ -493,7 +525,10 @@ tick(evutil_socket_t fd, short what, void *arg)
 		hp->first_send_ms = 0;
 		hp->round_start_ms = now;
 		hp->in_round = true;
-		plan_round(hp, f);
+		hp->round_total = 0;
+		hp->plan_node = 0;
+		hp->planning = true;
+		plan_slice(-1, 0, hp);
 	}
 	dispatch(hp);
 }
@@ -656,6 +691,7 @@ health_ib_start(struct health *h)
 	hp->tick = evtimer_new(h->fd->base, tick, hp);
 	hp->finish_ev = evtimer_new(h->fd->base, finish_slice, hp);
 	hp->sweep_ev = evtimer_new(h->fd->base, sweep_slice, hp);
+	hp->plan_ev = evtimer_new(h->fd->base, plan_slice, hp);
 	h->poll = hp;
 	tick(-1, 0, hp);
 	return 0;
@@ -671,6 +707,7 @@ health_ib_stop(struct health *h)
 	event_free(hp->tick);
 	event_free(hp->finish_ev);
 	event_free(hp->sweep_ev);
+	event_free(hp->plan_ev);
 	if (hp->finishing)
 		health_events_release();
 	if (hp->sw_done) {
