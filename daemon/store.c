@@ -1,7 +1,8 @@
 /*
  * sqlite3 state store.  One connection, used only from the event loop
- * thread.  Statements are prepared once and cached by the address of their
- * SQL literal: callers never build SQL text, so nothing user-supplied can
+ * thread (WAL checkpoints have their own, on a thread: store_checkpoint.c).
+ * Statements are prepared once and cached by the address of their SQL
+ * literal: callers never build SQL text, so nothing user-supplied can
  * reach the parser except as a bound value.
  */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/store.h"
+#include "daemon/store_checkpoint.h"
 
 struct stmt_cache {
 	const char	*sql;
@@ -24,6 +26,7 @@ struct store {
 	struct stmt_cache	*cache;
 	size_t			 ncache, capcache;
 	int			 depth;		/* open transaction nesting */
+	struct store_checkpointer *checkpointer;	/* WAL checkpoints off the loop */
 };
 
 sqlite3 *
@@ -232,15 +235,19 @@ store_open(const char *state_dir, struct store **out)
 		store_close(st);
 		return -1;
 	}
-	free(path);
 	sqlite3_busy_timeout(st->db, 2000);
 	if (exec_plain(st, "PRAGMA journal_mode=WAL") != 0 ||
 	    exec_plain(st, "PRAGMA foreign_keys=ON") != 0 ||
 	    exec_plain(st, "PRAGMA synchronous=NORMAL") != 0 ||
 	    apply_migrations(st) != 0) {
+		free(path);
 		store_close(st);
 		return -1;
 	}
+	/* Checkpoints run on their own thread; without it, sqlite's own. */
+	if ((st->checkpointer = store_checkpointer_start(path)) != NULL)
+		exec_plain(st, "PRAGMA wal_autocheckpoint=0");
+	free(path);
 	*out = st;
 	return 0;
 }
@@ -250,6 +257,7 @@ store_close(struct store *st)
 {
 	if (st == NULL)
 		return;
+	store_checkpointer_stop(st->checkpointer);	/* before the last close checkpoints */
 	for (size_t i = 0; i < st->ncache; i++)
 		sqlite3_finalize(st->cache[i].stmt);
 	free(st->cache);

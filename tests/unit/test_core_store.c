@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "daemon/events.h"
@@ -111,6 +112,53 @@ test_parse_since(void **state)
 	assert_int_equal(event_parse_since("2026-01-02T03:04:05+1", &ms), -1);
 }
 
+static long long
+file_size(const char *name)
+{
+	char path[256];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+}
+
+/* Checkpoints happen off the loop: a commit of 4 MB leaves the database
+ * file as it was (the pages wait in the WAL, no commit copies them); the
+ * checkpoint thread copies them within its second. */
+static void
+test_checkpoint_off_the_loop(void **state)
+{
+	struct store *st;
+	sqlite3_stmt *s;
+	long long before, after_commit, later = 0;
+	char blob[4096];
+
+	(void)state;
+	assert_int_equal(store_open(dir, &st), 0);
+	assert_int_equal(sqlite3_exec(store_db(st), "CREATE TABLE IF NOT EXISTS big (b BLOB)",
+	    NULL, NULL, NULL), SQLITE_OK);
+	before = file_size("fabricd.db");
+	memset(blob, 0x5a, sizeof(blob));
+	assert_int_equal(store_begin(st), 0);
+	for (int i = 0; i < 1000; i++) {
+		s = store_prepare(st, "INSERT INTO big (b) VALUES (?)");
+		sqlite3_bind_blob(s, 1, blob, sizeof(blob), SQLITE_STATIC);
+		assert_int_equal(store_step_done(st, s), 0);
+	}
+	assert_int_equal(store_commit(st), 0);
+	after_commit = file_size("fabricd.db");
+	assert_true(file_size("fabricd.db-wal") > 4000000);
+	assert_true(after_commit < before + 1000000);	/* the commit copied nothing */
+	for (int i = 0; i < 40 && later < before + 4000000; i++) {
+		usleep(100000);
+		later = file_size("fabricd.db");
+	}
+	print_message("db %lld -> %lld after the commit -> %lld\n", before, after_commit, later);
+	assert_true(later >= before + 4000000);	/* the thread did */
+	assert_int_equal(sqlite3_exec(store_db(st), "DROP TABLE big", NULL, NULL, NULL), SQLITE_OK);
+	store_close(st);
+}
+
 static int
 teardown(void **state)
 {
@@ -127,6 +175,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrations_once),
 		cmocka_unit_test(test_nested_rollback),
+		cmocka_unit_test(test_checkpoint_off_the_loop),
 		cmocka_unit_test(test_parse_since),
 	};
 	log_init("test", LOG_LVL_ERROR);
