@@ -266,27 +266,19 @@ check_loops(struct sm *sm)
 	sm->loop_warned = rc == 1;
 }
 
-void
-sm_lft_program(struct sm *sm)
+/* The tables are computed (on the job's thread, or here): check them,
+ * queue the blocks that differ, and let the sweep go on. */
+static void
+routes_ready(struct sm *sm, struct routing_table *rt, const char *err)
 {
-	struct routing_params params = {
-		.engine = sm->cfg.routing,
-		.root_guids = sm->cfg.updn_roots,
-		.nroots = sm->cfg.nupdn_roots,
-	};
 	struct fabric_node *n;
-	struct fabric_port **cut;
-	char err[256] = "";
-	size_t i, cut_n;
+	size_t i;
 
-	if (params.engine == ROUTING_UPDN)
-		check_roots(sm);
+	routing_exclude_restore(sm->route_cut, sm->route_ncut);
+	sm->route_cut = NULL;
+	sm->route_ncut = 0;
 	routing_table_free(sm->rt);
-	cut_n = routing_exclude_cut(sm->next, &cut);
-	sm->rt = routing_compute_fabric(sm->next, &params, err, sizeof(err));
-	routing_exclude_restore(cut, cut_n);
-	if (cut_n)
-		log_info("sm: routed around %zu link(s) isolated by health", cut_n);
+	sm->rt = rt;
 	if (sm->rt == NULL) {
 		log_warnx("sm: routing failed: %s", err);
 		sm->cur.ok = false;
@@ -308,4 +300,57 @@ sm_lft_program(struct sm *sm)
 		if (n->type == FABRIC_SWITCH && (want = routing_lft_of(sm->rt, n->guid)) != NULL)
 			program_switch(sm, n, want);
 	}
+}
+
+static void
+job_done(struct routing_table *rt, const char *err, void *arg)
+{
+	struct sm *sm = arg;
+	void (*then)(struct sm *) = sm->route_then;
+
+	sm->route_job = NULL;
+	sm->route_then = NULL;
+	routes_ready(sm, rt, err);
+	then(sm);
+}
+
+void
+sm_lft_program(struct sm *sm, void (*then)(struct sm *))
+{
+	struct routing_params params = {
+		.engine = sm->cfg.routing,
+		.root_guids = sm->cfg.updn_roots,
+		.nroots = sm->cfg.nupdn_roots,
+	};
+	struct routing_table *rt;
+	char err[256] = "";
+
+	if (params.engine == ROUTING_UPDN)
+		check_roots(sm);
+	sm->route_ncut = routing_exclude_cut(sm->next, &sm->route_cut);
+	if (sm->route_ncut)
+		log_info("sm: routed around %zu link(s) isolated by health", sm->route_ncut);
+	sm->route_then = then;
+	sm->route_job = route_job_start(sm->fd ? sm->fd->base : NULL, sm->next, &params,
+	    job_done, sm);
+	if (sm->route_job != NULL)
+		return;
+	/* No thread: route here. */
+	sm->route_then = NULL;
+	rt = routing_compute_fabric(sm->next, &params, err, sizeof(err));
+	routes_ready(sm, rt, err);
+	then(sm);
+}
+
+void
+sm_lft_abandon(struct sm *sm)
+{
+	if (sm->route_job == NULL)
+		return;
+	route_job_abandon(sm->route_job);
+	sm->route_job = NULL;
+	sm->route_then = NULL;
+	routing_exclude_restore(sm->route_cut, sm->route_ncut);
+	sm->route_cut = NULL;
+	sm->route_ncut = 0;
 }

@@ -363,6 +363,9 @@ sm_stop(struct fabricd *fd)
 		event_free(sm->sweep_timer);
 	if (sm->kick)
 		event_free(sm->kick);
+	if (sm->step_ev)
+		event_free(sm->step_ev);
+	sm_lft_abandon(sm);		/* before the model it reads is freed */
 	model_writer_free(sm->writer);	/* what is queued is written first */
 	routing_table_free(sm->rt);
 	fabric_free(sm->fabric);

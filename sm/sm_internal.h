@@ -29,6 +29,7 @@
 #include "sm/mcast.h"
 #include "sm/sa.h"
 #include "sm/sm.h"
+#include "sm/route_job.h"
 #include "sm/store_model.h"
 
 /* Attribute IDs in host order (iba/ib_types.h has them in network order). */
@@ -163,6 +164,11 @@ struct sm {
 	struct fabric		*fabric;	/* published model */
 	struct fabric		*next;		/* model a heavy sweep builds */
 	struct routing_table	*rt;		/* routes of the published model */
+	struct event		*step_ev;	/* the sweep's next step, next turn */
+	struct route_job	*route_job;	/* routing sm->next on a thread */
+	void			(*route_then)(struct sm *);
+	struct fabric_port	**route_cut;	/* links cut for it (health isolation) */
+	size_t			 route_ncut;
 
 	uint64_t		 own_guid;	/* our port GUID */
 	uint16_t		 own_lid;
@@ -311,9 +317,12 @@ void sm_activate_active(struct sm *sm);
 
 /* lft.c */
 void sm_lft_readback(struct sm *sm);
-/* Compute routes and queue the blocks that differ; they are MADs of the
- * current phase, so the caller's next sm_phase_wait() waits for them. */
-void sm_lft_program(struct sm *sm);
+/* Compute routes (on a thread: sm->next must stay as it is until then
+ * runs) and queue the blocks that differ; they are MADs of the current
+ * phase, so a sm_phase_wait() after then() waits for them. */
+void sm_lft_program(struct sm *sm, void (*then)(struct sm *));
+/* The SM stops: wait for a routing job and drop its tables. */
+void sm_lft_abandon(struct sm *sm);
 /* Light sweep: write again the published switches' blocks that differ
  * from the routes (unknown ones: a reply lost); returns the blocks sent. */
 size_t sm_lft_mend(struct sm *sm);

@@ -434,7 +434,12 @@ bring_up(struct world *w)
 	sm_test_use_io(&io, w->fk.n[0].guid + 1, 1);
 	assert_int_equal(sm_module.start(&w->fd, w->cfg->module[MOD_SM]), 0);
 	for (int i = 0; i < 50; i++) {
-		event_base_loop(w->fd.base, EVLOOP_NONBLOCK);
+		/* 10 ms of the loop: routing runs on a thread, its answer
+		 * comes through the loop, not at once */
+		struct timeval tv = { 0, 10000 };
+
+		event_base_loopexit(w->fd.base, &tv);
+		event_base_loop(w->fd.base, 0);
 		if (fake_drain(&w->fk) == 0 && i > 2)
 			break;
 	}
