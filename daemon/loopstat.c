@@ -1,6 +1,9 @@
 /* The loop's heartbeat: see loopstat.h. */
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "daemon/control_conn.h"
@@ -13,6 +16,37 @@ static int64_t due_us;
 static double max_lag_ms, recent_max_ms, prev_recent_ms;
 static int64_t recent_start_us;
 static uint64_t over_10ms;
+/* The loop thread's time waiting for a CPU (/proc/thread-self/schedstat,
+ * second field, ns): a lag that is the machine's load, not a step. */
+static int schedstat_fd = -1;
+static int64_t prev_wait_ns;
+static double max_own_ms, recent_own_ms, prev_recent_own_ms;
+static uint64_t own_over_10ms;
+
+static int64_t
+cpu_wait_ns(void)
+{
+	char buf[96];
+	long long run, wait;
+	ssize_t n;
+
+	if (schedstat_fd < 0 || (n = pread(schedstat_fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%lld %lld", &run, &wait) == 2 ? wait : -1;
+}
+
+/* lag less the CPU wait since the previous beat (all of it when the
+ * kernel does not say) */
+static double
+own_lag(double lag)
+{
+	int64_t w = cpu_wait_ns();
+	double waited = w >= 0 && prev_wait_ns >= 0 ? (double)(w - prev_wait_ns) / 1e6 : 0;
+
+	prev_wait_ns = w;
+	return lag > waited ? lag - waited : 0;
+}
 
 static void
 arm(void)
@@ -28,6 +62,7 @@ on_beat(evutil_socket_t fd, short what, void *arg)
 {
 	int64_t now = clock_mono_us();
 	double lag = now > due_us ? (double)(now - due_us) / 1000.0 : 0;
+	double own = own_lag(lag);
 
 	(void)fd;
 	(void)what;
@@ -36,6 +71,8 @@ on_beat(evutil_socket_t fd, short what, void *arg)
 		/* Two windows, so the last minute never reads as empty. */
 		prev_recent_ms = recent_max_ms;
 		recent_max_ms = 0;
+		prev_recent_own_ms = recent_own_ms;
+		recent_own_ms = 0;
 		recent_start_us = now;
 	}
 	if (lag > max_lag_ms)
@@ -44,6 +81,12 @@ on_beat(evutil_socket_t fd, short what, void *arg)
 		recent_max_ms = lag;
 	if (lag > 10)
 		over_10ms++;
+	if (own > max_own_ms)
+		max_own_ms = own;
+	if (own > recent_own_ms)
+		recent_own_ms = own;
+	if (own > 10)
+		own_over_10ms++;
 	arm();
 }
 
@@ -54,6 +97,8 @@ loopstat_start(struct event_base *base)
 	    event_priority_set(beat, CTL_PRIO_ADMIN) != 0)
 		return -1;
 	recent_start_us = clock_mono_us();
+	schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	prev_wait_ns = cpu_wait_ns();
 	arm();
 	return 0;
 }
@@ -64,6 +109,9 @@ loopstat_stop(void)
 	if (beat)
 		event_free(beat);
 	beat = NULL;
+	if (schedstat_fd >= 0)
+		close(schedstat_fd);
+	schedstat_fd = -1;
 }
 
 double
@@ -77,7 +125,11 @@ loopstat_status(void)
 {
 	double recent = recent_max_ms > prev_recent_ms ? recent_max_ms : prev_recent_ms;
 
-	return json_pack("{s:i, s:f, s:f, s:I}", "heartbeat_ms", LOOPSTAT_BEAT_MS,
+	double recent_own = recent_own_ms > prev_recent_own_ms ? recent_own_ms : prev_recent_own_ms;
+
+	return json_pack("{s:i, s:f, s:f, s:I, s:f, s:f, s:I, s:b}", "heartbeat_ms", LOOPSTAT_BEAT_MS,
 	    "max_lag_ms", max_lag_ms, "recent_max_lag_ms", recent,
-	    "lags_over_10ms", (json_int_t)over_10ms);
+	    "lags_over_10ms", (json_int_t)over_10ms,
+	    "max_own_lag_ms", max_own_ms, "recent_max_own_lag_ms", recent_own,
+	    "own_lags_over_10ms", (json_int_t)own_over_10ms, "cpu_wait_known", schedstat_fd >= 0);
 }

@@ -3,7 +3,12 @@
  * highest priority is due every LOOPSTAT_BEAT_MS; whatever runs when it
  * falls due delays it, so its lateness is how long the loop was held: a
  * step of D ms shows as a lag between D - LOOPSTAT_BEAT_MS and D.  The
- * figures are in `status` (loop) and in the metrics.
+ * figures are in `status` (loop) and in the metrics.  A lag is also the
+ * machine's load: a loop thread waiting for a CPU is late too.  So the
+ * kernel's count of that wait (/proc/thread-self/schedstat) is taken off
+ * each lag for the "own" figures: how long fabricd itself held the loop,
+ * the figure to judge on a loaded machine (a step blocked in I/O still
+ * counts: it held the loop).
  */
 #ifndef FABRICD_LOOPSTAT_H
 #define FABRICD_LOOPSTAT_H
@@ -15,7 +20,8 @@
 
 int loopstat_start(struct event_base *base);
 void loopstat_stop(void);
-/* {heartbeat_ms, max_lag_ms, recent_max_lag_ms (last minute), lags_over_10ms} */
+/* {heartbeat_ms, max_lag_ms, recent_max_lag_ms (last minute), lags_over_10ms,
+ *  max_own_lag_ms, recent_max_own_lag_ms, own_lags_over_10ms, cpu_wait_known} */
 json_t *loopstat_status(void);
 double loopstat_max_lag_ms(void);
 
