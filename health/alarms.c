@@ -307,6 +307,19 @@ alarm_at(const struct alarm_table *t, size_t i)
 	return i < t->n ? t->v[i] : NULL;
 }
 
+const struct alarm *
+alarm_next_of_port(const struct alarm_table *t, uint64_t node_guid, uint8_t port,
+    const void **cursor)
+{
+	const struct alarm_node *a = *cursor ? ((const struct alarm_node *)*cursor)->next_port :
+	    t->by_port[port_hash(node_guid, port) % ALARM_BUCKETS];
+
+	while (a && (a->a.node_guid != node_guid || a->a.port != port))
+		a = a->next_port;
+	*cursor = a;
+	return a ? &a->a : NULL;
+}
+
 size_t
 alarm_count_port(const struct alarm_table *t, uint64_t node_guid, uint8_t port)
 {

@@ -88,5 +88,9 @@ size_t alarm_count(const struct alarm_table *t);
 const struct alarm *alarm_at(const struct alarm_table *t, size_t i);
 /* Active alarms of one fabric port. */
 size_t alarm_count_port(const struct alarm_table *t, uint64_t node_guid, uint8_t port);
+/* One port's alarms one at a time (*cursor NULL to begin; NULL at the
+ * end), through the port's hash chain: not a walk over every alarm. */
+const struct alarm *alarm_next_of_port(const struct alarm_table *t, uint64_t node_guid,
+    uint8_t port, const void **cursor);
 
 #endif

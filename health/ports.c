@@ -174,14 +174,16 @@ enum health_port_status
 health_port_status(uint64_t node_guid, uint8_t port)
 {
 	enum health_port_status worst = HEALTH_PORT_OK;
+	const void *cur = NULL;
+	const struct alarm *a;
 
 	if (health == NULL || hport_find(node_guid, port) == NULL)
 		return HEALTH_PORT_UNKNOWN;
-	for (size_t i = 0; i < alarm_count(health->alarms); i++) {
-		const struct alarm *a = alarm_at(health->alarms, i);
+	/* Through the port's chain: every port of a storm's 7,776 asked
+	 * this over every alarm was 60 million steps per `health`. */
+	while ((a = alarm_next_of_port(health->alarms, node_guid, port, &cur)) != NULL) {
 		enum health_port_status s;
-		if (a->node_guid != node_guid || a->port != port)
-			continue;
+
 		switch (a->check) {
 		case HCHK_LINK_DOWN:
 		case HCHK_NOT_ACTIVE:
