@@ -165,6 +165,7 @@ struct sm {
 	struct fabric		*next;		/* model a heavy sweep builds */
 	struct routing_table	*rt;		/* routes of the published model */
 	struct event		*step_ev;	/* the sweep's next step, next turn */
+	size_t			 activate_node;	/* arm/activate: the next node to feed */
 	struct route_job	*route_job;	/* routing sm->next on a thread */
 	void			(*route_then)(struct sm *);
 	struct fabric_port	**route_cut;	/* links cut for it (health isolation) */
