@@ -7,8 +7,17 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <event2/event.h>
+
+#include "common/clock.h"
 #include "common/xmalloc.h"
 #include "mad/batch.h"
+
+/* How long one refill may run a producer before it yields to the loop
+ * (with a base to yield to): a producer that walks 300,000 QoS tables
+ * and sends for few of them held the loop 10-20 ms in one reply's
+ * callback. */
+#define REFILL_SLICE_US	2000
 
 struct mad_batch_op {
 	struct mad_batch	*batch;		/* NULL once cancelled */
@@ -63,19 +72,63 @@ op_unlink(struct mad_batch *b, struct mad_batch_op *op)
 }
 
 /* Let the producer send while the batch has room; true if it is done. */
+static void refill_cb(evutil_socket_t fd, short what, void *arg);
+
+/* The rest of a refill on the loop's next turn. */
+static bool
+refill_later(struct mad_batch *b)
+{
+	struct timeval zero = { 0, 0 };
+
+	if (b->base == NULL)
+		return false;
+	if (b->refill_ev == NULL && (b->refill_ev = evtimer_new(b->base, refill_cb, b)) == NULL)
+		return false;
+	evtimer_add(b->refill_ev, &zero);
+	return true;
+}
+
 static void
 refill(struct mad_batch *b)
 {
 	unsigned gen = b->gen;
+	int64_t t0;
 
 	if (b->feeding)
 		return;
 	b->feeding = true;
-	while (b->feed && b->gen == gen && b->pending < b->feed_cap)
+	t0 = b->base ? clock_mono_us() : 0;
+	while (b->feed && b->gen == gen && b->pending < b->feed_cap) {
 		if (!b->feed(b->owner, b->feed_arg) && b->gen == gen)
 			b->feed = NULL;
+		else if (t0 && clock_mono_us() - t0 >= REFILL_SLICE_US && refill_later(b))
+			break;
+	}
 	if (b->gen == gen)
 		b->feeding = false;
+}
+
+static void
+refill_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mad_batch *b = arg;
+	unsigned gen = b->gen;
+	mad_batch_then then;
+
+	(void)fd;
+	(void)what;
+	refill(b);
+	/* Done with nothing in flight: no reply will come to end the phase. */
+	if (b->gen != gen || b->pending > 0 || b->feed || (then = b->then) == NULL)
+		return;
+	b->then = NULL;
+	then(b->owner);
+}
+
+void
+mad_batch_set_base(struct mad_batch *b, struct event_base *base)
+{
+	b->base = base;
 }
 
 /* The engine's callback for every MAD of every batch. */
@@ -195,6 +248,8 @@ mad_batch_cancel(struct mad_batch *b)
 	b->feed = NULL;
 	b->feeding = false;
 	b->gen++;
+	if (b->refill_ev)
+		evtimer_del(b->refill_ev);
 }
 
 void
@@ -203,6 +258,9 @@ mad_batch_free(struct mad_batch *b)
 	struct mad_batch_op *op;
 
 	mad_batch_cancel(b);
+	if (b->refill_ev)
+		event_free(b->refill_ev);
+	b->refill_ev = NULL;
 	while ((op = b->spare) != NULL) {
 		b->spare = op->next;
 		free(op);

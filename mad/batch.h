@@ -27,6 +27,9 @@
 
 #include "mad/io.h"
 
+struct event_base;
+struct event;
+
 typedef void (*mad_batch_cb)(const struct mad_result *res, void *owner, void *arg);
 typedef void (*mad_batch_then)(void *owner);
 /* A producer of a batch's MADs (mad_batch_feed): sends a few (or none) and
@@ -47,9 +50,14 @@ struct mad_batch {
 	void			*feed_arg;
 	size_t			 feed_cap;	/* it is called while pending < this */
 	bool			 feeding;	/* inside it (no recursion) */
+	struct event_base	*base;		/* to yield to; NULL: never yields */
+	struct event		*refill_ev;	/* the rest of a refill, next turn */
 };
 
 void mad_batch_init(struct mad_batch *b, const struct mad_io *io, void *owner);
+/* A producer's refill yields to this loop after a few ms (a timer goes
+ * on with it); without a base it runs until the window is full. */
+void mad_batch_set_base(struct mad_batch *b, struct event_base *base);
 /* The io MADs go through from now on (the engine may come and go). */
 void mad_batch_set_io(struct mad_batch *b, const struct mad_io *io);
 

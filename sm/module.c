@@ -67,6 +67,7 @@ sm_attach_io(struct sm *sm, struct fabricd *fd)
 
 	sm->me = test_io.on ? NULL : fd->me;
 	mad_batch_init(&sm->batch, &io, sm);
+	mad_batch_set_base(&sm->batch, fd->base);
 	mad_batch_init(&sm->side, &io, sm);
 	mad_batch_init(&sm->audit.batch, &io, sm);
 	sm->own_guid = test_io.on ? test_io.port_guid : mad_engine_port_guid(sm->me);

@@ -13,6 +13,9 @@
 #include <errno.h>
 #include <cmocka.h>
 
+#include <event2/event.h>
+
+#include "common/clock.h"
 #include "mad/batch.h"
 
 struct held {
@@ -207,6 +210,69 @@ test_feed_streams_within_cap(void **state)
 	mad_batch_free(&o.b);
 }
 
+/* A producer that sends nothing for a long walk (a QoS pass over tables
+ * that are all known), then one MAD. */
+struct walker {
+	unsigned long	 steps, left;
+	int64_t		 longest_us, last_us;
+};
+
+static bool
+walk(void *ownerp, void *arg)
+{
+	struct owner *o = ownerp;
+	struct walker *w = arg;
+
+	w->steps++;
+	if (w->left == 0)
+		return false;
+	if (--w->left == 0)
+		mad_batch_smp(&o->b, &addr, 1, 0x11, 0, NULL, on_reply, NULL);
+	return true;
+}
+
+/* With a loop to yield to, a refill stops after its slice and goes on
+ * from a timer: no single turn of the loop runs the whole walk, and the
+ * continuation still comes once, after the last MAD. */
+static void
+test_feed_yields_to_the_loop(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct owner o;
+	struct walker w = { .left = 3000000 };
+	int turns = 0;
+	int64_t t0;
+
+	start(&o);
+	mad_batch_set_base(&o.b, base);
+	t0 = clock_mono_us();
+	mad_batch_feed(&o.b, 3, walk, &w);
+	assert_true(clock_mono_us() - t0 < 10000);	/* the caller's turn is short */
+	assert_true(w.left > 0);			/* and did not walk it all */
+	mad_batch_wait(&o.b, on_then);
+	while (o.f.n == 0 && turns < 1000000) {
+		t0 = clock_mono_us();
+		event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		if (clock_mono_us() - t0 > w.longest_us)
+			w.longest_us = clock_mono_us() - t0;
+		turns++;
+	}
+	print_message("%d turns, longest %.1f ms\n", turns, w.longest_us / 1000.0);
+	assert_true(turns > 1);
+	assert_true(w.longest_us < 10000);
+	assert_int_equal(o.f.n, 1);
+	assert_int_equal(o.thens, 0);
+	answer(&o.f, 0, 0);
+	/* the walk is over: the producer said so on a later turn */
+	while (o.thens == 0 && turns < 2000000) {
+		event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		turns++;
+	}
+	assert_int_equal(o.thens, 1);
+	mad_batch_free(&o.b);
+	event_base_free(base);
+}
+
 /* Cancelled: late replies reach nobody, the continuation never runs, and
  * the batch works again afterwards. */
 static void
@@ -242,6 +308,7 @@ main(void)
 		cmocka_unit_test(test_callback_sends_more),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_feed_streams_within_cap),
+		cmocka_unit_test(test_feed_yields_to_the_loop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
