@@ -273,29 +273,26 @@ used_blocks(const struct mc_db *db, uint16_t *top)
 	return (hi + MFT_BLOCK - 1) / MFT_BLOCK;
 }
 
+/* One group's tree into the switches' wanted tables. */
 static void
-fill_want(struct sm *sm, struct fabric *f)
+fill_group(struct sm *sm, struct fabric *f, const struct mc_group *g)
 {
 	struct fabric_node *n;
+	struct mc_tree t;
 	size_t i;
 
-	for (size_t k = 0; k < sm->mc.ngroups; k++) {
-		const struct mc_group *g = sm->mc.groups[k];
-		struct mc_tree t;
+	if (mc_tree_compute(f, g, &t))
+		FABRIC_FOREACH_NODE(f, i, n) {
+			struct mft_switch *s;
 
-		if (mc_tree_compute(f, g, &t))
-			FABRIC_FOREACH_NODE(f, i, n) {
-				struct mft_switch *s;
-
-				if (n->type != FABRIC_SWITCH || !t.in_tree[i])
-					continue;
-				s = mft_switch_of(sm, n);
-				for (unsigned pos = 0; pos < s->npos; pos++)
-					*entry(s->want, s, g->mlid - MC_MLID_BASE, pos) =
-					    (uint16_t)(t.ports[i][pos / 4] >> (pos % 4 * 16));
-			}
-		mc_tree_free(&t);
-	}
+			if (n->type != FABRIC_SWITCH || !t.in_tree[i])
+				continue;
+			s = mft_switch_of(sm, n);
+			for (unsigned pos = 0; pos < s->npos; pos++)
+				*entry(s->want, s, g->mlid - MC_MLID_BASE, pos) =
+				    (uint16_t)(t.ports[i][pos / 4] >> (pos % 4 * 16));
+		}
+	mc_tree_free(&t);
 }
 
 /* A switch new to the model (or back after being gone) may have lost its
@@ -310,46 +307,92 @@ forget_if_new(struct sm *sm, struct mft_switch *s)
 	}
 }
 
+/* A switch's wanted table starts empty (its first sight allocates it). */
+static void
+clear_want(struct sm *sm, struct fabric_node *n, bool new_model)
+{
+	struct mft_switch *s = mft_switch_of(sm, n);
+
+	if (new_model)
+		forget_if_new(sm, s);
+	memset(s->want, 0, (size_t)MC_MLID_MAX * s->npos * sizeof(uint16_t));
+}
+
+/* Read what is unknown, write what differs, of one switch. */
+static void
+program_switch_mft(struct sm *sm, struct fabric_node *n, unsigned nblocks, uint16_t top)
+{
+	struct mft_switch *s = mft_switch_of(sm, n);
+	unsigned upto = nblocks > s->used_blocks ? nblocks : s->used_blocks;
+
+	for (unsigned b = 0; b < upto; b++)
+		for (unsigned pos = 0; pos < s->npos; pos++) {
+			if (!(s->known[b] & (1u << pos)))
+				sm_send(sm, &s->addr, IB_MAD_METHOD_GET, SM_ATTR_MFT,
+				    mft_mod(b, pos), NULL, on_mft_get, s);
+			else if (block_differs(s, b, pos))
+				write_block(sm, s, b, pos);
+		}
+	s->used_blocks = nblocks;
+	if (!s->top_known || s->top != top)
+		set_top(sm, s, top);
+}
+
+/*
+ * The programming runs as a producer of the SM's batch (mad_batch_feed):
+ * a switch's table cleared, then a group's tree, then a switch's MADs,
+ * per call, so that the batch yields to the loop between them (all of it
+ * held the loop 8-20 ms in one step at 180 switches, the first sight of
+ * the switches' tables included).  The model does not change under it:
+ * the sweep waits for the batch.  Groups that come or go meanwhile bump
+ * mc.gen: the next light sweep programs again.
+ */
+static struct fabric_node *
+next_switch(struct sm_mc_feed *c)
+{
+	while (c->node < fabric_node_count(c->f)) {
+		struct fabric_node *n = fabric_node_at(c->f, c->node++);
+
+		if (n->type == FABRIC_SWITCH)
+			return n;
+	}
+	return NULL;
+}
+
+static bool
+mc_feed(void *owner, void *arg)
+{
+	struct sm *sm = owner;
+	struct sm_mc_feed *c = arg;
+	struct fabric_node *n;
+
+	if (!c->cleared) {
+		if ((n = next_switch(c)) != NULL) {
+			clear_want(sm, n, c->new_model);
+			return true;
+		}
+		c->cleared = true;
+		c->node = 0;
+	}
+	if (c->group < sm->mc.ngroups) {
+		fill_group(sm, c->f, sm->mc.groups[c->group++]);
+		return true;
+	}
+	if ((n = next_switch(c)) == NULL)
+		return false;
+	program_switch_mft(sm, n, c->nblocks, c->top);
+	return true;
+}
+
 void
 sm_mcast_program(struct sm *sm, struct fabric *f, bool new_model)
 {
-	struct fabric_node *n;
-	uint16_t top;
-	unsigned nblocks = used_blocks(&sm->mc, &top);
-	size_t i;
+	struct sm_mc_feed *c = &sm->mc_feed;
 
+	*c = (struct sm_mc_feed){ .f = f, .new_model = new_model };
+	c->nblocks = used_blocks(&sm->mc, &c->top);
 	sm->mc_gen_programmed = sm->mc.gen;
-	FABRIC_FOREACH_NODE(f, i, n) {
-		struct mft_switch *s;
-
-		if (n->type != FABRIC_SWITCH)
-			continue;
-		s = mft_switch_of(sm, n);
-		if (new_model)
-			forget_if_new(sm, s);
-		memset(s->want, 0, (size_t)MC_MLID_MAX * s->npos * sizeof(uint16_t));
-	}
-	fill_want(sm, f);
-	FABRIC_FOREACH_NODE(f, i, n) {
-		struct mft_switch *s;
-		unsigned upto;
-
-		if (n->type != FABRIC_SWITCH)
-			continue;
-		s = mft_switch_of(sm, n);
-		upto = nblocks > s->used_blocks ? nblocks : s->used_blocks;
-		for (unsigned b = 0; b < upto; b++)
-			for (unsigned pos = 0; pos < s->npos; pos++) {
-				if (!(s->known[b] & (1u << pos)))
-					sm_send(sm, &s->addr, IB_MAD_METHOD_GET, SM_ATTR_MFT,
-					    mft_mod(b, pos), NULL, on_mft_get, s);
-				else if (block_differs(s, b, pos))
-					write_block(sm, s, b, pos);
-			}
-		s->used_blocks = nblocks;
-		if (!s->top_known || s->top != top)
-			set_top(sm, s, top);
-	}
+	mad_batch_feed(&sm->batch, 2 * (size_t)sm->cfg.max_outstanding + 8, mc_feed, c);
 }
 
 /* ---- the audit's view (audit_mft.c) ---- */

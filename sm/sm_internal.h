@@ -185,6 +185,13 @@ struct sm {
 	struct mc_db		 mc;		/* the SA's groups */
 	struct guid_map		 mft;		/* switch GUID -> what its MFT holds */
 	uint64_t		 mc_gen_programmed;	/* mc.gen the MFTs were computed for */
+	struct sm_mc_feed {				/* sm_mcast_program's producer */
+		struct fabric	*f;
+		size_t		 group, node;
+		bool		 new_model, cleared;
+		unsigned	 nblocks;
+		uint16_t	 top;
+	} mc_feed;
 	uint64_t		 mft_blocks_written;
 	uint64_t		 mft_verify_mismatches;	/* sm_mcast_mft_verify() found */
 	struct sa_subs		 subs;		/* InformInfo subscriptions */
