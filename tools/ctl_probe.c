@@ -19,6 +19,13 @@
  *                      requests for SECS and never read a reply
  *   ctl_probe SOCK latency COUNT          COUNT status requests, one fresh
  *                      connection each; prints "max_ms M median_ms D"
+ *   ctl_probe SOCK poll MS STOPFILE       one status request on a fresh
+ *                      connection every MS ms until STOPFILE exists; one
+ *                      line each: "T ok|fail START" (T the reply's ms,
+ *                      rounded up, or the ms until it failed; a reply
+ *                      not complete within 10 s fails; START in ms since
+ *                      the epoch).  One process: a loaded machine's process
+ *                      start-ups neither thin out nor delay the polls.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -296,6 +304,48 @@ cmd_latency(const char *sock, int count)
 	return 0;
 }
 
+static double
+epoch_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* One status request on a fresh connection, its reply within 10 s. */
+static int
+status_once(const char *sock)
+{
+	struct timeval tmo = { 10, 0 };
+	int fd = dial(sock), r = -1;
+
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) == 0 &&
+	    send(fd, status_req, sizeof(status_req) - 1, MSG_NOSIGNAL) >= 0)
+		r = read_final(fd, 0);
+	close(fd);
+	return r;
+}
+
+static int
+cmd_poll(const char *sock, int every_ms, const char *stopfile)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (access(stopfile, F_OK) != 0) {
+		double start = now_ms(), wall = epoch_ms();
+		int r = status_once(sock);
+		double took = now_ms() - start, rest;
+
+		printf("%lld %s %lld\n", (long long)(took + 0.999), r == 0 ? "ok" : "fail", (long long)wall);
+		rest = every_ms - (now_ms() - start);
+		if (rest > 0)
+			usleep((useconds_t)(rest * 1000));
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -309,7 +359,9 @@ main(int argc, char **argv)
 		return cmd_flood(argv[1], atoi(argv[3]), atof(argv[4]));
 	if (argc == 4 && strcmp(argv[2], "latency") == 0)
 		return cmd_latency(argv[1], atoi(argv[3]));
+	if (argc == 5 && strcmp(argv[2], "poll") == 0 && atoi(argv[3]) > 0)
+		return cmd_poll(argv[1], atoi(argv[3]), argv[4]);
 	fprintf(stderr, "usage: ctl_probe SOCK send JSON [FILE...] | lines TEXT | hold N SECS | "
-	    "flood N SECS | latency COUNT\n");
+	    "flood N SECS | latency COUNT | poll MS STOPFILE\n");
 	return 2;
 }

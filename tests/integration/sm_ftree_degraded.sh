@@ -77,6 +77,12 @@ TARGET=100
 in_target() { m=$(field max "$got"); b=$(field bound "$got"); [ -n "$m" ] && [ -n "$b" ] && [ $((m * 100)) -le $((b * TARGET)) ]; }
 changed() { ! cmp -s "$SIM_DIR/fts.txt" "$T/before.txt"; }
 changed_in_target() { changed && in_target; }
+# changed, and the same tables as the previous dump (kept in prev.txt)
+changed_held() {
+	changed && cmp -s "$SIM_DIR/fts.txt" "$T/prev.txt" && return 0
+	cp "$SIM_DIR/fts.txt" "$T/prev.txt"
+	return 1
+}
 at_ideal() { [ "$(field max "$got")" = "$(field max "$ideal")" ] && [ "$(field idle "$got")" = 0 ]; }
 blocks() { awk -f "$FABRICD_SRC/tests/lib/ftsdiff.awk" "$T/before.txt" "$SIM_DIR/fts.txt"; }
 
@@ -99,7 +105,16 @@ flap() {
 	cp "$SIM_DIR/fts.txt" "$T/before.txt"
 	last=$(db "SELECT max(id) FROM sm_sweeps" 2>/dev/null)
 	sim_console 'Unlink "sw-l3"[20]' || fail console
-	if settle 15 changed_in_target; then ok=yes; else ok=no; fi
+	if [ "$sm" = fabricd ]; then
+		if settle 15 changed_in_target; then ok=yes; else ok=no; fi
+	else
+		# OpenSM's figures are printed, not gated, and it does not meet
+		# the target: its tables once they changed and held still for
+		# one dump, not the 15 s of waiting for a target it never meets
+		rm -f "$T/prev.txt"
+		settle 15 changed_held
+		if in_target; then ok=yes; else ok=no; fi
+	fi
 	[ "$sm" = fabricd ] && sent=$(db "SELECT coalesce(sum(lft_blocks), 0) FROM sm_sweeps WHERE id > $last")
 	echo "$sm after Unlink sw-l3[20]: $got; changed $(blocks)${sent:+, blocks sent $sent}; target met: $ok"
 	[ "$sm" = fabricd ] && [ $ok = no ] && fail "fabricd: loads after the Unlink: $got"

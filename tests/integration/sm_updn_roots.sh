@@ -47,10 +47,20 @@ root=$(guid_of sw-s2)
 spines_used() {	# the spine GUIDs inter-leaf routes cross, with counts
 	lft_dump || fail dump_fts
 	lft_check_all_pairs > /dev/null || fail "LFT walk: $(lft_check_all_pairs)"
+	# the hosts' LIDs from the discovery lft_dump just saved (one
+	# ibnetdiscover for all 12, not two per pair)
+	lids=
+	for a in $(seq 1 12); do
+		l=$(sed -n "s/.*\"host$a\" lid \([0-9]*\) .*/\1/p" "$SIM_DIR/disc.txt" | head -1)
+		[ -n "$l" ] || fail "host$a has no LID in ibnetdiscover's output"
+		lids="$lids $l"
+	done
+	# shellcheck disable=SC2086
+	lid_n() { printf '%s\n' $lids | sed -n "$1p"; }
 	for a in $(seq 1 12); do
 		for b in $(seq 1 12); do
 			[ $(( (a + 2) / 3 )) = $(( (b + 2) / 3 )) ] && continue
-			awk -v path="$(sm_lid_of host$a),$(sm_lid_of host$b)" -f "$LFTWALK_AWK" \
+			awk -v path="$(lid_n $a),$(lid_n $b)" -f "$LFTWALK_AWK" \
 			    "$SIM_DIR/disc.txt" "$SIM_DIR/fts.txt" | sed -n 2p
 		done
 	done | sort | uniq -c
