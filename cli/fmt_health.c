@@ -50,6 +50,10 @@ health_result(json_t *res)
 	printf("active events:\n");
 	cli_print_table(stdout, events, (const char *const[]){ "severity", "object", "check",
 	    "detail", NULL });
+	if (json_integer_value(json_object_get(res, "events_total")) > (json_int_t)json_array_size(events))
+		printf("(the %zu worst of %lld; fabricctl ports --degraded lists the degraded ports)\n",
+		    json_array_size(events),
+		    (long long)json_integer_value(json_object_get(res, "events_total")));
 }
 
 /* The BER window: what it covers and what it was computed from. */

@@ -85,7 +85,19 @@ echo "all CA pairs routable $(( $(date +%s%N) / 1000000 - t_unlink )) ms after t
 down=$(sim_diag -t 120 iblinkinfo | grep -c 'Down/')
 echo "iblinkinfo: $down ports Down"
 [ "${down:-0}" -ge $UNLINKS ] || fail "only ${down:-0} ports down after $UNLINKS Unlinks"
-sleep 10
+# The operator's read of the storm runs on the loop too: `health` ranks
+# every port by its alarms (it held the loop 0.5-0.9 s on 7,776 alarms
+# when a port's alarms were found by a walk over all of them, and 90 ms
+# while it returned all 7,776 events); the polls go on meanwhile.
+# (`ports --degraded`, 7,776 rows built in one step, still holds the loop
+# about 70 ms: not asked here, listed as left.)
+for _ in 1 2 3 4 5; do
+	capture "$T/health.json" ctl --json health
+	sleep 1
+done
+jq -e '(.worst_ports | length > 0) and (.events | length == 100) and .events_total >= 7776' \
+    "$T/health.json" >/dev/null || fail "health: $(jq -c '[(.worst_ports | length), (.events | length), .events_total]' "$T/health.json")"
+sleep 5
 touch "$T/poll.stop"
 wait $POLLER
 
@@ -107,10 +119,17 @@ failedpolls=$(awk '$2 != "ok"' "$T/polls" | wc -l)
 # The 100 ms gate is the plain build's: a sanitizer build runs the same
 # storm (its memory checks are the point there) at two to three times the
 # cost of every step, which is not the daemon's latency.
+# The loop's own figure beside the poller's: the heartbeat's lag less the
+# time the loop thread waited for a CPU (kernel schedstat), so that a
+# step that blocks is seen apart from a loaded machine.  The aim is
+# 10 ms; 30 ms is what this gate holds (steps of 10-13 ms are left).
+own=$(ctl --json status | jq -r '.loop.max_own_lag_ms | floor')
+echo "fabricd's own longest loop step: $own ms"
 if ldd "$FABRICD" 2>/dev/null | grep -q libasan; then
 	echo "(sanitizer build: the poll times are not gated; the plain build's run gates them)"
 else
 	[ "$slowpolls" -eq 0 ] || { sort -n "$T/polls" | tail -5; fail "$slowpolls status polls over $POLL_MAX ms"; }
+	[ -n "$own" ] && [ "$own" -le 30 ] || fail "the loop was held $own ms by one step"
 fi
 
 grep -q '^degraded|' "$T/causes" || fail "no degraded event"
