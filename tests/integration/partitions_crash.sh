@@ -41,13 +41,32 @@ pk() {
 # The ports whose tables are read: every host port, the switch ports
 # facing them, and an inter-switch link's two ends.
 PORTS="host1:1 host2:1 host3:1 host4:1 sw-l1:1 sw-l1:2 sw-l2:1 sw-l2:2 sw-l1:3 sw-s1:1"
-# snapshot: "label index=key ..." for each of PORTS, read with smpquery;
-# a host port with no key at all is a failed read (it holds 0x7fff at least).
+# snapshot: "label index=key ..." for each of PORTS, read in one process
+# by tools/pkeys_read (libibmad's directed-route SubnGets, as smpquery -D
+# pkeys reads them one process a port: 400 start-ups made most of this
+# test's time); a host port with no key at all is a failed read (it holds
+# 0x7fff at least).  The first snapshot is also read with smpquery and
+# must be the same (check_reader).
 snapshot() {
+	_args=""
+	for l in $PORTS; do
+		# shellcheck disable=SC2046
+		set -- $(route_of "$l")
+		_args="$_args $1:${2:-0}"
+	done
+	# shellcheck disable=SC2086
+	sim_diag -t 20 "$FABRICD_BUILD/tools/pkeys_read" $_args > "$T/pk.lines" 2> "$T/pk.err"
+	printf '%s\n' $PORTS | paste -d' ' - "$T/pk.lines" | sed 's/ *$//'
+}
+snapshot_smpquery() {
 	for l in $PORTS; do
 		# shellcheck disable=SC2086
 		echo "$l $(pk $(route_of "$l"))" | sed 's/ *$//'
 	done
+}
+check_reader() {	# FILE: the snapshot in FILE equals smpquery's reads
+	capture "$T/smpq" snapshot_smpquery
+	cmp -s "$1" "$T/smpq" || fail "pkeys_read and smpquery disagree: $(diff "$1" "$T/smpq")"
 }
 take() {	# FILE: a snapshot into FILE, every host port read
 	capture "$1" snapshot
@@ -110,9 +129,11 @@ start_fd
 # The footprint of a member add, from a clean change (no kill), and its
 # delete back to the state before it.
 take "$T/s0"
+check_reader "$T/s0"
 ctl partition create p0 --pkey 0x0100 >/dev/null || fail "create p0"
 ctl partition member add p0 all-cas --limited >/dev/null || fail "member add p0"
 take "$T/s1"
+check_reader "$T/s1"
 footprint "$T/s0" "$T/s1" > "$T/footprint"
 for h in host1 host2 host3 host4; do
 	grep -q "^$h:1 0$" "$T/footprint" || fail "the clean member add gave $h no limited key: $(cat "$T/footprint")"
