@@ -110,7 +110,8 @@ route_job_start(struct event_base *base, const struct fabric *f,
 	j->done = done;
 	j->arg = arg;
 	copy_params(j, params);
-	if ((j->ev = event_new(base, j->pipe_rd, EV_READ, job_finished, j)) == NULL ||
+	/* persistent: a wake-up without the byte (EINTR) must not lose it */
+	if ((j->ev = event_new(base, j->pipe_rd, EV_READ | EV_PERSIST, job_finished, j)) == NULL ||
 	    event_add(j->ev, NULL) != 0 || pthread_create(&j->thread, NULL, job_main, j) != 0) {
 		job_free(j);
 		return NULL;
