@@ -1,5 +1,6 @@
 /* The loop's heartbeat: see loopstat.h. */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -13,15 +14,18 @@
 
 static struct event *beat;
 static int64_t due_us;
-static double max_lag_ms, recent_max_ms, prev_recent_ms;
+/* One figure's record: its maximum, over the last two minute windows (so
+ * that the last minute never reads as empty), and its count over 10 ms. */
+struct lag_record {
+	double		 max_ms, recent_ms, prev_recent_ms;
+	uint64_t	 over_10ms;
+};
+static struct lag_record wall, own_rec;
 static int64_t recent_start_us;
-static uint64_t over_10ms;
 /* The loop thread's time waiting for a CPU (/proc/thread-self/schedstat,
  * second field, ns): a lag that is the machine's load, not a step. */
 static int schedstat_fd = -1;
 static int64_t prev_wait_ns;
-static double max_own_ms, recent_own_ms, prev_recent_own_ms;
-static uint64_t own_over_10ms;
 
 static int64_t
 cpu_wait_ns(void)
@@ -49,6 +53,27 @@ own_lag(double lag)
 }
 
 static void
+lag_note(struct lag_record *r, double ms, bool new_window)
+{
+	if (new_window) {
+		r->prev_recent_ms = r->recent_ms;
+		r->recent_ms = 0;
+	}
+	if (ms > r->max_ms)
+		r->max_ms = ms;
+	if (ms > r->recent_ms)
+		r->recent_ms = ms;
+	if (ms > 10)
+		r->over_10ms++;
+}
+
+static double
+lag_recent(const struct lag_record *r)
+{
+	return r->recent_ms > r->prev_recent_ms ? r->recent_ms : r->prev_recent_ms;
+}
+
+static void
 arm(void)
 {
 	struct timeval tv = { 0, LOOPSTAT_BEAT_MS * 1000 };
@@ -62,31 +87,15 @@ on_beat(evutil_socket_t fd, short what, void *arg)
 {
 	int64_t now = clock_mono_us();
 	double lag = now > due_us ? (double)(now - due_us) / 1000.0 : 0;
-	double own = own_lag(lag);
+	bool new_window = now - recent_start_us >= RECENT_MS * 1000;
 
 	(void)fd;
 	(void)what;
 	(void)arg;
-	if (now - recent_start_us >= RECENT_MS * 1000) {
-		/* Two windows, so the last minute never reads as empty. */
-		prev_recent_ms = recent_max_ms;
-		recent_max_ms = 0;
-		prev_recent_own_ms = recent_own_ms;
-		recent_own_ms = 0;
+	if (new_window)
 		recent_start_us = now;
-	}
-	if (lag > max_lag_ms)
-		max_lag_ms = lag;
-	if (lag > recent_max_ms)
-		recent_max_ms = lag;
-	if (lag > 10)
-		over_10ms++;
-	if (own > max_own_ms)
-		max_own_ms = own;
-	if (own > recent_own_ms)
-		recent_own_ms = own;
-	if (own > 10)
-		own_over_10ms++;
+	lag_note(&wall, lag, new_window);
+	lag_note(&own_rec, own_lag(lag), new_window);
 	arm();
 }
 
@@ -117,19 +126,15 @@ loopstat_stop(void)
 double
 loopstat_max_lag_ms(void)
 {
-	return max_lag_ms;
+	return wall.max_ms;
 }
 
 json_t *
 loopstat_status(void)
 {
-	double recent = recent_max_ms > prev_recent_ms ? recent_max_ms : prev_recent_ms;
-
-	double recent_own = recent_own_ms > prev_recent_own_ms ? recent_own_ms : prev_recent_own_ms;
-
 	return json_pack("{s:i, s:f, s:f, s:I, s:f, s:f, s:I, s:b}", "heartbeat_ms", LOOPSTAT_BEAT_MS,
-	    "max_lag_ms", max_lag_ms, "recent_max_lag_ms", recent,
-	    "lags_over_10ms", (json_int_t)over_10ms,
-	    "max_own_lag_ms", max_own_ms, "recent_max_own_lag_ms", recent_own,
-	    "own_lags_over_10ms", (json_int_t)own_over_10ms, "cpu_wait_known", schedstat_fd >= 0);
+	    "max_lag_ms", wall.max_ms, "recent_max_lag_ms", lag_recent(&wall),
+	    "lags_over_10ms", (json_int_t)wall.over_10ms,
+	    "max_own_lag_ms", own_rec.max_ms, "recent_max_own_lag_ms", lag_recent(&own_rec),
+	    "own_lags_over_10ms", (json_int_t)own_rec.over_10ms, "cpu_wait_known", schedstat_fd >= 0);
 }

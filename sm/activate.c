@@ -245,8 +245,6 @@ activate_node(struct sm *sm, struct fabric_node *n)
  * callback held the loop for 10 ms at 1,296 hosts.  The phase's wait
  * (sm_phase_wait) waits for the producer to be done.
  */
-#define ACTIVATE_FEED_CAP(sm)	(2 * (size_t)(sm)->cfg.max_outstanding + 8)
-
 static bool
 feed_nodes(struct sm *sm, void (*one)(struct sm *, struct fabric_node *))
 {
@@ -279,14 +277,14 @@ void
 sm_activate_arm(struct sm *sm)
 {
 	sm->activate_node = 0;
-	mad_batch_feed(&sm->batch, ACTIVATE_FEED_CAP(sm), arm_feed, NULL);
+	mad_batch_feed(&sm->batch, sm_feed_cap(sm), arm_feed, NULL);
 }
 
 void
 sm_activate_active(struct sm *sm)
 {
 	sm->activate_node = 0;
-	mad_batch_feed(&sm->batch, ACTIVATE_FEED_CAP(sm), active_feed, NULL);
+	mad_batch_feed(&sm->batch, sm_feed_cap(sm), active_feed, NULL);
 }
 
 /* Widths ranked by lanes (the mask bits are not in lane order: 2x is 16). */

@@ -392,7 +392,7 @@ sm_mcast_program(struct sm *sm, struct fabric *f, bool new_model)
 	*c = (struct sm_mc_feed){ .f = f, .new_model = new_model };
 	c->nblocks = used_blocks(&sm->mc, &c->top);
 	sm->mc_gen_programmed = sm->mc.gen;
-	mad_batch_feed(&sm->batch, 2 * (size_t)sm->cfg.max_outstanding + 8, mc_feed, c);
+	mad_batch_feed(&sm->batch, sm_feed_cap(sm), mc_feed, c);
 }
 
 /* ---- the audit's view (audit_mft.c) ---- */

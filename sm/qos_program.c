@@ -54,7 +54,6 @@
 #define SL2VL_ALL_OUT	0x10000u
 
 /* MADs in flight for the QoS tables at most (a few windows). */
-#define QOS_FEED_CAP(sm)	(2 * (size_t)(sm)->cfg.max_outstanding + 8)
 
 static struct qos_held *
 held_of(struct fabric_node *n)
@@ -427,7 +426,7 @@ static void
 start(struct sm *sm, bool read, bool reread)
 {
 	sm->qos_feed = (struct sm_qos_feed){ .read = read, .reread = reread };
-	mad_batch_feed(&sm->batch, QOS_FEED_CAP(sm), feed, &sm->qos_feed);
+	mad_batch_feed(&sm->batch, sm_feed_cap(sm), feed, &sm->qos_feed);
 }
 
 void

@@ -323,6 +323,14 @@ void sm_standby_stop(struct sm *sm);
 void sm_activate_arm(struct sm *sm);
 void sm_activate_active(struct sm *sm);
 
+/* The MADs a producer of sm->batch keeps pending (mad_batch_feed): twice
+ * the window, so the engine's queue is never empty while it waits. */
+static inline size_t
+sm_feed_cap(const struct sm *sm)
+{
+	return 2 * (size_t)sm->cfg.max_outstanding + 8;
+}
+
 /* lft.c */
 void sm_lft_readback(struct sm *sm);
 /* Compute routes (on a thread: sm->next must stay as it is until then
