@@ -18,7 +18,8 @@ DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
            util-linux procps psmisc ethtool jq \
            libsystemd-dev systemd curl prometheus lintian debhelper fakeroot dpkg-dev
 # graphviz: the tests render topology --format dot to SVG (sm_topology_plan.sh)
-DEB_PKGS += graphviz
+# and judge its layout with python3 (sm_topology_dot.sh)
+DEB_PKGS += graphviz python3
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
@@ -44,6 +45,7 @@ SQL      = $(sort $(wildcard schemas/*.sql))
 
 all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS) $(O)/tests/libroce_nlfake.so \
     $(O)/tests/libmadlog.so $(O)/tests/libumad_sendspy.so $(O)/tests/libfileblock.so \
+    $(O)/tests/liboptsl2vl.so \
     $(O)/bench/routebench \
     $(O)/fabricctl.bash
 
@@ -95,6 +97,14 @@ $(O)/tests/libmadlog.so: tests/fixtures/mad/madlog.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -isystem /usr/include/infiniband -fPIC -shared -o $@ $< -ldl
 
+# Switch firmware with OptimizedSLtoVLMappingProgramming, which ibsim
+# lacks (LD_PRELOAD before umad2sim into fabricd): the all-ports SL2VL Set
+# written as per-pair Sets.
+$(O)/tests/liboptsl2vl.so: tests/fixtures/mad/optsl2vl.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -isystem /usr/include/infiniband -fPIC -shared \
+	    -o $@ $< -ldl -lpthread
+
 # A passed file whose read blocks (LD_PRELOAD into fabricd): the test of
 # reading client files off the event loop.
 $(O)/tests/libfileblock.so: tests/fixtures/core/fileblock.c
@@ -136,6 +146,15 @@ test: all
 demo: all
 	@sh tools/demo.sh $(O)
 
+# sim / sim-stop: a simulated fabric and fabricd left running in SIM_DIR
+# (tools/sim.sh; SIM_TOPO: other topogen arguments), and the lines to use
+# fabricctl and infiniband-diags on it.
+SIM_DIR ?= $(O)/sim
+sim: all
+	@sh tools/sim.sh start $(O) $(SIM_DIR)
+sim-stop:
+	@sh tools/sim.sh stop $(O) $(SIM_DIR)
+
 bench: all
 	$(O)/bench/routebench 36 4 16 36
 	$(O)/bench/routebench 64 44
@@ -151,6 +170,7 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR     ?= $(PREFIX)/share/doc/fabricd
+DATADIR    ?= $(PREFIX)/share/fabricd
 STRIP      ?= strip
 BASH_COMPLETION ?= $(wildcard $(O)/fabricctl.bash)
 INSTALL_BIN = install -s --strip-program=$(STRIP) -m 0755
@@ -159,7 +179,8 @@ install: $(O)/fabricd $(O)/fabricctl
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
-	    $(DESTDIR)$(SYSCONFDIR)/fabricd $(DESTDIR)$(DOCDIR)/examples
+	    $(DESTDIR)$(SYSCONFDIR)/fabricd $(DESTDIR)$(DOCDIR)/examples \
+	    $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/prometheus
 	$(INSTALL_BIN) $(O)/fabricd $(DESTDIR)$(PREFIX)/sbin/fabricd
 	$(INSTALL_BIN) $(O)/fabricctl $(DESTDIR)$(PREFIX)/bin/fabricctl
 	install -m 0644 man/fabricd.8 man/fabricctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/
@@ -172,6 +193,8 @@ install: $(O)/fabricd $(O)/fabricctl
 	    install -m 0644 systemd/fabricd.yaml $(DESTDIR)$(SYSCONFDIR)/fabricd/fabricd.yaml
 	install -m 0644 examples/fabricd.yaml $(DESTDIR)$(DOCDIR)/examples/fabricd.yaml
 	install -m 0644 examples/slurm-prolog.sh $(DESTDIR)$(DOCDIR)/examples/slurm-prolog.sh
+	install -m 0644 contrib/grafana/fabricd.json $(DESTDIR)$(DATADIR)/grafana/fabricd.json
+	install -m 0644 contrib/prometheus/fabricd-rules.yml $(DESTDIR)$(DATADIR)/prometheus/fabricd-rules.yml
 	if [ -n "$(BASH_COMPLETION)" ]; then \
 	    install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions && \
 	    install -m 0644 $(BASH_COMPLETION) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fabricctl; \
@@ -193,4 +216,4 @@ deb:
 clean:
 	rm -rf build build-san build-deb
 
-.PHONY: all deps deps-quiet check test demo bench install deb clean completion
+.PHONY: all deps deps-quiet check test demo sim sim-stop bench install deb clean completion

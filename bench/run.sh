@@ -13,14 +13,22 @@
 #   mads    packets the SM's own port transmitted, read with perfquery from
 #           another host (PortXmitPkts, extended counters): the same
 #           independent measure for both SMs; fabricd's own count in ()
-#   rss_mb  peak resident memory of the SM process (VmHWM) at subnet up
-# Each size is brought up by fabricd three ways, each on a fresh ibsim:
+#   rss_mb  peak resident memory of the SM process (VmHWM), settled after subnet up
+# Each size is brought up by fabricd four ways, each on a fresh ibsim:
 #   defaults  nothing but the SM switched on (QoS on, no policy: the product)
 #   4class    the four-class QoS policy of docs/qos.md
-#   qos-off   sm.qos.enabled: false, the floor the other two are judged by
-# and the ratio rows compare each with OpenSM.
+#   qos-off   sm.qos.enabled: false, the floor the others are judged by
+#   4class-opt  4class on switches with OptimizedSLtoVLMappingProgramming:
+#             ibsim lacks it, so the optsl2vl double (tests/fixtures/mad/
+#             optsl2vl.c, LD_PRELOAD before umad2sim) stands for the switch
+#             firmware: it sets the SwitchInfo bit and writes fabricd's one
+#             all-ports SL2VL Set as the per-pair Sets ibsim knows.  Its
+#             mads column: what the switches received (perfquery, read
+#             once the double has written every pair), fabricd's own in ()
+# and the ratio rows compare each with OpenSM, and (when qos-off ran) the
+# MADs with qos-off's: the fabric's count, fabricd's own in ().
 # Usage: bench/run.sh BUILD_DIR [SIZE...]   SIZE: 324 1296 (default) 2592 5184 (default)
-# BENCH_CONFIGS: which of defaults 4class qos-off (default all three).
+# BENCH_CONFIGS: which of defaults 4class 4class-opt qos-off (default all four).
 # OpenSM options in OSM_ARGS (OSM_ARGS='-R ftree': against its fat-tree engine).
 # Not part of make check: the largest fabric alone takes OpenSM ~5-10 s.
 set -u
@@ -32,7 +40,7 @@ export FABRICD_BUILD=$build FABRICD_SRC=$src
 sim_available || { echo "bench: ibsim/umad2sim not installed"; exit 1; }
 command -v sqlite3 > /dev/null || { echo "bench: the sqlite3 shell is needed"; exit 1; }
 sizes=${*:-1296 5184}
-configs=${BENCH_CONFIGS:-defaults 4class qos-off}
+configs=${BENCH_CONFIGS:-defaults 4class 4class-opt qos-off}
 rounds=${BENCH_ROUNDS:-3}
 out=$(mktemp -d "${TMPDIR:-/tmp}/fabricd-bench.XXXXXX")
 trap 'sim_stop; [ -n "${FD:-}" ] && kill "$FD" 2>/dev/null; rm -rf "$out"' EXIT INT TERM
@@ -50,6 +58,21 @@ topo_args() {
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.3f", b - a }'; }
 peak_rss_mb() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null; }
+# settled_peak_rss_mb PID: the peak once it has stopped moving (the same for
+# 3 s, at most 60 s after subnet up).  Read at "up" it would miss what an SM
+# still does just after (stores, a first polling round) and vary from run to
+# run by up to a third.
+settled_peak_rss_mb() {
+	_last= _same=0 _i=0
+	while [ $_same -lt 6 ] && [ $_i -lt 120 ]; do
+		_r=$(peak_rss_mb "$1")
+		[ -n "$_r" ] || break
+		if [ "$_r" = "$_last" ]; then _same=$((_same + 1)); else _same=0; _last=$_r; fi
+		_i=$((_i + 1))
+		sleep 0.5
+	done
+	echo "${_last:--}"
+}
 
 # PortXmitPkts of host1's port, asked from host2 (LID-routed, after subnet up).
 sm_port_xmit() {
@@ -72,8 +95,9 @@ bench_opensm() {
 	t0=$(now)
 	sim_opensm host1 120 || { echo "- - - -"; return; }
 	t1=$(now)
-	rss=$(peak_rss_mb "$OSM_PID")
-	echo "$(elapsed "$t0" "$(osm_up_time)") $(elapsed "$t0" "$t1") $(sm_port_xmit) $rss"
+	xmit=$(sm_port_xmit)
+	rss=$(settled_peak_rss_mb "$OSM_PID")
+	echo "$(elapsed "$t0" "$(osm_up_time)") $(elapsed "$t0" "$t1") $xmit $rss"
 	# This runs in a subshell: sim_stop out there cannot see OSM_PID.
 	kill "$OSM_PID" 2>/dev/null
 	wait "$OSM_PID" 2>/dev/null
@@ -96,12 +120,26 @@ fd_extra() {
 	case $1 in
 	defaults) ;;
 	qos-off) printf '  qos:\n    enabled: false\n' ;;
-	4class) printf '  qos:\n    classes:\n%s\n%s\n%s\n%s\n' \
+	4class | 4class-opt) printf '  qos:\n    classes:\n%s\n%s\n%s\n%s\n' \
 	    '      training:   { sl: 1, vl: 1, share: 50, priority: high }' \
 	    '      storage:    { sl: 2, vl: 2, share: 30, services: [nvme-of, nfs-rdma] }' \
 	    '      kv:         { sl: 3, vl: 3, share: 15 }' \
 	    '      management: { sl: 0, vl: 0, share: 5 }' ;;
 	esac
+}
+
+# optsl2vl_wait COUNT-FILE SENT: until the double has written every pair of
+# the bring-up (its counts written after fabricd's SENT MADs, none
+# pending), then its counts on stderr.
+optsl2vl_wait() {
+	i=0
+	until [ -s "$1" ] && [ "$(sed -n 's/^pending //p' "$1")" = 0 ] &&
+	    [ "$(sed -n 's/^fabricd_sent //p' "$1")" -ge "${2:-0}" ]; do
+		[ $i -ge 2400 ] && { echo "bench: the optsl2vl double did not finish" >&2; return; }
+		i=$((i + 1))
+		sleep 0.05
+	done
+	echo "  optsl2vl: $(tr '\n' ' ' < "$1")" >&2
 }
 
 bench_fabricd() {
@@ -111,8 +149,10 @@ bench_fabricd() {
 	printf 'socket: %s\nstate_dir: %s\nlog_level: notice\nsm:\n  enabled: true\n' \
 	    "$d/fabricd.sock" "$d/state" > "$d/fabricd.yaml"
 	fd_extra "$1" >> "$d/fabricd.yaml"
+	pre=$SIM_PRELOAD
+	[ "$1" = 4class-opt ] && pre="$build/tests/liboptsl2vl.so $SIM_PRELOAD"
 	t0=$(now)
-	(cd "$SIM_DIR/run" && SIM_HOST=host1 LD_PRELOAD=$SIM_PRELOAD \
+	(cd "$SIM_DIR/run" && SIM_HOST=host1 LD_PRELOAD=$pre OPTSL2VL_COUNT=$d/optsl2vl.count \
 	    exec "$build/fabricd" -c "$d/fabricd.yaml" > "$d/fabricd.log" 2>&1) &
 	FD=$!
 	i=0
@@ -129,9 +169,11 @@ bench_fabricd() {
 		sleep 0.05
 	done
 	t1=$(now)
-	rss=$(peak_rss_mb "$FD")
+	[ "$1" = 4class-opt ] && optsl2vl_wait "$d/optsl2vl.count" "$(printf '%s' "$st" | fd_mads)"
+	xmit=$(sm_port_xmit)
+	rss=$(settled_peak_rss_mb "$FD")
 	echo "$(elapsed "$t0" "$(fd_up_time "$d")") $(elapsed "$t0" "$t1")" \
-	    "$(sm_port_xmit)($(printf '%s' "$st" | fd_mads)) $rss"
+	    "$xmit($(printf '%s' "$st" | fd_mads)) $rss"
 	kill "$FD" 2>/dev/null
 	wait "$FD" 2>/dev/null
 	FD=
@@ -147,6 +189,8 @@ median() {
 }
 # The fabricd MAD column as measured, with its own count, from the first round.
 first_col() { awk -v c="$2" 'NR == 1 { print $c }' "$1"; }
+# own: fabricd's own count, the "(N)" of a mads entry
+own() { printf '%s' "$1" | sed -n 's/.*(\([0-9]*\)).*/\1/p'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { sub(/\(.*/, "", a); sub(/\(.*/, "", b);
 	if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "-" }'; }
 
@@ -185,6 +229,10 @@ for n in $sizes; do
 		printf '%-22s %-16s %8s %8s %16s %8s\n' "" "fabricd $c" "$f_t" "$f_s" "$f_m" "$f_r"
 		printf '%-22s %-16s %8s %8s %16s %8s\n' "" "  / opensm" "$(ratio "$f_t" "$o_t")" \
 		    "$(ratio "$f_s" "$o_s")" "$(ratio "$f_m" "$o_m")" "$(ratio "$f_r" "$o_r")"
+		case " $configs " in *" qos-off "*) [ "$c" != qos-off ] || continue ;; *) continue ;; esac
+		q_m=$(first_col "$out/fd-$n-qos-off" 3)
+		printf '%-22s %-16s %8s %8s %16s %8s\n' "" "  / qos-off" "" "" \
+		    "$(ratio "$f_m" "$q_m")($(ratio "$(own "$f_m")" "$(own "$q_m")"))" ""
 	done
 	if [ -n "${BENCH_VERBOSE:-}" ]; then
 		sed 's/^/  opensm round: /' "$out/osm-$n"

@@ -241,9 +241,10 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 #define REPLY_MAX (64u << 20)
 
 static int
-send_request(int fd, const struct cli_command *cmd, json_t *args, const struct cli_files *files)
+send_request(int fd, const struct cli_command *cmd, json_t *args, const struct cli_files *files,
+    int id)
 {
-	json_t *req = json_pack("{s:i, s:i, s:s, s:O}", "v", PROTO_VERSION, "id", 1,
+	json_t *req = json_pack("{s:i, s:i, s:s, s:O}", "v", PROTO_VERSION, "id", id,
 	    "cmd", cmd->wire, "args", args);
 	char *text = json_dumps(req, JSON_COMPACT);
 	size_t len = strlen(text), off = 0;
@@ -262,74 +263,130 @@ send_request(int fd, const struct cli_command *cmd, json_t *args, const struct c
 	return rc;
 }
 
+/* The daemon's reply lines.  Replies can be large (the ports of a big
+ * fabric): the line buffer grows up to REPLY_MAX. */
+struct reader {
+	int	 fd;
+	char	*buf;
+	size_t	 have, cap;
+};
+
+/* The next message, or NULL (said on stderr) when none can come. */
+static json_t *
+read_message(struct reader *r)
+{
+	for (;;) {
+		char *nl = memchr(r->buf, '\n', r->have);
+		ssize_t n;
+
+		if (nl != NULL) {
+			json_t *msg = json_loadb(r->buf, (size_t)(nl - r->buf), 0, NULL);
+			size_t used = (size_t)(nl - r->buf) + 1;
+
+			memmove(r->buf, r->buf + used, r->have - used);
+			r->have -= used;
+			if (msg == NULL)
+				fprintf(stderr, "fabricctl: malformed reply from fabricd\n");
+			return msg;
+		}
+		if (r->have == r->cap) {
+			char *bigger = r->cap < REPLY_MAX ? realloc(r->buf, r->cap * 2) : NULL;
+			if (bigger == NULL) {
+				fprintf(stderr, "fabricctl: reply line too long\n");
+				return NULL;
+			}
+			r->buf = bigger;
+			r->cap *= 2;
+		}
+		n = read(r->fd, r->buf + r->have, r->cap - r->have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "fabricctl: fabricd closed the connection\n");
+			return NULL;
+		}
+		r->have += (size_t)n;
+	}
+}
+
+/*
+ * A paged result (cli/paging.c): fold it into *acc and ask for the next
+ * page on the same connection.  Returns 1 when a request for the next
+ * page went out, 0 when msg is the last page (its result replaced by all
+ * the pages'), -1 on failure.  Later pages carry no descriptors: a paged
+ * command takes no FILE argument.
+ */
+static int
+follow_page(json_t *msg, struct reader *r, const struct cli_command *cmd, json_t *args,
+    json_t **acc, int *id)
+{
+	json_t *res = json_object_get(msg, "result");
+	const char *next = cli_page_next(res);
+	static const struct cli_files none = { .n = 0 };
+
+	if (!json_is_true(json_object_get(msg, "ok")) || (next == NULL && *acc == NULL))
+		return 0;
+	if (next && !cli_page_advances(json_string_value(json_object_get(args, "after")), next)) {
+		fprintf(stderr, "fabricctl: the daemon's next page does not move forward\n");
+		return -1;
+	}
+	if (cli_page_fold(acc, res) != 0) {
+		fprintf(stderr, "fabricctl: a page of the reply does not match the first\n");
+		return -1;
+	}
+	if (next == NULL) {
+		json_object_set(msg, "result", *acc);
+		return 0;
+	}
+	json_object_set_new(args, "after", json_string(next));
+	return send_request(r->fd, cmd, args, &none, ++*id) == 0 ? 1 : -1;
+}
+
 static int
 run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
 {
-	/* Replies can be large (the ports of a big fabric): grow the line
-	 * buffer up to REPLY_MAX. */
-	size_t have = 0, cap = 65536;
+	struct reader r = { .fd = -1, .cap = 65536 };
 	struct cli_files files = { .n = 0 };
-	char *buf;
-	int fd, rc = -1;
+	struct cli_text_parts text = { NULL, 0, 0 };
+	json_t *acc = NULL, *msg;
+	int rc = -1, id = 1, paged, part;
 
 	if (open_files(cmd, args, &files) != 0) {
 		close_files(&files);
 		return EXIT_USAGE;
 	}
-	if ((buf = malloc(cap)) == NULL || (fd = connect_daemon(sock)) < 0) {
+	if ((r.buf = malloc(r.cap)) == NULL || (r.fd = connect_daemon(sock)) < 0) {
 		close_files(&files);
-		free(buf);
+		free(r.buf);
 		return EXIT_USAGE;
 	}
-	rc = send_request(fd, cmd, args, &files);
+	rc = send_request(r.fd, cmd, args, &files, id);
 	close_files(&files);
-	if (rc != 0) {
-		free(buf);
-		close(fd);
-		return EXIT_USAGE;
-	}
-	rc = -1;
+	rc = rc != 0 ? EXIT_USAGE : -1;
 	while (rc < 0) {
-		char *nl;
-		ssize_t n;
-
-		while (rc < 0 && (nl = memchr(buf, '\n', have)) != NULL) {
-			json_t *msg = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
-			size_t used = (size_t)(nl - buf) + 1;
-			if (msg == NULL) {
-				fprintf(stderr, "fabricctl: malformed reply from fabricd\n");
-				rc = EXIT_USAGE;
-			} else {
-				rc = handle_message(msg, cmd, json_out);
-				json_decref(msg);
-			}
-			memmove(buf, buf + used, have - used);
-			have -= used;
-		}
-		if (rc >= 0)
-			break;
-		if (have == cap) {
-			char *bigger = cap < REPLY_MAX ? realloc(buf, cap * 2) : NULL;
-			if (bigger == NULL) {
-				fprintf(stderr, "fabricctl: reply line too long\n");
-				rc = EXIT_USAGE;
-				break;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		n = read(fd, buf + have, cap - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			fprintf(stderr, "fabricctl: fabricd closed the connection\n");
+		if ((msg = read_message(&r)) == NULL) {
 			rc = EXIT_USAGE;
 			break;
 		}
-		have += (size_t)n;
+		if ((part = cli_text_part_take(msg, &text)) == 0 &&
+		    cli_text_parts_join(msg, &text) != 0)
+			part = -1;
+		if (part < 0) {
+			fprintf(stderr, "fabricctl: out of memory\n");
+			rc = EXIT_USAGE;
+		} else if (part > 0) {
+			;	/* a part of the result's text: printed with it */
+		} else if (json_object_get(msg, "stream") || (paged = follow_page(msg, &r, cmd, args,
+		    &acc, &id)) == 0)
+			rc = handle_message(msg, cmd, json_out);
+		else if (paged < 0)
+			rc = EXIT_USAGE;
+		json_decref(msg);
 	}
-	close(fd);
-	free(buf);
+	json_decref(acc);
+	free(text.buf);
+	close(r.fd);
+	free(r.buf);
 	return rc;
 }
 

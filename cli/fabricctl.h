@@ -45,4 +45,23 @@ const char *cli_key_label(const char *key, json_t *v, char *buf, size_t len);
 /* Add the readable twin of every such field, keeping the raw ones. */
 void cli_humanize(json_t *v);
 
+/* Paged replies (cli/paging.c): the page's "next" cursor or NULL; whether
+ * next moves forward from prev (NULL: the first page); fold a page into
+ * *acc (NULL: the first page, copied without "next"), -1 when its arrays
+ * do not match the first page's. */
+const char *cli_page_next(json_t *result);
+bool cli_page_advances(const char *prev, const char *next);
+int cli_page_fold(json_t **acc, json_t *page);
+
+/* Text sent in parts (cli/paging.c; `topology`): a stream item
+ * {"text_part": "..."} is kept, not printed (1; -1 out of memory; 0 for
+ * any other message), and the final result's "text" is the parts joined,
+ * then its own (-1 out of memory). */
+struct cli_text_parts {
+	char	*buf;
+	size_t	 len, cap;
+};
+int cli_text_part_take(json_t *msg, struct cli_text_parts *t);
+int cli_text_parts_join(json_t *msg, struct cli_text_parts *t);
+
 #endif

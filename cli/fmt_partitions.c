@@ -1,5 +1,6 @@
 /* Human output for the partition commands. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/fabricctl.h"
@@ -65,22 +66,74 @@ show_result(json_t *r)
 	cli_print_table(stdout, json_object_get(r, "ports"), port_cols);
 }
 
+/* One line a change: when, who (a uid, or fabricd itself), what, how it
+ * ended and why; the request's arguments below it, key=value. */
 static void
 history_result(json_t *rows)
 {
-	json_t *row;
+	json_t *row, *v;
+	const char *k;
 	size_t i;
-	char t[32];
+	char t[32], who[24];
 
+	if (json_array_size(rows) == 0) {
+		printf("no partition changes\n");
+		return;
+	}
+	printf("%-25s  %-10s %-14s %-9s %s\n", "TIME", "BY", "ACTION", "RESULT", "MESSAGE");
 	json_array_foreach(rows, i, row) {
-		json_t *uid = json_object_get(row, "uid");
+		json_t *uid = json_object_get(row, "uid"), *detail = json_object_get(row, "detail");
 
-		printf("%s  %-8s %-14s %-8s %s\n",
+		if (json_is_integer(uid))
+			snprintf(who, sizeof(who), "uid %lld", (long long)json_integer_value(uid));
+		else
+			snprintf(who, sizeof(who), "fabricd");
+		printf("%-25s  %-10s %-14s %-9s %s\n",
 		    cli_time_text(json_integer_value(json_object_get(row, "time_ms")), t, sizeof(t)),
-		    json_is_null(uid) ? "fabricd" : "", cli_str(row, "action", ""), cli_str(row, "result", ""),
+		    who, cli_str(row, "action", ""), cli_str(row, "result", ""),
 		    cli_str(row, "message", ""));
-		if (!json_is_null(uid))
-			printf("%27suid %lld %s\n", "", json_integer_value(uid), cli_str(row, "detail", ""));
+		if (json_is_object(detail) && json_object_size(detail) > 0) {
+			printf("%27s", "");
+			json_object_foreach(detail, k, v) {
+				char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+				printf(" %s=%s", k, text ? text : json_string_value(v));
+				free(text);
+			}
+			putchar('\n');
+		} else if (json_is_string(detail) && *json_string_value(detail)) {
+			printf("%27s %s\n", "", json_string_value(detail));
+		}
+	}
+}
+
+/* `partition list`: PORTS are the members' ports holding the key, SWITCH
+ * PORTS the switch ports that enforce it (show lists both). */
+static void
+list_result(json_t *rows)
+{
+	json_t *row, *idx;
+	size_t i;
+
+	if (json_array_size(rows) == 0) {
+		printf("no partitions\n");
+		return;
+	}
+	printf("%-16s %-12s %-7s %-6s %8s %6s %13s\n", "NAME", "TENANT", "P_KEY", "INDEX",
+	    "MEMBERS", "PORTS", "SWITCH PORTS");
+	json_array_foreach(rows, i, row) {
+		char index[12];
+
+		idx = json_object_get(row, "index");
+		if (json_is_integer(idx))
+			snprintf(index, sizeof(index), "%lld", (long long)json_integer_value(idx));
+		else
+			snprintf(index, sizeof(index), "-");
+		printf("%-16s %-12s %-7s %-6s %8lld %6lld %13lld\n", cli_str(row, "name", ""),
+		    cli_str(row, "tenant", ""), cli_str(row, "pkey", ""), index,
+		    (long long)json_integer_value(json_object_get(row, "members")),
+		    (long long)json_integer_value(json_object_get(row, "ports")),
+		    (long long)json_integer_value(json_object_get(row, "switch_ports")));
 	}
 }
 
@@ -97,6 +150,7 @@ export_result(json_t *r)
 }
 
 const struct cli_formatter fmt_partitions[] = {
+	{ "partition.list", list_result, NULL },
 	{ "partition.show", show_result, NULL },
 	{ "partition.create", change_result, NULL },
 	{ "partition.delete", change_result, NULL },

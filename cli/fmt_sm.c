@@ -3,8 +3,15 @@
  *   route     one line per hop, as ibtracert prints a path
  *   topology  the text itself, so that it can be redirected to a file
  *   routing   the engine, a table of levels, the hottest links
+ *   qos.show  the policy in a line a class, then a few lines a port: its
+ *             VLs, its SL-to-VL table and arbitration tables written out
+ *             (runs of one entry counted), a switch port's tables by in port
+ *             grouped where they agree
+ *   mcast     a table of groups (MTU, rate and Q_Key decoded); of one
+ *             group its members and its tree, switch by switch
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/fabricctl.h"
 
@@ -116,7 +123,179 @@ routing_result(json_t *res)
 		    num(r, "port"), cli_str(r, "peer", "?"), num(r, "peer_port"), num(r, "routes"));
 }
 
+static void
+mcast_group_line(json_t *g)
+{
+	printf("%-40s %-6s %-6s %-10s %5lld %-9s %2lld %7zu\n", cli_str(g, "mgid", "?"),
+	    cli_str(g, "mlid_hex", "?"), cli_str(g, "pkey", "?"), cli_str(g, "qkey_hex", "?"),
+	    num(g, "mtu_bytes"), cli_str(g, "rate_text", "?"), num(g, "sl"),
+	    json_array_size(json_object_get(g, "members")));
+}
+
+static void
+mcast_header(void)
+{
+	printf("%-40s %-6s %-6s %-10s %5s %-9s %2s %7s\n", "MGID", "MLID", "P_KEY", "Q_KEY",
+	    "MTU", "RATE", "SL", "MEMBERS");
+}
+
+static void
+mcast_result(json_t *res)
+{
+	json_t *groups = json_object_get(res, "groups"), *g, *m, *t, *p;
+	size_t i, j;
+
+	if (groups == NULL) {		/* one group: its members and tree */
+		mcast_header();
+		mcast_group_line(res);
+		printf("\n%-24s %5s %6s %-18s %s\n", "MEMBER", "PORT", "LID", "PORT GUID", "JOIN");
+		json_array_foreach(json_object_get(res, "members"), i, m)
+			printf("%-24s %5lld %6lld %-18s %s%s\n", cli_str(m, "node", "?"),
+			    num(m, "port"), num(m, "lid"), cli_str(m, "port_guid", "?"),
+			    cli_str(m, "join_text", "?"),
+			    json_is_true(json_object_get(m, "proxy")) ? " (proxy)" : "");
+		printf("\ntree:\n");
+		json_array_foreach(json_object_get(res, "tree"), i, t) {
+			printf("  %s lid %lld ports", cli_str(t, "switch", "?"), num(t, "lid"));
+			json_array_foreach(json_object_get(t, "ports"), j, p)
+				printf("%s%lld", j ? "," : " ", (long long)json_integer_value(p));
+			putchar('\n');
+		}
+		return;
+	}
+	if (json_array_size(groups) == 0)
+		printf("no multicast groups\n");
+	else
+		mcast_header();
+	json_array_foreach(groups, i, g)
+		mcast_group_line(g);
+	printf("%lld created, %lld deleted, %lld MFT blocks written, %lld verify mismatches\n",
+	    num(res, "created"), num(res, "deleted"), num(res, "mft_blocks_written"),
+	    num(res, "mft_verify_mismatches"));
+}
+
+/* "0 1 2 ... 7" for 16 VLs, or "unknown" */
+static void
+sl2vl_text(json_t *t, char *buf, size_t len)
+{
+	size_t i, n = 0;
+	json_t *v;
+
+	if (!json_is_array(t)) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	buf[0] = '\0';
+	json_array_foreach(t, i, v)
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? " " : "",
+			    (long long)json_integer_value(v));
+}
+
+/* VLArb entries [vl, weight] as "VL0:32 VL1:16", a run of one entry as
+ * "VL15:255 x8", an empty table "none". */
+static void
+vlarb_line(const char *name, json_t *t)
+{
+	size_t i = 0, n = json_array_size(t);
+
+	printf("  %-12s", name);
+	if (n == 0)
+		printf(" none");
+	while (i < n) {
+		json_t *e = json_array_get(t, i);
+		size_t run = 1;
+
+		while (i + run < n && json_equal(json_array_get(t, i + run), e))
+			run++;
+		printf(" VL%lld:%lld", (long long)json_integer_value(json_array_get(e, 0)),
+		    (long long)json_integer_value(json_array_get(e, 1)));
+		if (run > 1)
+			printf(" x%zu", run);
+		i += run;
+	}
+	putchar('\n');
+}
+
+/* A switch port's SL2VL tables by in port: in ports whose tables agree
+ * on one line ("in 0-3,7: 0 1 2 ..."). */
+static void
+sl2vl_by_in(json_t *rows)
+{
+	size_t n = json_array_size(rows);
+	bool *done = calloc(n + 1, sizeof(*done));
+
+	if (done == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		json_t *t = json_object_get(json_array_get(rows, i), "sl2vl");
+		char text[128];
+		long long prev = -2, start = -2;
+
+		if (done[i])
+			continue;
+		printf("  %-12s in", i == 0 ? "SL2VL by in" : "");
+		for (size_t j = i; j < n; j++) {
+			json_t *r = json_array_get(rows, j);
+			long long in = (long long)json_integer_value(json_object_get(r, "in"));
+
+			if (done[j] || !json_equal(json_object_get(r, "sl2vl"), t))
+				continue;
+			done[j] = true;
+			if (in == prev + 1) {		/* the run goes on */
+				prev = in;
+				continue;
+			}
+			if (start >= 0 && prev > start)
+				printf("-%lld", prev);
+			printf("%s %lld", start >= 0 ? "," : "", in);
+			start = prev = in;
+		}
+		if (start >= 0 && prev > start)
+			printf("-%lld", prev);
+		sl2vl_text(t, text, sizeof(text));
+		printf(": %s\n", text);
+	}
+	free(done);
+}
+
+static void
+qos_show_result(json_t *res)
+{
+	json_t *pol = json_object_get(res, "policy"), *c, *p, *d;
+	size_t i, j;
+	char text[128];
+
+	printf("policy: %s, %s, VL high limit %lld\n",
+	    json_is_true(json_object_get(pol, "enabled")) ? "enabled" : "disabled",
+	    json_is_true(json_object_get(pol, "defaults")) ? "the defaults (no classes)" : "classes",
+	    num(pol, "high_limit"));
+	json_array_foreach(json_object_get(pol, "classes"), i, c)
+		printf("  %-16s SL %lld -> VL %lld, share %lld%%, %s priority\n", cli_str(c, "name", "?"),
+		    num(c, "sl"), num(c, "vl"), num(c, "share"), cli_str(c, "priority", "?"));
+	json_array_foreach(json_object_get(res, "ports"), i, p) {
+		printf("\n%s:%lld (%s)  VLs %s of %s, high limit %lld, differs from the policy:",
+		    cli_str(p, "node", "?"), num(p, "port"), cli_str(p, "node_guid", "?"),
+		    cli_str(p, "op_vls", "?"), cli_str(p, "vl_cap", "?"), num(p, "vl_high_limit"));
+		if (json_array_size(json_object_get(p, "differs")) == 0)
+			printf(" no");
+		json_array_foreach(json_object_get(p, "differs"), j, d)
+			printf("%s %s", j ? "," : "", json_string_value(d) ? json_string_value(d) : "?");
+		putchar('\n');
+		if (json_object_get(p, "sl2vl_by_in")) {
+			sl2vl_by_in(json_object_get(p, "sl2vl_by_in"));
+		} else {
+			sl2vl_text(json_object_get(p, "sl2vl"), text, sizeof(text));
+			printf("  %-12s %s\n", "SL2VL", text);
+		}
+		vlarb_line("VLArb high", json_object_get(p, "vlarb_high"));
+		vlarb_line("VLArb low", json_object_get(p, "vlarb_low"));
+	}
+}
+
 const struct cli_formatter fmt_sm[] = {
+	{ "qos.show", qos_show_result, NULL },
+	{ "mcast", mcast_result, NULL },
 	{ "routing", routing_result, NULL },
 	{ "route", route_result, NULL },
 	{ "topology", topology_result, NULL },

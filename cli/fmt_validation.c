@@ -183,8 +183,11 @@ preflight_result(json_t *r)
 	size_t i, j;
 
 	if (json_object_get(r, "drain")) {
-		/* --format slurm: nothing but the lines a prolog may run. */
+		/* --format slurm: nothing but the lines a prolog may run, and
+		 * the reasons that drain no node as comments. */
 		json_array_foreach(json_object_get(r, "drain"), i, c)
+			printf("%s\n", json_string_value(c));
+		json_array_foreach(json_object_get(r, "reasons"), i, c)
 			printf("%s\n", json_string_value(c));
 		return;
 	}

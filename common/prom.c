@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/xmalloc.h"
 #include "common/prom.h"
@@ -122,4 +123,15 @@ prom_sample_double(struct prom *p, const char *name, const struct prom_label *la
 		prom_printf(p, " %s\n", value > 0 ? "+Inf" : "-Inf");
 	else
 		prom_printf(p, " %.17g\n", value);
+}
+
+bool
+prom_cursor_spent(const struct prom_cursor *c)
+{
+	struct timespec ts;
+
+	if (c->until_ns == 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec >= c->until_ns;
 }

@@ -11,6 +11,7 @@
 #ifndef FABRICD_HEALTH_PROM_H
 #define FABRICD_HEALTH_PROM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,5 +35,25 @@ void prom_sample_u64(struct prom *p, const char *name, const struct prom_label *
     size_t nlabels, uint64_t value);
 void prom_sample_double(struct prom *p, const char *name, const struct prom_label *labels,
     size_t nlabels, double value);
+
+/*
+ * Where a resumable metrics callback is (struct fabricd_module's
+ * metrics_slice): the exposition of a large fabric is built over several
+ * turns of the daemon's loop, each stopping when prom_cursor_spent().
+ * stage and pos are the callback's own (which family, which entry of it);
+ * keys is its snapshot of what it walks (stable keys, never pointers into
+ * structures a sweep may free), free()d when the build ends.  All zero at
+ * the first call.
+ */
+struct prom_cursor {
+	unsigned	 stage;
+	size_t		 pos;
+	void		*keys;
+	size_t		 nkeys;
+	uint64_t	 until_ns;	/* CLOCK_MONOTONIC; 0: no limit */
+};
+
+/* True when this slice's time is up. */
+bool prom_cursor_spent(const struct prom_cursor *c);
 
 #endif

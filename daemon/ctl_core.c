@@ -7,6 +7,7 @@
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
 #include "daemon/loopstat.h"
+#include "daemon/store_writer.h"
 
 void
 ctl_version(struct ctl_req *req, json_t *args)
@@ -14,6 +15,19 @@ ctl_version(struct ctl_req *req, json_t *args)
 	(void)args;
 	ctl_reply_ok(req, json_pack("{s:s, s:i}", "version", FABRICD_VERSION,
 	    "protocol", PROTO_VERSION));
+}
+
+/* What fabricd holds that sqlite does not have yet: events not written,
+ * the writer thread's queue, the SM's model rows not handed over (one
+ * figure, so that a script can wait for 0 before it reads the database). */
+static json_int_t
+unwritten_total(json_t *res)
+{
+	json_t *model = json_object_get(json_object_get(res, "sm"), "stored_model");
+
+	return json_integer_value(json_object_get(json_object_get(res, "events"), "unwritten")) +
+	    json_integer_value(json_object_get(json_object_get(res, "store"), "queued")) +
+	    json_integer_value(json_object_get(model, "queued"));
 }
 
 void
@@ -45,6 +59,9 @@ ctl_status(struct ctl_req *req, json_t *args)
 	json_object_set_new(res, "control", control_status());
 	json_object_set_new(res, "loop", loopstat_status());
 	json_object_set_new(res, "events", events_status());
+	if (fabricd->store)
+		json_object_set_new(res, "store", store_writer_status(fabricd->store));
+	json_object_set_new(res, "unwritten_total", json_integer(unwritten_total(res)));
 	ctl_reply_ok(req, res);
 }
 

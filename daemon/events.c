@@ -4,12 +4,16 @@
  * losing a history row must never stop the fabric work that caused it.
  *
  * event_post() never writes: it gives the event its id, tells the
- * followers and queues it; a timer of ordinary priority writes the queue
- * in transactions of at most FLUSH_ROWS rows and FLUSH_US of work, so that
- * a burst of events costs the MADs and control requests around it a few
- * short steps, not one long one (and never one transaction per event).
+ * followers, adds its row to the pending batch and keeps it in memory; a
+ * timer hands the batch to the store's writer thread (store_writer.h),
+ * at once when it holds BATCH_ROWS rows, so that a storm of events costs
+ * the loop a few appends per event and never a wait for the disk, and the
+ * writer's transactions stay short beside the loop's own.  An event stays
+ * in memory until its batch is written, so `events` answers with it
+ * meanwhile.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +28,7 @@
 #include "daemon/control.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "daemon/store_writer.h"
 
 static const char *const severity_names[] = { "info", "warning", "error", "critical" };
 
@@ -34,21 +39,22 @@ struct follower {
 };
 static struct follower *followers;
 
-#define FLUSH_ROWS	256
-#define FLUSH_US	3000
+#define BATCH_ROWS	256
 
 struct queued_event {
 	int64_t			 id, time_ms;
 	enum event_severity	 sev;
 	char			*source, *object, *message;
+	uint64_t		 batch;		/* its batch's number; 0: not handed over */
 };
 
-static struct queued_event *queue;
+static struct queued_event *queue;	/* not known to be written yet */
 static size_t q_head, q_tail, q_cap;
+static struct store_batch *pending;	/* rows of the events not handed over */
+static size_t pending_rows;
 static int64_t next_id;			/* 0: not read from the store yet */
 static struct event *flush_ev;
-static uint64_t flushed_total, flush_chunks;
-static double flush_max_ms;
+static uint64_t posted_total, handed_batches;
 
 const char *
 event_severity_name(enum event_severity s)
@@ -121,62 +127,61 @@ queued_free(struct queued_event *e)
 	free(e->message);
 }
 
-static int
-insert_one(const struct queued_event *e)
+static void
+add_row(const struct queued_event *e)
 {
-	sqlite3_stmt *s = store_prepare(fabricd->store, "INSERT INTO events(id, time_ms, "
-	    "severity, source, object, message) VALUES (?, ?, ?, ?, ?, ?)");
-
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_int64(s, 1, e->id);
-	sqlite3_bind_int64(s, 2, e->time_ms);
-	sqlite3_bind_int(s, 3, e->sev);
-	sqlite3_bind_text(s, 4, e->source, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 5, e->object, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 6, e->message, -1, SQLITE_STATIC);
-	return store_step_done(fabricd->store, s);
+	if (pending == NULL)
+		pending = store_batch_new();
+	store_batch_sql(pending, "INSERT INTO events(id, time_ms, severity, source, object, "
+	    "message) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+	store_batch_int(pending, e->id);
+	store_batch_int(pending, e->time_ms);
+	store_batch_int(pending, e->sev);
+	store_batch_text(pending, e->source);
+	store_batch_text(pending, e->object);
+	store_batch_text(pending, e->message);
+	pending_rows++;
 }
 
-/* One chunk: up to max_rows rows or budget_us of work, in one transaction. */
+/* Forget the events whose batch is written: the table has them now. */
 static void
-flush_chunk(size_t max_rows, int64_t budget_us)
+forget_written(void)
 {
-	int64_t t0 = clock_mono_us();
-	size_t n = 0;
-	double ms;
+	uint64_t written;
 
 	if (q_head == q_tail || fabricd == NULL || fabricd->store == NULL)
 		return;
-	store_begin(fabricd->store);
-	while (q_head < q_tail && n < max_rows && (n == 0 || clock_mono_us() - t0 < budget_us)) {
-		struct queued_event *e = &queue[q_head++];
-		if (insert_one(e) != 0)
-			log_warnx("event %lld not stored", (long long)e->id);
-		queued_free(e);
-		n++;
-	}
-	store_commit(fabricd->store);
+	written = store_written(fabricd->store);
+	while (q_head < q_tail && queue[q_head].batch != 0 && queue[q_head].batch <= written)
+		queued_free(&queue[q_head++]);
 	if (q_head == q_tail)
 		q_head = q_tail = 0;
-	flushed_total += n;
-	flush_chunks++;
-	ms = (double)(clock_mono_us() - t0) / 1000.0;
-	if (ms > flush_max_ms)
-		flush_max_ms = ms;
+}
+
+/* The pending rows to the writer thread, in one batch. */
+static void
+hand_over(void)
+{
+	uint64_t seq;
+
+	if (pending == NULL || fabricd == NULL || fabricd->store == NULL)
+		return;
+	seq = store_write_later(fabricd->store, pending);
+	pending = NULL;
+	pending_rows = 0;
+	handed_batches++;
+	for (size_t i = q_tail; i > q_head && queue[i - 1].batch == 0; i--)
+		queue[i - 1].batch = seq;
+	forget_written();
 }
 
 static void
 flush_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct timeval now = { 0, 0 };
-
 	(void)fd;
 	(void)what;
 	(void)arg;
-	flush_chunk(FLUSH_ROWS, FLUSH_US);
-	if (q_head < q_tail)
-		evtimer_add(flush_ev, &now);	/* the rest after whatever else waits */
+	hand_over();
 }
 
 static void
@@ -186,8 +191,8 @@ flush_schedule(void)
 
 	if (flush_ev == NULL && fabricd && fabricd->base)
 		flush_ev = evtimer_new(fabricd->base, flush_cb, NULL);
-	if (flush_ev == NULL) {
-		events_flush_all();		/* no loop (yet): write now */
+	if (flush_ev == NULL || pending_rows >= BATCH_ROWS) {
+		hand_over();			/* no loop (yet), or a full batch */
 		return;
 	}
 	if (!evtimer_pending(flush_ev, NULL))
@@ -197,16 +202,19 @@ flush_schedule(void)
 void
 events_flush_all(void)
 {
-	while (q_head < q_tail && fabricd && fabricd->store)
-		flush_chunk(SIZE_MAX, INT64_MAX);
+	hand_over();
+	if (fabricd && fabricd->store) {
+		store_write_wait(fabricd->store);
+		forget_written();
+	}
 }
 
 json_t *
 events_status(void)
 {
-	return json_pack("{s:I, s:I, s:I, s:f}", "queued", (json_int_t)(q_tail - q_head),
-	    "stored", (json_int_t)flushed_total, "write_chunks", (json_int_t)flush_chunks,
-	    "write_chunk_max_ms", flush_max_ms);
+	forget_written();
+	return json_pack("{s:I, s:I, s:I}", "unwritten", (json_int_t)(q_tail - q_head),
+	    "posted", (json_int_t)posted_total, "batches", (json_int_t)handed_batches);
 }
 
 static void
@@ -230,7 +238,7 @@ void
 event_post(enum event_severity sev, const char *source, const char *object, const char *fmt, ...)
 {
 	struct queued_event e = { 0, event_now_ms(), sev, xstrdup(source),
-	    object ? xstrdup(object) : NULL, NULL };
+	    object ? xstrdup(object) : NULL, NULL, 0 };
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -244,11 +252,13 @@ event_post(enum event_severity sev, const char *source, const char *object, cons
 		return;
 	}
 	e.id = take_id();
+	posted_total++;
 	if (followers) {
 		json_t *ev = event_json(e.id, e.time_ms, sev, source, object, e.message);
 		notify_followers(ev, sev);
 		json_decref(ev);
 	}
+	add_row(&e);
 	enqueue(&e);
 	flush_schedule();
 }
@@ -328,36 +338,323 @@ follower_gone(struct ctl_req *req, void *arg)
 	ctl_reply_ok(req, NULL);	/* frees the request; nobody is listening */
 }
 
-/* Events not written yet come after every stored one (ids in order). */
-static void
-append_queued(json_t *rows, int64_t since_ms, enum event_severity min, size_t limit)
+/*
+ * `events` answers in pages of PAGE_EVENTS rows (schemas/protocol.md,
+ * "Paged replies"; the cursor is the last row's id, 20 digits, so that
+ * byte order is id order), and `--follow` sends its history a page a turn:
+ * 100,000 rows in one reply held the loop for a long step.  The first page
+ * finds where the newest --limit rows start; the pages after it go on from
+ * their cursor (the limit is not looked at again), to the newest event.
+ */
+#define PAGE_EVENTS	512
+#define CURSOR_DIGITS	20
+
+struct ev_filter {
+	int64_t			 since_ms;
+	enum event_severity	 min;
+};
+
+static bool
+passes(const struct ev_filter *f, int64_t time_ms, enum event_severity sev)
 {
-	for (size_t i = q_head; i < q_tail; i++) {
+	return time_ms >= f->since_ms && sev >= f->min;
+}
+
+static int64_t
+max_stored_id(void)
+{
+	sqlite3_stmt *s = store_prepare(fabricd->store, "SELECT COALESCE(MAX(id), 0) FROM events");
+	int64_t id = 0;
+
+	if (s && sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	if (s)
+		sqlite3_reset(s);
+	return id;
+}
+
+/* At most n rows after id `after` that pass f, in id order: the stored
+ * ones, then those only in memory (one written since the table was read
+ * is among the rows already).  NULL on a database error. */
+static json_t *
+rows_after(const struct ev_filter *f, int64_t after, size_t n)
+{
+	sqlite3_stmt *s = store_prepare(fabricd->store, "SELECT id, time_ms, severity, source, "
+	    "object, message FROM events WHERE id > ? AND time_ms >= ? AND severity >= ? "
+	    "ORDER BY id LIMIT ?");
+	json_t *rows, *last;
+	int64_t top;
+
+	if (s == NULL)
+		return NULL;
+	sqlite3_bind_int64(s, 1, after);
+	sqlite3_bind_int64(s, 2, f->since_ms);
+	sqlite3_bind_int(s, 3, f->min);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)n);
+	rows = json_array();
+	while (sqlite3_step(s) == SQLITE_ROW)
+		json_array_append_new(rows, event_json(sqlite3_column_int64(s, 0),
+		    sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2),
+		    (const char *)sqlite3_column_text(s, 3), (const char *)sqlite3_column_text(s, 4),
+		    (const char *)sqlite3_column_text(s, 5)));
+	sqlite3_reset(s);
+	last = json_array_get(rows, json_array_size(rows) - 1);
+	top = last ? json_integer_value(json_object_get(last, "id")) : after;
+	for (size_t i = q_head; i < q_tail && json_array_size(rows) < n; i++) {
 		const struct queued_event *e = &queue[i];
-		if (e->time_ms >= since_ms && e->sev >= min)
+		if (e->id > top && passes(f, e->time_ms, e->sev))
 			json_array_append_new(rows, event_json(e->id, e->time_ms, e->sev,
 			    e->source, e->object, e->message));
 	}
-	while (json_array_size(rows) > limit)
-		json_array_remove(rows, 0);
+	return rows;
+}
+
+static int64_t
+last_id(json_t *rows, int64_t otherwise)
+{
+	json_t *last = json_array_get(rows, json_array_size(rows) - 1);
+
+	return last ? json_integer_value(json_object_get(last, "id")) : otherwise;
+}
+
+/* args.after: 1 with *after set, 0 when absent, -1 when malformed. */
+static int
+parse_cursor(json_t *args, int64_t *after)
+{
+	const char *c = ctl_arg_str(args, "after");
+	char *end;
+
+	if (c == NULL)
+		return 0;
+	if (strlen(c) != CURSOR_DIGITS || strspn(c, "0123456789") != CURSOR_DIGITS)
+		return -1;
+	*after = strtoll(c, &end, 10);
+	return *end == '\0' && *after >= 0 ? 1 : -1;
+}
+
+/* --follow's history, a page a turn, then the live events. */
+struct history {
+	struct ctl_req		*req;
+	struct ev_filter	 f;
+	int64_t			 after;
+	struct event		*ev;
+};
+
+static void
+follow_live(struct ctl_req *req, enum event_severity min)
+{
+	struct follower *f = xcalloc(1, sizeof(*f));
+
+	f->req = req;
+	f->min = min;
+	f->next = followers;
+	followers = f;
+	ctl_req_on_gone(req, follower_gone, f);
+}
+
+static void
+history_page(evutil_socket_t fd, short what, void *arg)
+{
+	struct history *h = arg;
+	struct timeval zero = { 0, 0 };
+	json_t *rows, *ev;
+	size_t i, n;
+
+	(void)fd;
+	(void)what;
+	if (ctl_req_gone(h->req)) {
+		ctl_reply_ok(h->req, NULL);	/* frees the request; nobody listens */
+		goto done;
+	}
+	if ((rows = rows_after(&h->f, h->after, PAGE_EVENTS)) == NULL) {
+		ctl_reply_error(h->req, PERR_INTERNAL, "database error");
+		goto done;
+	}
+	n = json_array_size(rows);
+	h->after = last_id(rows, h->after);
+	json_array_foreach(rows, i, ev)
+		ctl_reply_stream(h->req, json_incref(ev));
+	json_decref(rows);
+	if (n == PAGE_EVENTS) {
+		evtimer_add(h->ev, &zero);
+		return;
+	}
+	/* caught up on this turn: every later event reaches the follower */
+	follow_live(h->req, h->f.min);
+done:
+	event_free(h->ev);
+	free(h);
+}
+
+static void
+follow(struct ctl_req *req, const struct ev_filter *f, int64_t after, bool history)
+{
+	struct history *h;
+
+	if (!history || fabricd->base == NULL) {
+		follow_live(req, f->min);
+		return;
+	}
+	h = xcalloc(1, sizeof(*h));
+	h->req = req;
+	h->f = *f;
+	h->after = after;
+	if ((h->ev = evtimer_new(fabricd->base, history_page, h)) == NULL) {
+		free(h);
+		follow_live(req, f->min);
+		return;
+	}
+	history_page(-1, 0, h);
+}
+
+/*
+ * Where the newest --limit rows start, found backwards a chunk of rows a
+ * turn: sqlite steps over an OFFSET row by row, and 100,000 of them were a
+ * 10-20 ms step.  The events only in memory are the newest; then the
+ * table's, WINDOW_CHUNK at a time.
+ */
+#define WINDOW_CHUNK	4096
+
+struct window {
+	struct ctl_req		*req;
+	struct ev_filter	 f;
+	long long		 left;		/* rows still to step over */
+	int64_t			 below;		/* the oldest id counted so far */
+	bool			 follow;
+	struct event		*ev;
+};
+
+static void
+first_page(struct ctl_req *req, const struct ev_filter *f, int64_t after)
+{
+	char cursor[CURSOR_DIGITS + 1];
+	json_t *rows, *res;
+
+	if ((rows = rows_after(f, after, PAGE_EVENTS)) == NULL) {
+		ctl_reply_error(req, PERR_INTERNAL, "database error");
+		return;
+	}
+	res = json_pack("{s:o}", "events", rows);
+	if (json_array_size(rows) == PAGE_EVENTS) {
+		snprintf(cursor, sizeof(cursor), "%0*lld", CURSOR_DIGITS,
+		    (long long)last_id(rows, after));
+		json_object_set_new(res, "next", json_string(cursor));
+	}
+	ctl_reply_ok(req, res);
+}
+
+static void
+window_found(struct window *w, int64_t after)
+{
+	if (w->follow)
+		follow(w->req, &w->f, after, true);
+	else
+		first_page(w->req, &w->f, after);
+	if (w->ev)
+		event_free(w->ev);
+	free(w);
+}
+
+/* One chunk: true when the start is found (answered). */
+static bool
+window_step(struct window *w)
+{
+	sqlite3_stmt *s = store_prepare(fabricd->store, "SELECT id FROM events WHERE id < ? AND "
+	    "time_ms >= ? AND severity >= ? ORDER BY id DESC LIMIT 1 OFFSET ?");
+	long long chunk = w->left < WINDOW_CHUNK ? w->left : WINDOW_CHUNK;
+	bool found = false;
+
+	if (s == NULL) {
+		window_found(w, 0);
+		return true;
+	}
+	sqlite3_bind_int64(s, 1, w->below);
+	sqlite3_bind_int64(s, 2, w->f.since_ms);
+	sqlite3_bind_int(s, 3, w->f.min);
+	sqlite3_bind_int64(s, 4, chunk - 1);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		w->below = sqlite3_column_int64(s, 0);
+		w->left -= chunk;
+		found = true;
+	}
+	sqlite3_reset(s);
+	if (!found) {
+		window_found(w, 0);		/* fewer rows than asked: all of them */
+		return true;
+	}
+	if (w->left == 0) {
+		window_found(w, w->below - 1);
+		return true;
+	}
+	return false;
+}
+
+static void
+window_turn(evutil_socket_t fd, short what, void *arg)
+{
+	struct window *w = arg;
+	struct timeval zero = { 0, 0 };
+
+	(void)fd;
+	(void)what;
+	if (ctl_req_gone(w->req)) {
+		ctl_reply_ok(w->req, NULL);	/* frees the request; nobody listens */
+		event_free(w->ev);
+		free(w);
+		return;
+	}
+	if (!window_step(w))
+		evtimer_add(w->ev, &zero);
+}
+
+static void
+window_start(struct ctl_req *req, const struct ev_filter *f, long long limit, bool follow_after)
+{
+	struct window *w = xcalloc(1, sizeof(*w));
+	struct timeval zero = { 0, 0 };
+	int64_t stored = max_stored_id();
+	long long unwritten = 0;
+
+	w->req = req;
+	w->f = *f;
+	w->follow = follow_after;
+	for (size_t i = q_head; i < q_tail; i++)
+		unwritten += queue[i].id > stored && passes(f, queue[i].time_ms, queue[i].sev);
+	if (unwritten >= limit) {
+		for (size_t i = q_head; i < q_tail; i++)
+			if (queue[i].id > stored && passes(f, queue[i].time_ms, queue[i].sev) &&
+			    unwritten-- == limit) {
+				window_found(w, queue[i].id - 1);
+				return;
+			}
+	}
+	w->left = limit - unwritten;
+	w->below = stored + 1;
+	if (window_step(w))
+		return;
+	if (fabricd->base == NULL || (w->ev = evtimer_new(fabricd->base, window_turn, w)) == NULL) {
+		while (!window_step(w))
+			;
+		return;
+	}
+	evtimer_add(w->ev, &zero);
 }
 
 void
 ctl_events(struct ctl_req *req, json_t *args)
 {
 	const char *since = ctl_arg_str(args, "since"), *sevname = ctl_arg_str(args, "severity");
-	enum event_severity min = EV_INFO;
-	int64_t since_ms = 0;
+	struct ev_filter f = { 0, EV_INFO };
 	long long limit = 1000;
-	sqlite3_stmt *s;
-	json_t *rows;
+	int64_t after = 0;
+	int paged;
 
-	if (since && event_parse_since(since, &since_ms) != 0) {
+	if (since && event_parse_since(since, &f.since_ms) != 0) {
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "cannot parse --since \"%s\": use "
 		    "10m, 2h, 1d, epoch milliseconds or YYYY-MM-DD HH:MM:SS[+HH:MM]", since);
 		return;
 	}
-	if (sevname && event_severity_parse(sevname, &min) != 0) {
+	if (sevname && event_severity_parse(sevname, &f.min) != 0) {
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "unknown severity \"%s\": expected "
 		    "info, warning, error or critical", sevname);
 		return;
@@ -367,42 +664,23 @@ ctl_events(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--limit must be between 1 and 100000");
 		return;
 	}
-	s = store_prepare(fabricd->store, "SELECT id, time_ms, severity, source, object, message "
-	    "FROM (SELECT * FROM events WHERE time_ms >= ? AND severity >= ? "
-	    "ORDER BY id DESC LIMIT ?) ORDER BY id");
-	if (s == NULL) {
-		ctl_reply_error(req, PERR_INTERNAL, "database error");
+	if ((paged = parse_cursor(args, &after)) < 0) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "after: expected the \"next\" of the "
+		    "page before (%d digits)", CURSOR_DIGITS);
 		return;
 	}
-	sqlite3_bind_int64(s, 1, since_ms);
-	sqlite3_bind_int(s, 2, min);
-	sqlite3_bind_int64(s, 3, limit);
-	rows = json_array();
-	while (sqlite3_step(s) == SQLITE_ROW)
-		json_array_append_new(rows, event_json(sqlite3_column_int64(s, 0),
-		    sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2),
-		    (const char *)sqlite3_column_text(s, 3), (const char *)sqlite3_column_text(s, 4),
-		    (const char *)sqlite3_column_text(s, 5)));
-	sqlite3_reset(s);
-	append_queued(rows, since_ms, min, (size_t)limit);
-	if (!ctl_arg_bool(args, "follow")) {
-		ctl_reply_ok(req, json_pack("{s:o}", "events", rows));
+	if (ctl_arg_bool(args, "follow")) {
+		/* from now on; with --since or --limit, that history first */
+		if (since || json_object_get(args, "limit"))
+			window_start(req, &f, limit, true);
+		else
+			follow(req, &f, 0, false);
 		return;
 	}
-	/* Follow: history first as stream items, then live events until the
-	 * client hangs up (the final reply is never sent while it listens). */
-	struct follower *f = xcalloc(1, sizeof(*f));
-	size_t i;
-	json_t *ev;
-
-	json_array_foreach(rows, i, ev)
-		ctl_reply_stream(req, json_incref(ev));
-	json_decref(rows);
-	f->req = req;
-	f->min = min;
-	f->next = followers;
-	followers = f;
-	ctl_req_on_gone(req, follower_gone, f);
+	if (paged)
+		first_page(req, &f, after);
+	else
+		window_start(req, &f, limit, false);
 }
 
 /* At shutdown, end every follow stream with a final reply. */

@@ -1,9 +1,9 @@
 /*
  * Events: what happened on the fabric and in the daemon, for operators.
  * Every module records through event_post(); the event is pushed to every
- * `fabricctl events --follow` client at once and queued; the queue is
- * written to the events table from the loop in short batched transactions
- * (events.c), so that posting never costs the caller a database write.
+ * `fabricctl events --follow` client at once and queued; the rows go to
+ * the store's writer thread in batches (events.c, daemon/store_writer.h),
+ * so that posting never costs the caller a database write.
  */
 #ifndef FABRICD_EVENTS_H
 #define FABRICD_EVENTS_H
@@ -31,9 +31,9 @@ int event_parse_since(const char *s, int64_t *out_ms);
 /* End all follow streams (daemon shutdown); flush_ev is freed, later
  * events are written at once. */
 void events_shutdown(void);
-/* Write every queued event now (shutdown, tests). */
+/* Write every queued event now and wait for it (shutdown). */
 void events_flush_all(void);
-/* {queued, stored, write_chunks, write_chunk_max_ms} for status. */
+/* {unwritten, posted, batches} for status. */
 json_t *events_status(void);
 
 #endif

@@ -24,6 +24,7 @@ struct fabricd;
 struct mad_engine;
 struct mad_engine_config;
 struct prom;
+struct prom_cursor;
 
 /* A module's verdict on a new configuration (see reload_check). */
 enum reload_result { RELOAD_APPLIED, RELOAD_RESTART_NEEDED };
@@ -51,6 +52,11 @@ struct fabricd_module {
 	/* Its families for the metrics exposition (daemon/metrics.h), called
 	 * while it runs; the same figures its status shows.  NULL: none. */
 	void			(*metrics)(struct fabricd *fd, struct prom *p);
+	/* Instead of metrics, for a part that grows with the fabric: writes
+	 * until prom_cursor_spent(c) and returns false to be called again
+	 * (same c, a later turn of the loop), true when it has written all. */
+	bool			(*metrics_slice)(struct fabricd *fd, struct prom *p,
+				    struct prom_cursor *c);
 };
 
 extern const struct fabricd_module *const fabricd_modules[MOD_COUNT];

@@ -16,27 +16,56 @@
 
 struct fabricd *fabricd;
 
-/* The first module that cannot take newcfg in place, with its reason.
- * Failed modules are asked too: their configuration is what a restart
- * would retry. */
+/* Appends one reason to why ("a; b"). */
+static void
+why_add(char *why, size_t len, const char *one)
+{
+	size_t used = strlen(why);
+
+	if (used < len)
+		snprintf(why + used, len - used, "%s%s", used ? "; " : "", one);
+}
+
+static bool
+str_changed(const char *a, const char *b)
+{
+	return (a == NULL) != (b == NULL) || (a != NULL && strcmp(a, b) != 0);
+}
+
+/* Every setting of newcfg that cannot be taken in place, each with its
+ * reason; false when there is none.  Failed modules are asked too: their
+ * configuration is what a restart would retry.  The daemon's own
+ * (socket, state_dir, metrics.listen) are bound at start. */
 static bool
 restart_needed(const struct fabricd_config *newcfg, char *why, size_t len)
 {
+	const struct fabricd_config *old = fabricd->config;
+	char one[256];
+
+	why[0] = '\0';
+	if (str_changed(newcfg->socket, old->socket))
+		why_add(why, len, "socket changes only at restart");
+	if (str_changed(newcfg->state_dir, old->state_dir))
+		why_add(why, len, "state_dir changes only at restart");
+	if (str_changed(newcfg->metrics_listen, old->metrics_listen))
+		why_add(why, len, "metrics.listen changes only at restart");
 	for (int m = 0; m < MOD_COUNT; m++) {
 		const struct fabricd_module *mod = fabricd_modules[m];
 
+		one[0] = '\0';
 		if (mod->reload_check && fabricd->module_running[m] != 0 &&
-		    mod->reload_check(fabricd, newcfg->module[m], why, len) == RELOAD_RESTART_NEEDED)
-			return true;
+		    mod->reload_check(fabricd, newcfg->module[m], one, sizeof(one)) ==
+		    RELOAD_RESTART_NEEDED)
+			why_add(why, len, one);
 	}
-	return false;
+	return why[0] != '\0';
 }
 
 static enum daemon_reload_outcome
 reload_config(json_t *errors)
 {
 	struct fabricd_config *newcfg, *old = fabricd->config;
-	char **errs, why[160];
+	char **errs, why[768];
 	size_t n;
 
 	log_info("reloading %s", old->file);
@@ -61,17 +90,6 @@ reload_config(json_t *errors)
 		config_free(newcfg);
 		return DAEMON_RELOAD_RESTART_NEEDED;
 	}
-	if (strcmp(newcfg->socket, old->socket) || strcmp(newcfg->state_dir, old->state_dir))
-		log_notice("reload: socket and state_dir changes take effect at restart");
-	if ((newcfg->metrics_listen == NULL) != (old->metrics_listen == NULL) ||
-	    (old->metrics_listen && strcmp(newcfg->metrics_listen, old->metrics_listen)))
-		log_notice("reload: metrics.listen changes take effect at restart");
-	free(newcfg->metrics_listen);
-	newcfg->metrics_listen = old->metrics_listen ? xstrdup(old->metrics_listen) : NULL;
-	free(newcfg->socket);
-	newcfg->socket = xstrdup(old->socket);
-	free(newcfg->state_dir);
-	newcfg->state_dir = xstrdup(old->state_dir);
 	/* A module that cannot reload keeps the settings it started with. */
 	for (int m = 0; m < MOD_COUNT; m++) {
 		if (fabricd_modules[m]->reload == NULL) {

@@ -68,10 +68,11 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 
 /*
  * The loop: CTL_PRIO_COUNT priorities (admin connections first, see
- * daemon/control_conn.h), and after every 4 callbacks of ordinary priority
+ * daemon/control_conn.h), and after every callback of ordinary priority
  * libevent looks for new events again, so that a queue of busy clients
- * (each served a few requests a turn) cannot hold back root's request or a
- * fabric event for longer than 4 of them.
+ * (each served a few requests a turn) or of steps cannot hold back root's
+ * request or a fabric event for longer than one of them, and the loop's
+ * heartbeat (daemon/loopstat.c) measures one step, not a run of them.
  */
 static struct event_base *
 new_loop(void)
@@ -79,7 +80,7 @@ new_loop(void)
 	struct event_config *ec = event_config_new();
 	struct event_base *base = NULL;
 
-	if (ec != NULL && event_config_set_max_dispatch_interval(ec, NULL, 4, 1) == 0)
+	if (ec != NULL && event_config_set_max_dispatch_interval(ec, NULL, 1, 1) == 0)
 		base = event_base_new_with_config(ec);
 	if (ec != NULL)
 		event_config_free(ec);
@@ -184,6 +185,7 @@ main(int argc, char **argv)
 	events_flush_all();
 	events_shutdown();	/* the flush timer the last events made */
 	loopstat_stop();
+	metrics_builds_stop();
 	metrics_http_stop();
 	control_shutdown();
 	for (int i = 0; i < 3; i++)

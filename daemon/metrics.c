@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/prom.h"
@@ -115,34 +116,153 @@ mad_families(struct prom *pr)
 	prom_sample_u64(pr, "fabricd_mad_queued", NULL, 0, mad_engine_queued(fabricd->me));
 }
 
-char *
-daemon_metrics_text(size_t *len)
-{
-	struct prom pr;
+/*
+ * A build: the daemon's families, then each running module's, in slices
+ * of at most METRICS_SLICE_NS on successive turns of the loop (a zero
+ * timer), so that a large fabric's text never holds the loop long.
+ */
+#define METRICS_SLICE_NS	2000000u
 
-	prom_init(&pr);
-	daemon_families(&pr);
-	mad_families(&pr);
-	for (int m = 0; m < MOD_COUNT; m++)
-		if (fabricd->module_running[m] > 0 && fabricd_modules[m]->metrics)
-			fabricd_modules[m]->metrics(fabricd, &pr);
-	*len = pr.len;
-	return pr.buf;
+struct metrics_build {
+	struct prom		 pr;
+	int			 module;	/* -1: the daemon's families are next */
+	struct prom_cursor	 cur;		/* the module's, while it is sliced */
+	struct event		*ev;
+	metrics_done_fn		*done;
+	void			*arg;
+	struct metrics_build	*next;		/* builds in progress */
+};
+
+static struct metrics_build *builds;
+
+static void
+build_free(struct metrics_build *b)
+{
+	struct metrics_build **pp = &builds;
+
+	while (*pp != b)
+		pp = &(*pp)->next;
+	*pp = b->next;
+	event_free(b->ev);
+	free(b->cur.keys);
+	prom_free(&b->pr);
+	free(b);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One slice; true when the text is complete.  A module stopped between
+ * two slices is skipped from there on. */
+static bool
+build_slice(struct metrics_build *b)
+{
+	b->cur.until_ns = now_ns() + METRICS_SLICE_NS;
+	if (b->module < 0) {
+		daemon_families(&b->pr);
+		mad_families(&b->pr);
+		b->module = 0;
+	}
+	for (; b->module < MOD_COUNT; b->module++) {
+		const struct fabricd_module *mod = fabricd_modules[b->module];
+		uint64_t until = b->cur.until_ns;
+
+		if (fabricd->module_running[b->module] > 0) {
+			if (mod->metrics_slice && !mod->metrics_slice(fabricd, &b->pr, &b->cur))
+				return false;
+			if (!mod->metrics_slice && mod->metrics)
+				mod->metrics(fabricd, &b->pr);
+		}
+		free(b->cur.keys);
+		b->cur = (struct prom_cursor){ .until_ns = until };
+		if (b->module + 1 < MOD_COUNT && prom_cursor_spent(&b->cur)) {
+			b->module++;
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+build_next(evutil_socket_t fd, short what, void *arg)
+{
+	struct metrics_build *b = arg;
+	static const struct timeval now = { 0, 0 };
+	metrics_done_fn *done = b->done;
+	void *done_arg = b->arg;
+	size_t len;
+	char *text;
+
+	(void)fd;
+	(void)what;
+	if (!build_slice(b)) {
+		evtimer_add(b->ev, &now);
+		return;
+	}
+	text = b->pr.buf;
+	len = b->pr.len;
+	b->pr.buf = NULL;
+	build_free(b);
+	done(text, len, done_arg);
+}
+
+struct metrics_build *
+metrics_build_start(metrics_done_fn *done, void *arg)
+{
+	struct metrics_build *b = xcalloc(1, sizeof(*b));
+	static const struct timeval now = { 0, 0 };
+
+	prom_init(&b->pr);
+	b->module = -1;
+	b->done = done;
+	b->arg = arg;
+	b->ev = evtimer_new(fabricd->base, build_next, b);
+	b->next = builds;
+	builds = b;
+	evtimer_add(b->ev, &now);
+	return b;
+}
+
+void
+metrics_build_cancel(struct metrics_build *b)
+{
+	build_free(b);
+}
+
+void
+metrics_builds_stop(void)
+{
+	while (builds) {
+		metrics_done_fn *done = builds->done;
+		void *arg = builds->arg;
+
+		build_free(builds);
+		done(NULL, 0, arg);
+	}
 }
 
 #define METRICS_CHUNK 32768
 
 struct metrics_job {
-	struct ctl_req	*req;
-	char		*text;
-	size_t		 len, off;
-	struct event	*ev;
+	struct ctl_req		*req;
+	struct metrics_build	*build;		/* until the text is complete */
+	char			*text;
+	size_t			 len, off;
+	struct event		*ev;
 };
 
 static void
 metrics_job_end(struct metrics_job *j, bool client_there)
 {
-	if (client_there)
+	if (j->text == NULL && !ctl_req_gone(j->req))
+		ctl_reply_error(j->req, PERR_UNAVAILABLE, "fabricd is stopping");
+	else if (client_there)
 		ctl_reply_ok(j->req, json_pack("{s:I}", "bytes", (json_int_t)j->len));
 	else
 		ctl_reply_ok(j->req, NULL);	/* frees the request */
@@ -161,6 +281,10 @@ metrics_next(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (j->text == NULL) {		/* gone while it was built, or shutdown */
+		metrics_job_end(j, false);
+		return;
+	}
 	if (n > METRICS_CHUNK) {
 		n = METRICS_CHUNK;
 		while (n > 0 && j->text[j->off + n - 1] != '\n')
@@ -179,6 +303,33 @@ metrics_next(evutil_socket_t fd, short what, void *arg)
 		evtimer_add(j->ev, &soon);
 }
 
+static void
+metrics_built(char *text, size_t len, void *arg)
+{
+	struct metrics_job *j = arg;
+
+	j->build = NULL;
+	j->text = text;
+	j->len = len;
+	metrics_next(-1, 0, j);
+}
+
+/* The client left while its text was being built: stop building.  (While
+ * it streams, the next chunk finds it gone.) */
+static void
+metrics_gone(struct ctl_req *req, void *arg)
+{
+	struct metrics_job *j = arg;
+	static const struct timeval now = { 0, 0 };
+
+	(void)req;
+	if (j->build == NULL)
+		return;
+	metrics_build_cancel(j->build);
+	j->build = NULL;
+	evtimer_add(j->ev, &now);	/* ends the job, out of the control code's call */
+}
+
 void
 ctl_metrics(struct ctl_req *req, json_t *args)
 {
@@ -186,7 +337,7 @@ ctl_metrics(struct ctl_req *req, json_t *args)
 
 	(void)args;
 	j->req = req;
-	j->text = daemon_metrics_text(&j->len);
 	j->ev = evtimer_new(fabricd->base, metrics_next, j);
-	metrics_next(-1, 0, j);
+	ctl_req_on_gone(req, metrics_gone, j);
+	j->build = metrics_build_start(metrics_built, j);
 }

@@ -9,8 +9,20 @@
 
 #include <stddef.h>
 
-/* The whole exposition, NUL-terminated; the caller frees it. */
-char *daemon_metrics_text(size_t *len);
+/*
+ * Build the whole exposition over several turns of the loop (slices of a
+ * few milliseconds), then call done with it: NUL-terminated, len bytes,
+ * done's to free; text is NULL when the build was stopped at shutdown.
+ * The text is never written in one step, so that a large fabric's does not
+ * stall the loop.  cancel: done is not called.
+ */
+typedef void metrics_done_fn(char *text, size_t len, void *arg);
+struct metrics_build;
+struct metrics_build *metrics_build_start(metrics_done_fn *done, void *arg);
+void metrics_build_cancel(struct metrics_build *b);
+/* At shutdown, before the control socket and HTTP listener go: every
+ * build in progress ends with done(NULL). */
+void metrics_builds_stop(void);
 
 /*
  * For a module's metrics callback: families read from its own status

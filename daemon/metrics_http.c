@@ -1,6 +1,6 @@
 /*
  * GET /metrics over HTTP with libevent's evhttp, on the daemon's loop:
- * what Prometheus scrapes.  The body is daemon_metrics_text(), the text
+ * what Prometheus scrapes.  The body is metrics_build_start()'s text, the text
  * `fabricctl metrics` prints.  Nothing but GET and HEAD of /metrics is
  * served; headers and bodies are bounded and a silent client is dropped,
  * so a scraper (or anyone who can reach the port) cannot stall the loop.
@@ -32,23 +32,25 @@ free_text(const void *data, size_t len, void *arg)
 	free((void *)data);
 }
 
+/* The text is built over several turns of the loop (metrics_build_start);
+ * the reply goes when it is complete.  A client that left meanwhile is
+ * noticed by evhttp, which then frees the request at the reply. */
 static void
-on_metrics(struct evhttp_request *req, void *arg)
+on_built(char *text, size_t len, void *arg)
 {
-	struct evbuffer *body = evbuffer_new();
-	size_t len;
-	char *text;
+	struct evhttp_request *req = arg;
+	struct evbuffer *body;
 
-	(void)arg;
-	if (body == NULL) {
-		evhttp_send_error(req, HTTP_INTERNAL, NULL);
+	if (text == NULL) {		/* shutdown */
+		evhttp_send_error(req, HTTP_SERVUNAVAIL, NULL);
 		return;
 	}
-	text = daemon_metrics_text(&len);
 	/* handed to the buffer, not copied: a large fabric's text is megabytes */
-	if (evbuffer_add_reference(body, text, len, free_text, NULL) != 0) {
+	if ((body = evbuffer_new()) == NULL ||
+	    evbuffer_add_reference(body, text, len, free_text, NULL) != 0) {
 		free(text);
-		evbuffer_free(body);
+		if (body)
+			evbuffer_free(body);
 		evhttp_send_error(req, HTTP_INTERNAL, NULL);
 		return;
 	}
@@ -56,6 +58,13 @@ on_metrics(struct evhttp_request *req, void *arg)
 	    "text/plain; version=0.0.4; charset=utf-8");
 	evhttp_send_reply(req, HTTP_OK, "OK", body);
 	evbuffer_free(body);
+}
+
+static void
+on_metrics(struct evhttp_request *req, void *arg)
+{
+	(void)arg;
+	metrics_build_start(on_built, req);
 }
 
 static void

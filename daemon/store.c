@@ -6,15 +6,19 @@
  * reach the parser except as a bound value.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/store.h"
 #include "daemon/store_checkpoint.h"
+#include "daemon/store_writer.h"
 
 struct stmt_cache {
 	const char	*sql;
@@ -27,7 +31,56 @@ struct store {
 	size_t			 ncache, capcache;
 	int			 depth;		/* open transaction nesting */
 	struct store_checkpointer *checkpointer;	/* WAL checkpoints off the loop */
+	struct store_writer	*writer;	/* writes the loop does not wait for */
+	uint64_t		 sync_batches;	/* without a writer: batches written here */
+	uint64_t		 sync_failed;
+	atomic_int		 loop_waiting;	/* the busy handler's flag for the writer */
+	int64_t			 busy_since_us;
+	double			 busy_max_ms;	/* the loop's longest wait for the lock */
 };
+
+/*
+ * The loop's connection waits for the write lock in steps of 200 us and
+ * raises a flag the writer thread yields to.  sqlite's own busy timeout
+ * sleeps 1, 2, 5, 10 ... 100 ms between tries: a loop transaction that met
+ * one of the writer's (a few ms) slept up to 100 ms while the thread, with
+ * more queued, took the lock again between two of its tries.
+ */
+#define LOOP_BUSY_MAX_US	2000000
+#define LOOP_BUSY_STEP_US	200
+
+static int
+loop_busy(void *arg, int tries)
+{
+	struct store *st = arg;
+	int64_t now = clock_mono_us();
+
+	if (tries == 0) {
+		st->busy_since_us = now;
+		atomic_store(&st->loop_waiting, 1);
+	}
+	if (now - st->busy_since_us >= LOOP_BUSY_MAX_US) {
+		atomic_store(&st->loop_waiting, 0);
+		return 0;		/* SQLITE_BUSY to the caller (logged there) */
+	}
+	usleep(LOOP_BUSY_STEP_US);
+	return 1;
+}
+
+/* After any statement that may have waited: lower the flag, keep the
+ * figure. */
+static void
+loop_busy_end(struct store *st)
+{
+	double ms;
+
+	if (!atomic_load(&st->loop_waiting))
+		return;
+	atomic_store(&st->loop_waiting, 0);
+	ms = (double)(clock_mono_us() - st->busy_since_us) / 1000.0;
+	if (ms > st->busy_max_ms)
+		st->busy_max_ms = ms;
+}
 
 sqlite3 *
 store_db(struct store *st)
@@ -39,8 +92,10 @@ static int
 exec_plain(struct store *st, const char *sql)
 {
 	char *err = NULL;
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, &err);
 
-	if (sqlite3_exec(st->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+	loop_busy_end(st);
+	if (rc != SQLITE_OK) {
 		log_warnx("store: %s: %s", sql, err ? err : "?");
 		sqlite3_free(err);
 		return -1;
@@ -78,6 +133,7 @@ store_step_done(struct store *st, sqlite3_stmt *stmt)
 {
 	int rc = sqlite3_step(stmt);
 
+	loop_busy_end(st);
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		log_warnx("store: %s", sqlite3_errmsg(st->db));
@@ -235,7 +291,7 @@ store_open(const char *state_dir, struct store **out)
 		store_close(st);
 		return -1;
 	}
-	sqlite3_busy_timeout(st->db, 2000);
+	sqlite3_busy_handler(st->db, loop_busy, st);
 	if (exec_plain(st, "PRAGMA journal_mode=WAL") != 0 ||
 	    exec_plain(st, "PRAGMA foreign_keys=ON") != 0 ||
 	    exec_plain(st, "PRAGMA synchronous=NORMAL") != 0 ||
@@ -247,6 +303,8 @@ store_open(const char *state_dir, struct store **out)
 	/* Checkpoints run on their own thread; without it, sqlite's own. */
 	if ((st->checkpointer = store_checkpointer_start(path)) != NULL)
 		exec_plain(st, "PRAGMA wal_autocheckpoint=0");
+	/* NULL: batches written on the loop */
+	st->writer = store_writer_start(path, &st->loop_waiting);
 	free(path);
 	*out = st;
 	return 0;
@@ -257,6 +315,7 @@ store_close(struct store *st)
 {
 	if (st == NULL)
 		return;
+	store_writer_stop(st->writer);		/* what it holds is written first */
 	store_checkpointer_stop(st->checkpointer);	/* before the last close checkpoints */
 	for (size_t i = 0; i < st->ncache; i++)
 		sqlite3_finalize(st->cache[i].stmt);
@@ -264,4 +323,50 @@ store_close(struct store *st)
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);
+}
+
+/* ---- writes handed over (store_writer.h) ---- */
+
+uint64_t
+store_write_later(struct store *st, struct store_batch *b)
+{
+	if (store_batch_statements(b) == 0) {
+		store_batch_free(b);
+		return st->writer ? store_writer_submitted(st->writer) : st->sync_batches;
+	}
+	if (st->writer)
+		return store_writer_submit(st->writer, b);
+	if (store_batch_run(st, b) != 0 && ++st->sync_failed)
+		log_warnx("store: a batch of %zu statements not stored", store_batch_statements(b));
+	store_batch_free(b);
+	return ++st->sync_batches;
+}
+
+uint64_t
+store_write_failures(struct store *st)
+{
+	return st->writer ? store_writer_failed(st->writer) : st->sync_failed;
+}
+
+uint64_t
+store_written(struct store *st)
+{
+	return st->writer ? store_writer_done(st->writer) : st->sync_batches;
+}
+
+void
+store_write_wait(struct store *st)
+{
+	if (st->writer)
+		store_writer_drain(st->writer);
+}
+
+json_t *
+store_writer_status(struct store *st)
+{
+	json_t *o = st->writer ? store_writer_json(st->writer) :
+	    json_pack("{s:b, s:I}", "thread", 0, "batches", (json_int_t)st->sync_batches);
+
+	json_object_set_new(o, "loop_lock_wait_max_ms", json_real(st->busy_max_ms));
+	return o;
 }

@@ -255,6 +255,37 @@ fabric_node_lookup(const struct fabric *f, const char *name)
 	return NULL;
 }
 
+enum fabric_spec
+fabric_port_spec(const struct fabric *f, const char *spec, struct fabric_node **n, int *port)
+{
+	char *s = strdup(spec), *colon = s ? strrchr(s, ':') : NULL, *end;
+	enum fabric_spec r = FABRIC_SPEC_NO_PORT;
+
+	*port = -1;
+	*n = NULL;
+	if (s == NULL)
+		return FABRIC_SPEC_NO_NODE;
+	if (colon && colon[1]) {
+		long v;
+
+		/* Digits only; a number above any port (256 on) is out of
+		 * range, not part of a description. */
+		errno = 0;
+		v = strtol(colon + 1, &end, 10);
+		if (*end == '\0' && colon[1] >= '0' && colon[1] <= '9') {
+			*colon = '\0';
+			*port = errno || v > 256 ? 256 : (int)v;
+		}
+	}
+	*n = fabric_node_lookup(f, s);
+	if (*n == NULL)
+		r = FABRIC_SPEC_NO_NODE;
+	else if (*port >= 0)
+		r = *port <= (*n)->nports ? FABRIC_SPEC_OK : FABRIC_SPEC_RANGE;
+	free(s);
+	return r;
+}
+
 size_t
 fabric_node_count(const struct fabric *f)
 {

@@ -94,6 +94,13 @@ struct fabric_port *fabric_port_by_guid(const struct fabric *f, uint64_t port_gu
 struct fabric_port *fabric_port_by_lid(const struct fabric *f, uint16_t lid);
 /* Node by NodeDescription (first match), by GUID text or by LID text. */
 struct fabric_node *fabric_node_lookup(const struct fabric *f, const char *name);
+/* "NODE:PORT" (NODE as fabric_node_lookup takes it; the last colon splits,
+ * since a description may hold one).  FABRIC_SPEC_NO_NODE: no such node;
+ * FABRIC_SPEC_NO_PORT: no ":PORT", or not a number; FABRIC_SPEC_RANGE: a
+ * number above the node's ports.  *port is -1 unless a number was read. */
+enum fabric_spec { FABRIC_SPEC_OK, FABRIC_SPEC_NO_NODE, FABRIC_SPEC_NO_PORT, FABRIC_SPEC_RANGE };
+enum fabric_spec fabric_port_spec(const struct fabric *f, const char *spec,
+    struct fabric_node **n, int *port);
 
 /* Building the model (the SM's sweeps only). */
 struct fabric_node *fabric_add_node(struct fabric *f, uint64_t guid,

@@ -34,6 +34,22 @@ struct topology_counts {
 int topology_write(const struct fabric *f, enum topology_format fmt,
     uint64_t origin_port_guid, FILE *out, struct topology_counts *counts);
 
+/*
+ * The ibnetdiscover form a few nodes at a time, for a caller that must
+ * not hold the event loop (1,476 nodes are 684 KB and 10-25 ms): from a
+ * zeroed cursor, call until it returns 1 (done); 0 means the clock passed
+ * deadline_us (CLOCK_MONOTONIC, us; INT64_MAX: none) or out holds
+ * max_bytes (ftell; 0: no bound) and more is to come, -1 a write error.
+ * It stops between nodes.  The fabric must be the same one throughout.
+ */
+struct topology_cursor {
+	bool	started;
+	size_t	order, node;
+};
+int topology_ibnd_write_some(const struct fabric *f, uint64_t origin_port_guid, FILE *out,
+    struct topology_cursor *cur, struct topology_counts *counts, int64_t deadline_us,
+    long max_bytes);
+
 /* The same into a malloc'd string (NUL-terminated); NULL on failure. */
 char *topology_text(const struct fabric *f, enum topology_format fmt,
     uint64_t origin_port_guid, struct topology_counts *counts);

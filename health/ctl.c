@@ -1,9 +1,11 @@
 /* The health control commands: health, health port, metrics. */
 #include <inttypes.h>
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/guid.h"
+#include "common/topk.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/events.h"
@@ -51,8 +53,8 @@ active_events(void)
 
 	for (size_t i = 0; i < n; i++)
 		v[i] = alarm_at(health->alarms, i);
-	qsort(v, n, sizeof(*v), alarm_cmp);
-	for (size_t i = 0; i < n && i < TOP_EVENTS; i++)
+	n = topk_select(v, n, sizeof(*v), TOP_EVENTS, alarm_cmp);
+	for (size_t i = 0; i < n; i++)
 		json_array_append_new(out, alarm_json(v[i]));
 	free(v);
 	return out;
@@ -95,12 +97,12 @@ worst_ports(void)
 	size_t i, n = 0;
 
 	HPORT_FOREACH(health, i, p) {
-		struct ranked r = { p, health_port_status(p->node_guid, p->port), error_rate(p) };
+		struct ranked r = { p, hport_status(p), error_rate(p) };
 		if (r.status > HEALTH_PORT_OK || r.errors_per_min > 0)
 			v[n++] = r;
 	}
-	qsort(v, n, sizeof(*v), ranked_cmp);
-	for (i = 0; i < n && i < TOP_PORTS; i++)
+	n = topk_select(v, n, sizeof(*v), TOP_PORTS, ranked_cmp);
+	for (i = 0; i < n; i++)
 		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:f, s:I}",
 		    "port", v[i].p->object, "node_guid", "", "status",
 		    health_port_status_name(v[i].status), "errors_per_min", v[i].errors_per_min,
@@ -191,7 +193,7 @@ ctl_health_port(struct ctl_req *req, json_t *args)
 		return;
 	}
 	if (p->hist_open)
-		hist = history_query(health->fd->store, p->hist.id, since_ms);
+		hist = history_query(health->fd->store, p->node_guid, p->port, since_ms);
 	guid_format(p->node_guid, guid, sizeof(guid));
 	ctl_reply_ok(req, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:I, s:i, s:i, s:i, "
 	    "s:o, s:o, s:o, s:o, s:I, s:s}",

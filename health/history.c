@@ -16,105 +16,85 @@ history_cfg_default(struct history_cfg *c)
 	c->keep_ms[2] = 30 * 24 * 60 * 60 * 1000ULL;
 }
 
-int
-history_port_open(struct store *st, uint64_t node_guid, uint8_t port,
+void
+history_port_open(struct store_batch *b, uint64_t node_guid, uint8_t port,
     const char *desc, struct history_port *hp)
 {
-	sqlite3_stmt *s;
-
 	memset(hp, 0, sizeof(*hp));
-	s = store_prepare(st, "INSERT INTO health_ports (node_guid, port, node_desc) VALUES (?1, ?2, ?3) "
+	hp->node_guid = node_guid;
+	hp->port = port;
+	store_batch_sql(b, "INSERT INTO health_ports (node_guid, port, node_desc) VALUES (?1, ?2, ?3) "
 	    "ON CONFLICT (node_guid, port) DO UPDATE SET node_desc = excluded.node_desc");
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)node_guid);
-	sqlite3_bind_int(s, 2, port);
-	sqlite3_bind_text(s, 3, desc ? desc : "", -1, SQLITE_TRANSIENT);
-	if (store_step_done(st, s) < 0)
-		return -1;
-	s = store_prepare(st, "SELECT id FROM health_ports WHERE node_guid = ?1 AND port = ?2");
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)node_guid);
-	sqlite3_bind_int(s, 2, port);
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		sqlite3_reset(s);
-		return -1;
-	}
-	hp->id = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	return 0;
+	store_batch_int(b, (int64_t)node_guid);
+	store_batch_int(b, port);
+	store_batch_text(b, desc ? desc : "");
 }
 
-static int
-insert_row(struct store *st, int64_t port_id, int tier, int64_t t_ms, uint64_t span_ms,
-    const uint64_t v[HC_COUNT])
+/* The port's row is found by (GUID, port) where the row is written, so
+ * the loop never waits to learn its id. */
+static void
+port_key(struct store_batch *b, const struct history_port *hp)
 {
-	sqlite3_stmt *s = store_prepare(st, "INSERT OR REPLACE INTO health_samples VALUES "
-	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)");
+	store_batch_int(b, (int64_t)hp->node_guid);
+	store_batch_int(b, hp->port);
+}
 
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_int64(s, 1, port_id);
-	sqlite3_bind_int(s, 2, tier);
-	sqlite3_bind_int64(s, 3, t_ms);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)span_ms);
+static void
+insert_row(struct store_batch *b, const struct history_port *hp, int tier, int64_t t_ms,
+    uint64_t span_ms, const uint64_t v[HC_COUNT])
+{
+	store_batch_sql(b, "INSERT OR REPLACE INTO health_samples SELECT id, ?3, ?4, ?5, ?6, ?7, "
+	    "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22 "
+	    "FROM health_ports WHERE node_guid = ?1 AND port = ?2");
+	port_key(b, hp);
+	store_batch_int(b, tier);
+	store_batch_int(b, t_ms);
+	store_batch_int(b, (int64_t)span_ms);
 	/* Counters above 2^63 would need 292 years at 400 Gb/s: store as is. */
 	for (int i = 0; i < HC_COUNT; i++)
-		sqlite3_bind_int64(s, 5 + i, (sqlite3_int64)v[i]);
-	return store_step_done(st, s);
+		store_batch_int(b, (int64_t)v[i]);
 }
 
-static int
-prune(struct store *st, int64_t port_id, int tier, int64_t before_ms)
+static void
+prune(struct store_batch *b, const struct history_port *hp, int tier, int64_t before_ms)
 {
-	sqlite3_stmt *s = store_prepare(st, "DELETE FROM health_samples "
-	    "WHERE port_id = ?1 AND tier = ?2 AND t_ms < ?3");
-
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_int64(s, 1, port_id);
-	sqlite3_bind_int(s, 2, tier);
-	sqlite3_bind_int64(s, 3, before_ms);
-	return store_step_done(st, s);
+	store_batch_sql(b, "DELETE FROM health_samples WHERE port_id = (SELECT id FROM "
+	    "health_ports WHERE node_guid = ?1 AND port = ?2) AND tier = ?3 AND t_ms < ?4");
+	port_key(b, hp);
+	store_batch_int(b, tier);
+	store_batch_int(b, before_ms);
 }
 
 /* Close the open bucket of a tier: write it, prune this port's old rows. */
-static int
-close_bucket(struct store *st, const struct history_cfg *c, struct history_port *hp,
+static void
+close_bucket(struct store_batch *b, const struct history_cfg *c, struct history_port *hp,
     int tier, int64_t now_ms)
 {
 	int64_t end = (hp->bucket[tier] + 1) * (int64_t)history_bucket_ms[tier];
-	int r;
 
-	r = insert_row(st, hp->id, tier, end, history_bucket_ms[tier], hp->sum[tier]);
+	insert_row(b, hp, tier, end, history_bucket_ms[tier], hp->sum[tier]);
 	memset(hp->sum[tier], 0, sizeof(hp->sum[tier]));
 	/* The finer tier's rows now covered by this bucket can age out too. */
-	if (r == 0)
-		r = prune(st, hp->id, tier, now_ms - (int64_t)c->keep_ms[tier]);
-	if (r == 0 && tier == 1)
-		r = prune(st, hp->id, 0, now_ms - (int64_t)c->keep_ms[0]);
-	return r;
+	prune(b, hp, tier, now_ms - (int64_t)c->keep_ms[tier]);
+	if (tier == 1)
+		prune(b, hp, 0, now_ms - (int64_t)c->keep_ms[0]);
 }
 
-int
-history_record(struct store *st, const struct history_cfg *c, struct history_port *hp,
+void
+history_record(struct store_batch *b, const struct history_cfg *c, struct history_port *hp,
     int64_t now_ms, uint64_t span_ms, const uint64_t delta[HC_COUNT])
 {
-	if (insert_row(st, hp->id, 0, now_ms, span_ms, delta) < 0)
-		return -1;
+	insert_row(b, hp, 0, now_ms, span_ms, delta);
 	for (int tier = 1; tier < HISTORY_TIERS; tier++) {
 		/* The round ending at now_ms belongs to the bucket holding now_ms - 1. */
-		int64_t b = (now_ms - 1) / (int64_t)history_bucket_ms[tier];
+		int64_t k = (now_ms - 1) / (int64_t)history_bucket_ms[tier];
 
-		if (hp->bucket[tier] && b != hp->bucket[tier] &&
-		    close_bucket(st, c, hp, tier, now_ms) < 0)
-			return -1;
-		hp->bucket[tier] = b;
+		if (hp->bucket[tier] && k != hp->bucket[tier])
+			close_bucket(b, c, hp, tier, now_ms);
+		hp->bucket[tier] = k;
 		for (int i = 0; i < HC_COUNT; i++)
 			hp->sum[tier][i] += delta[i];
 	}
-	return 0;
 }
 
 static json_t *
@@ -176,11 +156,33 @@ handover(struct store *st, int64_t port_id, int tier)
 	return INT64_MIN;
 }
 
-json_t *
-history_query(struct store *st, int64_t port_id, int64_t since_ms)
+/* The port's id, or -1 when it has no row yet. */
+static int64_t
+port_id_of(struct store *st, uint64_t node_guid, uint8_t port)
 {
+	sqlite3_stmt *s = store_prepare(st, "SELECT id FROM health_ports WHERE node_guid = ?1 "
+	    "AND port = ?2");
+	int64_t id = -1;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)node_guid);
+	sqlite3_bind_int(s, 2, port);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return id;
+}
+
+json_t *
+history_query(struct store *st, uint64_t node_guid, uint8_t port, int64_t since_ms)
+{
+	int64_t port_id = port_id_of(st, node_guid, port);
 	json_t *rows = json_array();
 	int64_t lo[HISTORY_TIERS], hi[HISTORY_TIERS];
+
+	if (port_id < 0)
+		return rows;			/* nothing written yet */
 
 	/* tier k is used for lo[k] < t_ms <= hi[k]. */
 	hi[0] = INT64_MAX;

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "daemon/store.h"
+#include "daemon/store_writer.h"
 #include "health/counters.h"
 
 #define HISTORY_TIERS 3
@@ -31,26 +32,32 @@ struct history_cfg {
 void history_cfg_default(struct history_cfg *c);
 
 struct history_port {
-	int64_t		id;
+	uint64_t	node_guid;
+	uint8_t		port;
 	int64_t		bucket[HISTORY_TIERS];		/* index of the open bucket, 0 none */
 	uint64_t	sum[HISTORY_TIERS][HC_COUNT];
 };
 
-/* Find or create the port's row; fills hp->id.  0 or -1. */
-int history_port_open(struct store *st, uint64_t node_guid, uint8_t port,
+/*
+ * The writes go into a batch (daemon/store_writer.h) that the caller
+ * hands to the store's writer thread: the loop never waits for them.
+ * A port's row is keyed by (GUID, port) in the statements themselves.
+ */
+/* Sets hp up and adds the statement that creates or renames its row. */
+void history_port_open(struct store_batch *b, uint64_t node_guid, uint8_t port,
     const char *desc, struct history_port *hp);
 
-/* One round's increments ending at now_ms.  Call inside a transaction
- * (store_begin/commit) for the whole round.  0 or -1. */
-int history_record(struct store *st, const struct history_cfg *c, struct history_port *hp,
+/* One round's increments ending at now_ms: its row, and closed buckets'. */
+void history_record(struct store_batch *b, const struct history_cfg *c, struct history_port *hp,
     int64_t now_ms, uint64_t span_ms, const uint64_t delta[HC_COUNT]);
 
 /*
  * History of a port since since_ms, oldest first, finest tier available for
  * each stretch of time: an array of {t_ms, span_ms, tier, <counter>: n,
- * rates: {<counter>: per second}} objects.  NULL on a database error.
+ * rates: {<counter>: per second}} objects (empty before the port's first
+ * write).  NULL on a database error.
  */
-json_t *history_query(struct store *st, int64_t port_id, int64_t since_ms);
+json_t *history_query(struct store *st, uint64_t node_guid, uint8_t port, int64_t since_ms);
 
 /* Rows currently stored (all ports, all tiers), -1 on error. */
 int64_t history_row_count(struct store *st);

@@ -62,6 +62,10 @@ struct hport {
 	bool			 released;	/* unisolated: not again until its alarms clear */
 	bool			 iso_refused;	/* refusal announced */
 	int64_t			 isolated_ms;
+	/* its active alarms by the status they give the port (down, degraded,
+	 * warning), kept by hport_alarm_noted(): a port's status without
+	 * walking the alarm table (a storm's `health` asked it 9,000 times) */
+	uint16_t		 alarms_of[3];
 
 	struct hc_counter_state	 c[HC_COUNT];
 	uint64_t		 raw[HC_COUNT];		/* last readings, as perfquery shows them */
@@ -103,6 +107,11 @@ extern struct health *health;
 
 struct hport *hport_find(uint64_t node_guid, uint8_t port);
 struct hport *hport_get(uint64_t node_guid, uint8_t port, const char *desc);
+/* An alarm of the port was raised (fresh: not a rise in severity) or
+ * cleared: its status follows. */
+void hport_alarm_noted(const struct alarm *a, bool raised);
+/* The port's status from its alarms (HEALTH_PORT_OK without any). */
+enum health_port_status hport_status(const struct hport *p);
 /* By "NODE:PORT" with NODE a NodeDescription, a GUID (0x...) or a LID. */
 struct hport *hport_lookup(const char *spec);
 #define HPORT_FOREACH(h, i, p) \
@@ -124,10 +133,15 @@ int health_unisolate(struct hport *p, unsigned uid);
 /* metrics.c: the health module's metrics callback */
 struct fabricd;
 struct prom;
-void health_metrics(struct fabricd *fd, struct prom *p);
+struct prom_cursor;
+bool health_metrics(struct fabricd *fd, struct prom *p, struct prom_cursor *c);
 
 /* ib.c: the SM side; no-ops when the SM is absent. */
 int health_ib_start(struct health *h);
+/* ib.c: counters of a port cleared by a Set (bit = enum hc_counter): the
+ * next reading starts from zero, a clear and not a reset (no-op when the
+ * port is not polled). */
+void health_ib_cleared(uint64_t node_guid, uint8_t port, uint32_t mask);
 void health_ib_stop(struct health *h);
 
 #endif

@@ -79,12 +79,13 @@ struct hpoll {
 	size_t		 fin_bucket, fin_ports;
 	int64_t		 fin_now;
 	uint64_t	 fin_dt;
+	uint64_t	 fin_batch;	/* the store writer's number of the last slice's rows */
 	/* the link checks after a sweep, in slices (sweep_slice) */
 	struct event	*sweep_ev;
 	const struct fabric *sw_f;	/* the SM's model: it waits for sw_done */
 	void		(*sw_done)(void *token);
 	void		*sw_token;
-	size_t		 sw_node;
+	size_t		 sw_node, sw_bucket;
 	int64_t		 sw_now;
 };
 
@@ -330,6 +331,15 @@ got_clear(struct hport *p, uint32_t mask)
 	p->clears++;
 }
 
+void
+health_ib_cleared(uint64_t node_guid, uint8_t port, uint32_t mask)
+{
+	struct hport *p = health ? hport_find(node_guid, port) : NULL;
+
+	if (p)
+		got_clear(p, mask);
+}
+
 static void
 perf_reply(const struct mad_result *res, void *owner, void *arg)
 {
@@ -402,7 +412,7 @@ send_item(struct hpoll *hp, const struct item *it)
 
 /* Evaluate and record the ports of one hash bucket. */
 static void
-finish_bucket(struct hpoll *hp, struct store *st, size_t b)
+finish_bucket(struct hpoll *hp, struct store_batch *batch, size_t b)
 {
 	for (struct hport *p = health->buckets[b]; p; p = p->next) {
 		bool any = false;
@@ -412,10 +422,11 @@ finish_bucket(struct hpoll *hp, struct store *st, size_t b)
 			continue;
 		hp->fin_ports++;
 		health_eval_counters(p, hp->fin_now, hp->fin_dt);
-		if (!p->hist_open && history_port_open(st, p->node_guid, p->port, p->desc, &p->hist) == 0)
+		if (!p->hist_open) {
+			history_port_open(batch, p->node_guid, p->port, p->desc, &p->hist);
 			p->hist_open = true;
-		if (p->hist_open)
-			history_record(st, &health->hcfg, &p->hist, hp->fin_now, hp->fin_dt, p->delta);
+		}
+		history_record(batch, &health->hcfg, &p->hist, hp->fin_now, hp->fin_dt, p->delta);
 		memset(p->valid, 0, sizeof(p->valid));
 	}
 }
@@ -441,23 +452,31 @@ finish_done(struct hpoll *hp)
 	    health->rounds, hp->round_mads, hp->fin_ports, health->round_seconds);
 }
 
-/* One slice: buckets until FINISH_SLICE_US are spent, in one transaction. */
+/* One slice: buckets until FINISH_SLICE_US are spent, their history rows
+ * one batch for the store's writer thread; once they are all done and
+ * written, finish_done() on a turn of its own: a round counts when its
+ * history can be read. */
 static void
 finish_slice(evutil_socket_t fd, short what, void *arg)
 {
 	struct hpoll *hp = arg;
 	struct store *st = health->fd->store;
-	struct timeval zero = { 0, 0 };
+	struct timeval zero = { 0, 0 }, soon = { 0, 2000 };
+	struct store_batch *batch;
 	int64_t t0 = clock_mono_us();
 
-	store_begin(st);
+	if (hp->fin_bucket >= HPORT_BUCKETS) {
+		if (store_written(st) < hp->fin_batch)
+			evtimer_add(hp->finish_ev, &soon);	/* the writer is not there yet */
+		else
+			finish_done(hp);
+		return;
+	}
+	batch = store_batch_new();
 	while (hp->fin_bucket < HPORT_BUCKETS && clock_mono_us() - t0 < FINISH_SLICE_US)
-		finish_bucket(hp, st, hp->fin_bucket++);
-	store_commit(st);
-	if (hp->fin_bucket < HPORT_BUCKETS)
-		evtimer_add(hp->finish_ev, &zero);
-	else
-		finish_done(hp);
+		finish_bucket(hp, batch, hp->fin_bucket++);
+	hp->fin_batch = store_write_later(st, batch);
+	evtimer_add(hp->finish_ev, &zero);
 }
 
 /* The round's readings are in: evaluate them slice by slice (7,776 ports'
@@ -545,6 +564,14 @@ caps_of(const struct fabric_port *p)
 static void
 link_went_down(struct hport *p, int64_t now, const char *why)
 {
+	/* An operator disabled this end or the other (`port disable`): down
+	 * on purpose, neither a failure nor a flap. */
+	if (sm_port_is_disabled(p->node_guid, p->port) ||
+	    (p->peer_guid && sm_port_is_disabled(p->peer_guid, p->peer_port))) {
+		p->linked = false;
+		p->state = FABRIC_PORT_DOWN;
+		return;
+	}
 	if (p->linked || p->state == FABRIC_PORT_ACTIVE)
 		flap_record(&p->flaps, now);
 	p->linked = false;
@@ -603,15 +630,11 @@ sweep_port(struct fabric_node *n, struct fabric_port *p, int64_t now)
 	check_flapping(h, now);
 }
 
-/* The checks of the ports gone from the model, then the SM goes on. */
+/* The checks of the ports gone from the model, one bucket of ports. */
 static void
-sweep_done(struct hpoll *hp)
+sweep_gone_bucket(struct hpoll *hp, size_t bucket)
 {
-	void (*done)(void *token) = hp->sw_done;
-	struct hport *h;
-	size_t i;
-
-	HPORT_FOREACH(health, i, h) {
+	for (struct hport *h = health->buckets[bucket]; h; h = h->next) {
 		if (h->present || !h->was_active)
 			continue;
 		/* Ports whose node the SM no longer reaches (a CA behind a dead link). */
@@ -619,15 +642,25 @@ sweep_done(struct hpoll *hp)
 			link_went_down(h, hp->sw_now, "node no longer reachable from the SM");
 		check_flapping(h, hp->sw_now);
 	}
+}
+
+/* The isolation review and the events held, then the SM goes on. */
+static void
+sweep_done(struct hpoll *hp)
+{
+	void (*done)(void *token) = hp->sw_done;
+
 	health_isolate_review(hp->sw_now);
 	health_events_release();
 	hp->sw_done = NULL;
 	done(hp->sw_token);
 }
 
-/* One slice of the after-sweep link checks: nodes until FINISH_SLICE_US
- * are spent (a storm's 7,776 ports' alarms at once held the loop for
- * tens of ms).  The SM waits for done(), so its model stays as it is. */
+/* One slice of the after-sweep link checks: the model's nodes, then the
+ * ports gone from it, until FINISH_SLICE_US are spent (a storm's 7,776
+ * ports' alarms at once held the loop for tens of ms), then sweep_done()
+ * on a turn of its own.  The SM waits for done(), so its model stays as
+ * it is. */
 static void
 sweep_slice(evutil_socket_t fd, short what, void *arg)
 {
@@ -643,15 +676,20 @@ sweep_slice(evutil_socket_t fd, short what, void *arg)
 		hp->sw_done = NULL;
 		return;
 	}
-	while (hp->sw_node < fabric_node_count(f) && clock_mono_us() - t0 < FINISH_SLICE_US) {
-		struct fabric_node *n = fabric_node_at(f, hp->sw_node++);
-		for (unsigned pn = 1; pn <= n->nports; pn++)
-			sweep_port(n, &n->ports[pn], hp->sw_now);
-	}
-	if (hp->sw_node < fabric_node_count(f))
-		evtimer_add(hp->sweep_ev, &zero);
-	else
+	if (hp->sw_node < fabric_node_count(f)) {
+		while (hp->sw_node < fabric_node_count(f) && clock_mono_us() - t0 < FINISH_SLICE_US) {
+			struct fabric_node *n = fabric_node_at(f, hp->sw_node++);
+			for (unsigned pn = 1; pn <= n->nports; pn++)
+				sweep_port(n, &n->ports[pn], hp->sw_now);
+		}
+	} else if (hp->sw_bucket < HPORT_BUCKETS) {
+		while (hp->sw_bucket < HPORT_BUCKETS && clock_mono_us() - t0 < FINISH_SLICE_US)
+			sweep_gone_bucket(hp, hp->sw_bucket++);
+	} else {
 		sweep_done(hp);
+		return;
+	}
+	evtimer_add(hp->sweep_ev, &zero);
 }
 
 static void
@@ -659,6 +697,7 @@ after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token),
     void *token, void *arg)
 {
 	struct hpoll *hp = health ? health->poll : NULL;
+	struct timeval zero = { 0, 0 };
 	struct hport *h;
 	size_t i;
 
@@ -675,7 +714,8 @@ after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token),
 	hp->sw_done = done;
 	hp->sw_token = token;
 	hp->sw_node = 0;
-	sweep_slice(-1, 0, hp);
+	hp->sw_bucket = 0;
+	evtimer_add(hp->sweep_ev, &zero);	/* the first slice on a turn of its own too */
 }
 
 int

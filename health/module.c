@@ -260,6 +260,10 @@ alarm_notify(const struct alarm *a, bool raised, void *arg)
 
 	if (raised)
 		h->events_raised[a->severity]++;
+	/* a fresh alarm has failed once; a rise in severity is notified
+	 * again, later, and changes no port's count */
+	if (!raised || a->failures == 1)
+		hport_alarm_noted(a, raised);
 	snprintf(e.object, sizeof(e.object), "%s", a->object);
 	snprintf(e.detail, sizeof(e.detail), "%s", a->detail);
 	if (hold_depth == 0) {
@@ -391,5 +395,5 @@ const struct fabricd_module health_module = {
 	.reload = health_reload,
 	.stop = health_stop,
 	.status = health_status,
-	.metrics = health_metrics,
+	.metrics_slice = health_metrics,
 };

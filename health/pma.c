@@ -53,6 +53,15 @@ pma_encode_clear(uint8_t data[PMA_DATA_LEN], uint8_t port_select, uint32_t which
 }
 
 void
+pma_encode_clear_extended(uint8_t data[PMA_DATA_LEN], uint8_t port_select)
+{
+	uint32_t v = PMA_EXT_SELECT_ALL;
+
+	pma_encode_select(data, port_select);
+	mad_encode_field(data, IB_PC_EXT_COUNTER_SELECT_F, &v);
+}
+
+void
 pma_decode_counters(const uint8_t *data, uint64_t out[HC_COUNT])
 {
 	uint8_t buf[IB_PC_DATA_SZ];

@@ -21,6 +21,10 @@
 void pma_encode_select(uint8_t data[PMA_DATA_LEN], uint8_t port_select);
 /* A Set that clears the counters in `which` (bit = enum hc_counter). */
 void pma_encode_clear(uint8_t data[PMA_DATA_LEN], uint8_t port_select, uint32_t which);
+/* A PortCountersExtended Set that clears its eight 64-bit counters
+ * (CounterSelect bits 0-7), as `perfquery -x -R` does. */
+#define PMA_EXT_SELECT_ALL	0x00FF
+void pma_encode_clear_extended(uint8_t data[PMA_DATA_LEN], uint8_t port_select);
 /* Every counter of a PortCounters payload (traffic ones 32 bits wide). */
 void pma_decode_counters(const uint8_t *data, uint64_t out[HC_COUNT]);
 /* The 64-bit traffic counters of a PortCountersExtended payload; the

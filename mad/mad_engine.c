@@ -29,6 +29,7 @@
 #include <iba/ib_types.h>
 #include <umad.h>
 
+#include "common/clock.h"
 #include "common/guid.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -36,7 +37,8 @@
 
 #define SLOT_BITS	6
 #define SLOT_MASK	((1u << SLOT_BITS) - 1)
-#define RX_BATCH	64
+#define RX_SLICE	1	/* records read from the pipe at once: the clock is read after each */
+#define RX_SLICE_US	2000	/* then more, while this lasts */
 #define RX_POLL_MS	200	/* how long close() may wait for the thread */
 
 struct mad_req {
@@ -80,7 +82,7 @@ struct mad_engine {
 	atomic_bool		 rx_stop;
 	atomic_uint		 rx_dropped;	/* pipe full: counted as errors */
 	size_t			 rec_size;	/* umad_size() + MAD_SIZE */
-	uint8_t			*rx_buf;	/* RX_BATCH records */
+	uint8_t			*rx_buf;	/* RX_SLICE records */
 	uint8_t			*tx_buf;	/* one umad for umad_send */
 
 	bool			 closing;	/* no new MADs: close() is cancelling */
@@ -458,17 +460,25 @@ pipe_readable(evutil_socket_t fd, short what, void *arg)
 	struct mad_engine *me = arg;
 	ssize_t n;
 	size_t i;
+	int64_t t0;
 
 	if (atomic_load(&me->rx_dropped)) {
 		unsigned d = atomic_exchange(&me->rx_dropped, 0);
 		me->cnt.errors += d;
 		log_warnx("mad: %u MADs dropped: receive pipe full", d);
 	}
-	n = read(fd, me->rx_buf, me->rec_size * RX_BATCH);
-	if (n <= 0)
-		return;
-	for (i = 0; i + me->rec_size <= (size_t)n; i += me->rec_size)
-		mad_process(me, me->rx_buf + i);
+	/* RX_SLICE records at a time while RX_SLICE_US last; what is left
+	 * in the pipe wakes the loop again on its next turn (a reply's
+	 * callback may send, plan or end a phase: 64 of them at once held
+	 * the loop for 20 ms) */
+	t0 = clock_mono_us();
+	do {
+		n = read(fd, me->rx_buf, me->rec_size * RX_SLICE);
+		if (n <= 0)
+			return;
+		for (i = 0; i + me->rec_size <= (size_t)n; i += me->rec_size)
+			mad_process(me, me->rx_buf + i);
+	} while ((size_t)n == me->rec_size * RX_SLICE && clock_mono_us() - t0 < RX_SLICE_US);
 }
 
 /* ---- opening ---- */
@@ -609,7 +619,7 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 	mad_engine_set_window(me, cfg->window);
 	mad_engine_set_timing(me, cfg->timeout_ms, cfg->retries);
 	me->rec_size = umad_size() + MAD_SIZE;
-	me->rx_buf = xcalloc(RX_BATCH, me->rec_size);
+	me->rx_buf = xcalloc(RX_SLICE, me->rec_size);
 	me->tx_buf = xcalloc(1, me->rec_size);
 
 	if (pipe2(pfd, O_CLOEXEC) < 0) {

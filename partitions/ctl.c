@@ -104,6 +104,8 @@ partition_row(const struct pt_partition *p, bool detail)
 	if (!detail) {
 		json_object_set_new(row, "members", json_integer((json_int_t)p->nmembers));
 		json_object_set_new(row, "ports", json_integer((json_int_t)nend));
+		json_object_set_new(row, "switch_ports",
+		    json_integer((json_int_t)(json_array_size(ports) - nend)));
 		json_decref(ports);
 		return row;
 	}

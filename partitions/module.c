@@ -77,6 +77,30 @@ partitions_reload(struct fabricd *fd, const void *cfg)
 	return 0;
 }
 
+/* The tenants in the file seed the database once; after that the database
+ * wins, so an edit of the file cannot be applied by a reload (nor by a
+ * restart): say so rather than answer "reloaded" with the edit ignored. */
+static enum reload_result
+partitions_reload_check(struct fabricd *fd, const void *cfg, char *why, size_t len)
+{
+	const struct partitions_config *pc = cfg, *cur = fabricd_module_config(fd, MOD_PARTITIONS);
+	char *a, *b;
+	bool same;
+
+	if (!pt_state.running || (pc->model == NULL && cur->model == NULL))
+		return RELOAD_APPLIED;
+	a = pc->model ? pt_yaml_export(pc->model) : NULL;
+	b = cur->model ? pt_yaml_export(cur->model) : NULL;
+	same = a != NULL && b != NULL && strcmp(a, b) == 0;
+	free(a);
+	free(b);
+	if (same)
+		return RELOAD_APPLIED;
+	snprintf(why, len, "partitions.tenants changed in the file, but the database holds the "
+	    "partitions: apply them with `fabricctl partition import`");
+	return RELOAD_RESTART_NEEDED;
+}
+
 static void
 partitions_stop(struct fabricd *fd)
 {
@@ -152,6 +176,7 @@ const struct fabricd_module partitions_module = {
 	.config_parse = pt_config_section_parse,
 	.config_free = pt_config_section_free,
 	.start = partitions_start,
+	.reload_check = partitions_reload_check,
 	.reload = partitions_reload,
 	.stop = partitions_stop,
 	.status = partitions_status,

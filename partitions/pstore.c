@@ -315,12 +315,20 @@ pt_store_history_list(struct store *st, long long limit)
 		json_t *uid = sqlite3_column_type(s, 2) == SQLITE_NULL ? json_null() :
 		    json_integer(sqlite3_column_int64(s, 2));
 
-		json_array_append_new(rows, json_pack("{s:I, s:I, s:o, s:s, s:s, s:s, s:s}",
+		/* the request's arguments are stored as JSON text: given back
+		 * as JSON, not as a string holding it (text that is not JSON
+		 * stays a string) */
+		const char *text = (const char *)sqlite3_column_text(s, 4);
+		json_t *detail = text ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+
+		if (detail == NULL)
+			detail = text ? json_string(text) : json_null();
+		json_array_append_new(rows, json_pack("{s:I, s:I, s:o, s:s, s:o, s:s, s:s}",
 		    "id", (json_int_t)sqlite3_column_int64(s, 0),
 		    "time_ms", (json_int_t)sqlite3_column_int64(s, 1),
 		    "uid", uid,
 		    "action", (const char *)sqlite3_column_text(s, 3),
-		    "detail", (const char *)sqlite3_column_text(s, 4),
+		    "detail", detail ? detail : json_null(),
 		    "result", (const char *)sqlite3_column_text(s, 5),
 		    "message", (const char *)sqlite3_column_text(s, 6)));
 	}

@@ -89,6 +89,12 @@ mkey_fields(struct sm *sm, const struct fabric_port *p, ib_port_info_t *pi)
 	return true;
 }
 
+bool
+sm_port_key_fields(struct sm *sm, const struct fabric_port *p, void *pi)
+{
+	return mkey_fields(sm, p, pi);
+}
+
 uint8_t
 sm_qos_op_vls(const struct fabric_port *p)
 {
@@ -165,12 +171,15 @@ port_set(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smlid, uin
 	port_set_rereg(sm, p, lid, smlid, state, false);
 }
 
-/* A link worth activating: both ends known and physically up. */
+/* A link worth activating: both ends known and physically up, and
+ * neither end disabled by an operator (a link that came back up behind
+ * fabricd's back stays short of ACTIVE until the audit disables it). */
 static bool
-link_port(const struct fabric_port *p)
+link_port(const struct sm *sm, const struct fabric_port *p)
 {
 	return p->num > 0 && p->linkup && p->peer && p->peer->linkup &&
-	    (p->node->type == FABRIC_SWITCH || p->guid);
+	    (p->node->type == FABRIC_SWITCH || p->guid) &&
+	    !sm_port_disabled(sm, p) && !sm_port_disabled(sm, p->peer);
 }
 
 static uint16_t
@@ -209,7 +218,7 @@ arm_node(struct sm *sm, struct fabric_node *n)
 
 		if (n->type != FABRIC_SWITCH && p->guid == 0)
 			continue;
-		if (link_port(p) && p->state == IB_LINK_INIT)
+		if (link_port(sm, p) && p->state == IB_LINK_INIT)
 			port_set(sm, p, lid, sm->own_lid, IB_LINK_ARMED);
 		else if (wrong && (p->linkup || n->type != FABRIC_SWITCH))
 			port_set(sm, p, lid, sm->own_lid, IB_LINK_NO_CHANGE);
@@ -230,9 +239,9 @@ activate_node(struct sm *sm, struct fabric_node *n)
 
 	for (unsigned j = 1; j <= n->nports; j++) {
 		struct fabric_port *p = &n->ports[j];
-		bool rereg = sm->client_rereg && ca && p->guid && link_port(p);
+		bool rereg = sm->client_rereg && ca && p->guid && link_port(sm, p);
 
-		if (link_port(p) && p->state == IB_LINK_ARMED)
+		if (link_port(sm, p) && p->state == IB_LINK_ARMED)
 			port_set_rereg(sm, p, ca ? p->lid : 0, sm->own_lid, IB_LINK_ACTIVE, rereg);
 		else if (rereg && p->state == IB_LINK_ACTIVE)
 			port_set_rereg(sm, p, p->lid, sm->own_lid, IB_LINK_NO_CHANGE, true);

@@ -10,6 +10,11 @@
  * sweep walks it up again.  Enforcement is expected only once the port
  * has been seen to hold it: a port that never kept the bits (ibsim keeps
  * none) is not written every pass.
+ *
+ * A port an operator disabled (`port disable`, ctl_port.c) is read too,
+ * link or none: if it is no longer Disabled (someone enabled it behind
+ * fabricd's back) the repair disables it again, and once it reads back
+ * Disabled a heavy sweep drops the link it had brought up.
  */
 #include <stdio.h>
 #include <string.h>
@@ -47,7 +52,7 @@ pi_gets(struct sm *sm, const struct fabric_node *n, size_t k, struct audit_get *
 
 	if (n->type != FABRIC_SWITCH && k == 0)
 		return 0;
-	if (!audit_port_audited(p) && !link_active_expected(p))
+	if (!audit_port_audited(p) && !link_active_expected(p) && !sm_port_disabled(sm, p))
 		return 0;
 	memset(out, 0, sizeof(*out));
 	out->addr.directed = true;
@@ -110,6 +115,18 @@ pi_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const 
 	uint16_t entries[1];
 	bool ext;
 
+	if (g->port > 0 && sm_port_disabled(sm, p)) {
+		uint8_t phys = ib_port_info_get_port_phys_state(pi);
+
+		if (phys == PORT_PHYS_DISABLED)
+			return AUDIT_SAME;
+		snprintf(diff, len, "PortPhysicalState %u (%s), disabled by an operator", phys,
+		    phys == PHYS_LINKUP ? "LinkUp" : phys == PORT_PHYS_POLLING ? "Polling" : "not Disabled");
+		port_phys_set_build(data, PORT_PHYS_DISABLED, set);
+		if (n->type != FABRIC_SWITCH && !sm_port_key_fields(sm, p, set))
+			return AUDIT_REPORT;	/* its M_Key lease first (mkey.c) */
+		return AUDIT_DIFF;
+	}
 	if (audit_port_audited(p) && lid_fields_wrong(sm, p, pi, diff, len)) {
 		out->base_lid = htobe16(n->type == FABRIC_SWITCH ? n->lid : p->lid);
 		out->master_sm_base_lid = htobe16(sm->own_lid);
@@ -144,10 +161,23 @@ pi_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const 
 	return AUDIT_SAME;
 }
 
+/* A disabled port the model still holds a link for (it came up behind
+ * fabricd's back and was swept in): once it is Disabled again, a heavy
+ * sweep drops the link and routes around it. */
+static void
+pi_held(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const uint8_t *data)
+{
+	const struct fabric_port *p = &n->ports[g->port];
+
+	if (g->port > 0 && p->linkup && sm_port_disabled(sm, p) &&
+	    ib_port_info_get_port_phys_state((const ib_port_info_t *)data) == PORT_PHYS_DISABLED)
+		sm_sweep_request(sm, true);
+}
+
 const struct audit_checker audit_portinfo_checker = {
 	.table = "PortInfo",
 	.items = pi_items,
 	.gets = pi_gets,
 	.check = pi_check,
-	.held = NULL,
+	.held = pi_held,
 };

@@ -453,6 +453,40 @@ sm_mcast_mft_note_held(struct sm *sm, const struct fabric_node *n, unsigned bloc
 		take_block(s, block, pos, data);
 }
 
+/* ---- the SA's view (MFTRecord, sa_tables.c) ---- */
+
+/* As OpenSM's max block in use: the blocks up to the last one in which
+ * the SM's trees give n an entry. */
+unsigned
+sm_mcast_mft_sa_blocks(void *arg, const struct fabric_node *n)
+{
+	struct mft_switch *s = mft_record(arg, n);
+
+	if (s == NULL)
+		return 0;
+	for (unsigned b = s->used_blocks; b > 0; b--)
+		for (unsigned off = (b - 1) * MFT_BLOCK; off < b * MFT_BLOCK; off++)
+			for (unsigned pos = 0; pos < s->npos; pos++)
+				if (*entry(s->want, s, off, pos))
+					return b;
+	return 0;
+}
+
+/* What the switch holds in that block, as the SM knows it (it wrote the
+ * block or read it back). */
+bool
+sm_mcast_mft_sa_block(void *arg, const struct fabric_node *n, unsigned block, unsigned pos,
+    uint16_t ports[SM_MFT_BLOCK_MLIDS])
+{
+	struct mft_switch *s = mft_record(arg, n);
+
+	if (s == NULL || block >= MFT_BLOCKS || pos >= s->npos || !(s->known[block] & (1u << pos)))
+		return false;
+	for (unsigned i = 0; i < MFT_BLOCK; i++)
+		ports[i] = *entry(s->have, s, block * MFT_BLOCK + i, pos);
+	return true;
+}
+
 uint32_t
 sm_mcast_mft_mod(unsigned block, unsigned pos)
 {

@@ -34,6 +34,20 @@ static const struct status_metric sm_series[] = {
 	    "polls of the master SM missed in a row (standby)" },
 };
 
+/* The audit's totals (fabricctl audit): a repair is a table the audit
+ * found changed behind the SM's back and wrote back. */
+static const struct status_metric audit_series[] = {
+	{ "passes", "fabricd_sm_audit_passes_total", "counter", "audit passes finished" },
+	{ "totals.findings", "fabricd_sm_audit_findings_total", "counter",
+	    "differences the audit found between the switches' tables and the SM's" },
+	{ "totals.repairs", "fabricd_sm_audit_repairs_total", "counter",
+	    "differences the audit wrote back" },
+	{ "totals.repair_failed", "fabricd_sm_audit_repair_failures_total", "counter",
+	    "differences the audit could not write back" },
+	{ "totals.read_failures", "fabricd_sm_audit_read_failures_total", "counter",
+	    "audit reads that got no answer" },
+};
+
 /* status says milliseconds; Prometheus wants seconds */
 static void
 ms_to_seconds(json_t *o, const char *key)
@@ -64,4 +78,8 @@ sm_metrics(struct fabricd *fd, struct prom *p)
 	ms_to_seconds(json_object_get(st, "subnet"), "last_sweep_ms");
 	metrics_from_status(p, st, sm_series, sizeof(sm_series) / sizeof(sm_series[0]));
 	json_decref(st);
+	if ((st = sm_audit_json(sm)) != NULL) {
+		metrics_from_status(p, st, audit_series, sizeof(audit_series) / sizeof(audit_series[0]));
+		json_decref(st);
+	}
 }

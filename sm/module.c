@@ -70,6 +70,7 @@ sm_attach_io(struct sm *sm, struct fabricd *fd)
 	mad_batch_set_base(&sm->batch, fd->base);
 	mad_batch_init(&sm->side, &io, sm);
 	mad_batch_init(&sm->audit.batch, &io, sm);
+	mad_batch_init(&sm->admin, &io, sm);
 	sm->own_guid = test_io.on ? test_io.port_guid : mad_engine_port_guid(sm->me);
 	sm->own_port = test_io.on ? test_io.port_num : mad_engine_port_num(sm->me);
 	if (sm->me)
@@ -270,6 +271,11 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	mkey_configure(sm, cfg);
 	if (sm->mkey.enabled && sm_mkey_load(&sm->mkey, fd->store) < 0)
 		log_warnx("sm: stored M_Keys not loaded");
+	if (pds_load(&sm->disabled, fd->store) < 0)
+		log_warnx("sm: stored disabled ports not loaded");
+	else if (sm->disabled.n)
+		log_info("sm: %zu port%s disabled by an operator stay disabled", sm->disabled.n,
+		    sm->disabled.n == 1 ? "" : "s");
 	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
 	    sm->own_guid, (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
@@ -354,6 +360,7 @@ sm_stop(struct fabricd *fd)
 	/* The sweep must not go on: its MADs' replies reach nobody. */
 	sm_phase_cancel(sm);
 	sm_audit_stop(sm);
+	sm_port_admin_stop(sm);
 	if (sm->me)
 		mad_engine_set_mkey(sm->me, NULL, NULL);
 	sm_mkey_free(&sm->mkey);
@@ -366,6 +373,8 @@ sm_stop(struct fabricd *fd)
 		event_free(sm->kick);
 	if (sm->step_ev)
 		event_free(sm->step_ev);
+	if (sm->hook_ev)
+		event_free(sm->hook_ev);
 	sm_lft_abandon(sm);		/* before the model it reads is freed */
 	model_writer_free(sm->writer);	/* what is queued is written first */
 	routing_table_free(sm->rt);

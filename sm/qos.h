@@ -135,22 +135,47 @@ unsigned qos_vlarb_weight(const uint8_t *block, size_t len, uint8_t vl);
 /* ---- what ports hold (the SM's mirror, one allocation per node) ---- */
 
 /*
- * What a node's ports hold as last read or written.  Bytes 0xFF mean
- * unknown (never a table we write: VLs are 0..14), so they differ from
- * anything wanted and get written.  Switches: SL2VL per (in, out) pair;
- * CAs and routers: one per port (in = 0).
+ * What a node's ports hold as last read or written (qos_held.c).  Bytes
+ * 0xFF mean unknown (never a table we write: VLs are 0..14), so they
+ * differ from anything wanted and get written.  Switches: SL2VL per (in,
+ * out) pair; CAs and routers: one per port (in = 0).  Each kind keeps the
+ * distinct tables once and per slot which of them it holds; the fields
+ * are the accessors' own.
  */
+struct qos_slots {
+	uint32_t	nslots;		/* tables of this kind the node has */
+	uint32_t	npool, cap;	/* distinct tables pooled, room for */
+	uint16_t	all;		/* no index: the one every slot holds (0 unknown) */
+	uint8_t		width;		/* bytes a table */
+	bool		has_idx;	/* a pool index per slot */
+	bool		wide;		/* two bytes an index */
+};
+
 struct qos_held {
 	uint8_t		nports;
 	bool		sw;
-	uint8_t		data[];		/* see the accessors */
+	struct qos_slots s[2];		/* SL2VL, VLArb */
+	uint8_t		data[] __attribute__((aligned(8)));
 };
 
+#define QOS_HELD_ALL		0x100u	/* qos_held_set_sl2vl(): every port */
+#define QOS_HELD_MAX_POOL	0xFFFFu	/* distinct tables of a kind a node records */
+
+/* Everything unknown; freed with free(). */
 struct qos_held *qos_held_new(uint8_t nports, bool sw);
-uint8_t *qos_held_sl2vl(struct qos_held *h, uint8_t in, uint8_t out);
-uint8_t *qos_held_vlarb(struct qos_held *h, uint8_t port, unsigned block);
+/* The table a slot holds (all 0xFF: unknown), valid until h next changes. */
 const uint8_t *qos_held_sl2vl_c(const struct qos_held *h, uint8_t in, uint8_t out);
 const uint8_t *qos_held_vlarb_c(const struct qos_held *h, uint8_t port, unsigned block);
+/* Slots now hold table t (all 0xFF: unknown again): SL2VL of (in, out),
+ * either of them QOS_HELD_ALL for every port (in ignored on a CA), or
+ * VLArb block 0..3 of a port; out of range, nothing.  They return h,
+ * which may have moved (as realloc() does). */
+struct qos_held *qos_held_set_sl2vl(struct qos_held *h, unsigned in, unsigned out,
+    const uint8_t *t);
+struct qos_held *qos_held_set_vlarb(struct qos_held *h, unsigned port, unsigned block,
+    const uint8_t *t);
+/* What the mirror takes (header included). */
+size_t qos_held_bytes(const struct qos_held *h);
 
 /* ---- the checker (issue 15's audit table reuses it) ---- */
 

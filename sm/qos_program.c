@@ -55,52 +55,34 @@
 
 /* MADs in flight for the QoS tables at most (a few windows). */
 
+/* The SL2VL slots of switch h a modifier names: pair (in, out), or every
+ * in port and/or every out port (the optimized form). */
 static struct qos_held *
-held_of(struct fabric_node *n)
-{
-	return n->qos;
-}
-
-/* The SL2VL slots of pair (in, out) of switch h a modifier names: one,
- * or every in port and/or every out port (the optimized form). */
-static void
 note_sl2vl(struct qos_held *h, uint32_t mod, const uint8_t *data)
 {
-	unsigned in_lo = (mod >> 8) & 0xFF, in_hi = in_lo, out_lo = mod & 0xFF, out_hi = out_lo;
+	unsigned in = (mod & SL2VL_ALL_IN) ? QOS_HELD_ALL : (mod >> 8) & 0xFF;
+	unsigned out = (mod & SL2VL_ALL_OUT) ? QOS_HELD_ALL : mod & 0xFF;
 
-	if (mod & SL2VL_ALL_IN) {
-		in_lo = 0;
-		in_hi = h->nports;
-	}
-	if (mod & SL2VL_ALL_OUT) {
-		out_lo = 0;
-		out_hi = h->nports;
-	}
-	for (unsigned o = out_lo; o <= out_hi && o <= h->nports; o++)
-		for (unsigned i = in_lo; i <= in_hi && i <= h->nports; i++)
-			memcpy(qos_held_sl2vl(h, (uint8_t)i, (uint8_t)o), data, QOS_SL2VL_BYTES);
+	return qos_held_set_sl2vl(h, in, out, data);
 }
 
 void
 sm_qos_note_held(struct fabric_port *p, uint16_t attr, uint32_t mod, const uint8_t *data)
 {
-	struct qos_held *h = held_of(p->node);
-	bool sw = p->node->type == FABRIC_SWITCH;
+	struct fabric_node *n = p->node;
+	bool sw = n->type == FABRIC_SWITCH;
 	unsigned port, block;
 
-	if (h == NULL)
+	if (n->qos == NULL)
 		return;
 	if (attr == SM_ATTR_SLVL) {
-		if (sw)
-			note_sl2vl(h, mod, data);
-		else if (p->num <= h->nports)
-			memcpy(qos_held_sl2vl(h, 0, p->num), data, QOS_SL2VL_BYTES);
+		n->qos = sw ? note_sl2vl(n->qos, mod, data) : qos_held_set_sl2vl(n->qos, 0, p->num, data);
 		return;
 	}
 	block = mod >> 16;
 	port = sw ? (mod & 0xFF) : p->num;
-	if (block >= 1 && block <= QOS_VLARB_BLOCKS && port <= h->nports)
-		memcpy(qos_held_vlarb(h, (uint8_t)port, block - 1), data, QOS_VLARB_BLOCK_BYTES);
+	if (block >= 1 && block <= QOS_VLARB_BLOCKS)
+		n->qos = qos_held_set_vlarb(n->qos, port, block - 1, data);
 }
 
 /* A Get's or a Set's answer: what the port holds now.  Rejected or no

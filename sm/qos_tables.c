@@ -3,13 +3,11 @@
  * tables, and the compare of what a port holds with what it should (the
  * checker the SM's sweep and the audit share).  Pure: no SM, no I/O.
  */
-#include <stdlib.h>
 #include <string.h>
 #include <endian.h>
 
 #include <iba/ib_types.h>
 
-#include "common/xmalloc.h"
 #include "sm/qos.h"
 
 void
@@ -190,54 +188,6 @@ qos_vlarb_weight(const uint8_t *block, size_t len, uint8_t vl)
 		if ((block[i] & 0x0F) == vl)
 			w += block[i + 1];
 	return w;
-}
-
-/* ---- what ports hold ---- */
-
-static size_t
-sl2vl_count(uint8_t nports, bool sw)
-{
-	return sw ? (size_t)(nports + 1) * (nports + 1) : (size_t)nports + 1;
-}
-
-struct qos_held *
-qos_held_new(uint8_t nports, bool sw)
-{
-	size_t bytes = sl2vl_count(nports, sw) * QOS_SL2VL_BYTES +
-	    (size_t)(nports + 1) * QOS_VLARB_BLOCKS * QOS_VLARB_BLOCK_BYTES;
-	struct qos_held *h = xmalloc(sizeof(*h) + bytes);
-
-	h->nports = nports;
-	h->sw = sw;
-	memset(h->data, 0xFF, bytes);
-	return h;
-}
-
-uint8_t *
-qos_held_sl2vl(struct qos_held *h, uint8_t in, uint8_t out)
-{
-	size_t i = h->sw ? (size_t)in * (h->nports + 1) + out : out;
-
-	return h->data + i * QOS_SL2VL_BYTES;
-}
-
-uint8_t *
-qos_held_vlarb(struct qos_held *h, uint8_t port, unsigned block)
-{
-	return h->data + sl2vl_count(h->nports, h->sw) * QOS_SL2VL_BYTES +
-	    ((size_t)port * QOS_VLARB_BLOCKS + block) * QOS_VLARB_BLOCK_BYTES;
-}
-
-const uint8_t *
-qos_held_sl2vl_c(const struct qos_held *h, uint8_t in, uint8_t out)
-{
-	return qos_held_sl2vl((struct qos_held *)h, in, out);
-}
-
-const uint8_t *
-qos_held_vlarb_c(const struct qos_held *h, uint8_t port, unsigned block)
-{
-	return qos_held_vlarb((struct qos_held *)h, port, block);
 }
 
 /* ---- the checker ---- */

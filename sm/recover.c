@@ -131,6 +131,8 @@ on_probe(const struct mad_result *res, void *owner, void *arg)
 {
 	struct sm *sm = owner;
 
+	log_debug("sm: probe of an unreachable node: %s", mad_reply_ok(res) ? "answered" :
+	    "no answer");
 	if (mad_reply_ok(res)) {
 		sm->lost_answered = true;
 		sm->light_found_change = true;	/* rediscover it */
@@ -161,6 +163,7 @@ sm_recover_light_probe(struct sm *sm)
 		return;
 	if (sm->lost_wait > 0) {
 		sm->lost_wait--;
+		log_debug("sm: unreachable nodes probed again in %u light sweeps", sm->lost_wait + 1);
 		return;
 	}
 	FABRIC_FOREACH_NODE(sm->fabric, i, n) {
@@ -178,6 +181,7 @@ sm_recover_light_probe(struct sm *sm)
 		sm->lost_backoff = 0;
 		return;
 	}
+	log_debug("sm: %zu unreachable nodes probed", lost);
 	/* 1, 2, 4 light sweeps between tries while they stay silent; the
 	 * answer resets it (sm_recover_sweep_done) */
 	sm->lost_wait = sm->lost_backoff;

@@ -2,7 +2,8 @@
  * The SA's MAD side (sm/sa.h): check a request, build its records, frame
  * the response.  Nothing a requester sends can make it fail: a request too
  * short, of the wrong version, or with an RMPP header we cannot take is
- * counted as malformed and answered with an error status.
+ * counted as malformed and answered with an error status; one with a
+ * wrong SM_Key is counted so and dropped.
  *
  * A GetTableResp is one RMPP DATA segment (Active, First, Last, segment
  * 1, PayloadLength = the 20-byte SA header + the records) carrying the
@@ -314,6 +315,13 @@ answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 		answer_error(cnt, q, resp, resp_len, status);
 		return true;
 	}
+	/* IBA 14.4.7, as OpenSM: a request with an SM_Key that is not 0 and
+	 * not ours is dropped, unanswered (osmtest -f a checks that it times
+	 * out); counted as malformed. */
+	if (q->sm_key != 0 && be64toh(q->sm_key) != ctx->sa_key) {
+		cnt->malformed++;
+		return false;
+	}
 	if (ctx->f == NULL) {		/* no model yet: ask again later */
 		answer_error(cnt, q, resp, resp_len, be16toh(IB_MAD_STATUS_BUSY));
 		return true;
@@ -420,6 +428,9 @@ sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx)
 		.subs = &sm->subs,
 		.services = &sm->services,
 		.now_ms = event_now_ms(),
+		.mft_blocks = sm_mcast_mft_sa_blocks,
+		.mft_block = sm_mcast_mft_sa_block,
+		.mft_arg = sm,
 	};
 }
 

@@ -4,8 +4,9 @@
  * SM's published fabric model, never from a fresh look at the fabric.
  *
  *   ClassPortInfo (Get), NodeRecord, PortInfoRecord, SMInfoRecord,
- *   LinkRecord, PathRecord, SL2VL, VLArb and P_Key table records (Get and
- *   GetTable), MultiPathRecord (GetMulti), and more (docs/multicast-sa.md).
+ *   LinkRecord, PathRecord, SwitchInfo, LFT, MFT, GUIDInfo, SL2VL, VLArb
+ *   and P_Key table records (Get and GetTable), MultiPathRecord
+ *   (GetMulti), and more (docs/multicast-sa.md).
  *
  * Two layers, both pure (no I/O): sa_records.c builds the records that
  * match a query's component mask; sa.c checks the request, frames the
@@ -47,6 +48,7 @@ struct sa_sub {
 	uint16_t	lid;		/* the subscriber's, where Reports go */
 	uint64_t	port_guid;
 	uint32_t	qpn;
+	bool		generic;	/* false: a vendor trap, never forwarded */
 	uint16_t	trap;		/* 0xFFFF: every generic trap */
 	uint16_t	lid_begin, lid_end;	/* 0xFFFF: every LID */
 	uint8_t		inform[36];	/* the InformInfo as given */
@@ -86,7 +88,7 @@ struct sa_counters {
 	uint64_t requests;	/* SA requests answered */
 	uint64_t records;	/* records sent */
 	uint64_t errors;	/* answered with an error status */
-	uint64_t malformed;	/* short, bad version, bad RMPP, bad template */
+	uint64_t malformed;	/* short, bad version, bad RMPP, bad template, wrong SM_Key */
 	uint64_t truncated;	/* GetTable answers cut to one MAD */
 };
 struct sa_ctx {
@@ -116,6 +118,14 @@ struct sa_ctx {
 	void			(*qos_unknown)(void *arg, const struct fabric_port *p, bool sl2vl,
 				    unsigned in, unsigned block);
 	void			*qos_unknown_arg;
+	/* The MFT the SM programmed into switch n: how many 32-MLID blocks
+	 * hold an entry (0: none), and one block at one port mask position
+	 * (16 ports) as the switch holds it, false while not known (a write
+	 * under way).  NULL: no multicast forwarding known. */
+	unsigned		(*mft_blocks)(void *arg, const struct fabric_node *n);
+	bool			(*mft_block)(void *arg, const struct fabric_node *n, unsigned block,
+				    unsigned pos, uint16_t ports[32]);
+	void			*mft_arg;
 };
 
 /*
@@ -176,8 +186,8 @@ size_t sa_record_size(uint16_t attr_id);
 uint16_t sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id,
     const struct sa_query *q, struct sa_sink *out);
 
-/* SwitchInfoRecord, LFTRecord, GUIDInfoRecord (sa_tables.c): false for
- * another attribute. */
+/* SwitchInfoRecord, LFTRecord, MFTRecord, GUIDInfoRecord (sa_tables.c):
+ * false for another attribute. */
 bool sa_table_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
     struct sa_sink *out);
 
@@ -275,7 +285,7 @@ void sa_mcast_records(const struct sa_ctx *ctx, const struct sa_query *q, struct
  * buffer zero padded to 256), resp gets the full response and *resp_len
  * its exact length (56 + records).  Returns false when the MAD is not a
  * request that wants an answer (a response, a Report, too short to carry
- * a transaction ID): nothing is sent.
+ * a transaction ID, an SM_Key neither 0 nor sa_key): nothing is sent.
  */
 bool sa_answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len,
     uint8_t *resp, size_t *resp_len);

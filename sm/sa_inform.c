@@ -3,8 +3,9 @@
  * (or, with Subscribe 0, unsubscribes it); InformInfoRecord lists the
  * subscriptions.  The subscriber is the requester's port (its SLID), the
  * Reports go to the QPN its InformInfo names (1 for every SA client seen).
- * Only generic traps are taken: 64/65 (a port in/out of service) are the
- * SM's own Reports (sm/sa_report.c); vendor traps are refused.
+ * Only generic traps are forwarded: 64/65 (a port in/out of service) are
+ * the SM's own Reports (sm/sa_report.c); a vendor subscription is kept
+ * (as OpenSM keeps it) but gets nothing.
  *
  * Nothing is stored: after a restart, ClientReregister makes the clients
  * subscribe again.
@@ -26,50 +27,92 @@ inform_qpn(const ib_inform_info_t *ii)
 	return be32toh(ii->g_or_v.generic.qpn_resp_time_val) >> 8;
 }
 
-static struct sa_sub *
-find_sub(struct sa_subs *s, uint16_t lid, uint16_t trap)
+/*
+ * Two InformInfos name the same subscription when they agree on what
+ * OpenSM compares (osm_inform.c): the GID (else the LID range), the trap
+ * type, generic or vendor, and the trap number (a vendor's DeviceID),
+ * QPN, response time and producer type (VendorID); not Subscribe, nor
+ * the reserved fields.
+ */
+static void
+inform_key(const ib_inform_info_t *ii, ib_inform_info_t *k)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].lid == lid && s->v[i].trap == trap)
+	static const ib_gid_t zero;
+
+	*k = *ii;
+	k->subscribe = 0;
+	k->reserved1 = 0;
+	k->g_or_v.generic.reserved2 = 0;
+	if (memcmp(&k->gid, &zero, sizeof(zero)) != 0)
+		k->lid_range_begin = k->lid_range_end = 0;
+}
+
+static struct sa_sub *
+find_sub(struct sa_subs *s, uint16_t lid, const ib_inform_info_t *ii)
+{
+	ib_inform_info_t want, have;
+
+	inform_key(ii, &want);
+	for (size_t i = 0; i < s->n; i++) {
+		inform_key((const ib_inform_info_t *)s->v[i].inform, &have);
+		if (s->v[i].lid == lid && memcmp(&want, &have, sizeof(want)) == 0)
 			return &s->v[i];
+	}
 	return NULL;
 }
 
+/* A new subscription, or the one it replaces.  As OpenSM, the InformInfo
+ * kept names the QPN the Set came from (QP1: every SA client here), so an
+ * unsubscribe names it too. */
+static void
+subscribe(const struct sa_ctx *ctx, const struct fabric_port *req, const ib_inform_info_t *ii)
+{
+	struct sa_subs *s = ctx->subs;
+	ib_inform_info_t kept = *ii;
+	struct sa_sub *sub;
+
+	kept.g_or_v.generic.qpn_resp_time_val = htobe32(1u << 8 |
+	    (be32toh(ii->g_or_v.generic.qpn_resp_time_val) & 0x1F));
+	if ((sub = find_sub(s, ctx->requester_lid, &kept)) == NULL) {
+		if (s->n == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 8;
+			s->v = xreallocarray(s->v, s->cap, sizeof(*s->v));
+		}
+		sub = &s->v[s->n++];
+	}
+	memset(sub, 0, sizeof(*sub));
+	sub->lid = ctx->requester_lid;
+	sub->port_guid = req->guid;
+	sub->generic = ii->is_generic != 0;
+	sub->trap = be16toh(ii->g_or_v.generic.trap_num);
+	sub->qpn = inform_qpn(ii) ? inform_qpn(ii) : 1;
+	sub->lid_begin = be16toh(ii->lid_range_begin);
+	sub->lid_end = be16toh(ii->lid_range_end);
+	memcpy(sub->inform, &kept, sizeof(sub->inform));
+}
+
+/*
+ * Subscribe 1 adds (or replaces) a subscription, generic or vendor, as
+ * OpenSM takes both (a vendor one is kept and listed, but no vendor trap
+ * is forwarded); Subscribe 0 removes the one the InformInfo names, and
+ * is refused when there is none.
+ */
 uint16_t
 sa_inform_set(const struct sa_ctx *ctx, const struct sa_query *q, uint8_t *resp, size_t len)
 {
 	const ib_inform_info_t *ii = (const ib_inform_info_t *)q->tmpl;
 	const struct fabric_port *req = sa_requester(ctx);
 	struct sa_subs *s = ctx->subs;
-	uint16_t trap = be16toh(ii->g_or_v.generic.trap_num);
 	struct sa_sub *sub;
 
-	if (s == NULL || req == NULL)
+	if (s == NULL || req == NULL || ii->subscribe > 1)
 		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
-	if (!ii->is_generic)
-		return ST(IB_SA_MAD_STATUS_REQ_INVALID);	/* vendor traps: not forwarded */
-	sub = find_sub(s, ctx->requester_lid, trap);
-	if (!ii->subscribe) {
-		if (sub == NULL)
-			return ST(IB_SA_MAD_STATUS_REQ_INVALID);
+	if (ii->subscribe)
+		subscribe(ctx, req, ii);
+	else if ((sub = find_sub(s, ctx->requester_lid, ii)) == NULL)
+		return ST(IB_SA_MAD_STATUS_REQ_INVALID);
+	else
 		*sub = s->v[--s->n];
-	} else {
-		if (sub == NULL) {
-			if (s->n == s->cap) {
-				s->cap = s->cap ? s->cap * 2 : 8;
-				s->v = xreallocarray(s->v, s->cap, sizeof(*s->v));
-			}
-			sub = &s->v[s->n++];
-		}
-		memset(sub, 0, sizeof(*sub));
-		sub->lid = ctx->requester_lid;
-		sub->port_guid = req->guid;
-		sub->trap = trap;
-		sub->qpn = inform_qpn(ii) ? inform_qpn(ii) : 1;
-		sub->lid_begin = be16toh(ii->lid_range_begin);
-		sub->lid_end = be16toh(ii->lid_range_end);
-		memcpy(sub->inform, ii, sizeof(sub->inform));
-	}
 	memset(resp, 0, len);
 	memcpy(resp, ii, sizeof(*ii) < len ? sizeof(*ii) : len);
 	return 0;
@@ -106,6 +149,8 @@ sa_inform_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_
 bool
 sa_sub_wants(const struct sa_sub *sub, uint16_t trap, uint16_t lid)
 {
+	if (!sub->generic)
+		return false;
 	if (sub->trap != trap && sub->trap != 0xFFFF)
 		return false;
 	if (sub->lid_begin == 0xFFFF || sub->lid_begin == 0)

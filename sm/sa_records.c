@@ -28,6 +28,7 @@ sa_record_size(uint16_t attr_id)
 	case IB_MAD_ATTR_MCMEMBER_RECORD:	return sizeof(ib_member_rec_t);
 	case IB_MAD_ATTR_SWITCH_INFO_RECORD:	return sizeof(ib_switch_info_record_t);
 	case IB_MAD_ATTR_LFT_RECORD:		return sizeof(ib_lft_record_t);
+	case IB_MAD_ATTR_MFT_RECORD:		return sizeof(ib_mft_record_t);
 	case IB_MAD_ATTR_GUIDINFO_RECORD:	return sizeof(ib_guidinfo_record_t);
 	case IB_MAD_ATTR_INFORM_INFO:		return 40;	/* 36, in 8-byte words */
 	case IB_MAD_ATTR_SERVICE_RECORD:	return sizeof(ib_service_record_t);

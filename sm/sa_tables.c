@@ -2,9 +2,12 @@
  * The SA's switch and port table records, from the published model:
  * SwitchInfoRecord (the SwitchInfo last read, LinearFDBTop as
  * programmed), LFTRecord (the 64-entry blocks the SM knows the switch
- * holds: written or read back) and GUIDInfoRecord (block 0: the port
- * GUID; no alias GUIDs are assigned).  As with NodeRecords, a requester
- * sees only the switches and ports it shares a partition with.
+ * holds: written or read back), MFTRecord (the 32-MLID blocks of the
+ * multicast trees, every port mask position of each, as OpenSM's
+ * osm_sa_mft_record.c: blocks 0 up to the switch's last one that holds an
+ * entry, none for a switch in no tree) and GUIDInfoRecord (block 0: the
+ * port GUID; no alias GUIDs are assigned).  As with NodeRecords, a
+ * requester sees only the switches and ports it shares a partition with.
  */
 #include <string.h>
 #include <endian.h>
@@ -78,6 +81,66 @@ lft_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *
 	}
 }
 
+/* MFTRecord PositionBlockNum: position in the top 4 bits, block in the low 9. */
+#define MFT_POS(pbn)	((unsigned)(pbn) >> 12)
+#define MFT_BLOCK(pbn)	((unsigned)(pbn) & IB_MCAST_BLOCK_ID_MASK_HO)
+
+static bool
+put_mft(const struct sa_ctx *ctx, const struct fabric_node *n, unsigned block, unsigned pos,
+    struct sa_sink *out)
+{
+	uint16_t ports[IB_MCAST_BLOCK_SIZE];
+	ib_mft_record_t r;
+
+	if (!ctx->mft_block(ctx->mft_arg, n, block, pos, ports))
+		return true;	/* not known now: left out rather than guessed */
+	memset(&r, 0, sizeof(r));
+	r.lid = htobe16(n->lid);
+	r.position_block_num = htobe16((uint16_t)(pos << 12 | block));
+	for (unsigned i = 0; i < IB_MCAST_BLOCK_SIZE; i++)
+		r.mft[i] = htobe16(ports[i]);
+	return sa_sink_put(out, &r);
+}
+
+/* The blocks and positions of switch n a query names: BlockNum and
+ * Position narrow them, one beyond the switch's answers nothing. */
+static bool
+node_mft(const struct sa_ctx *ctx, const struct fabric_node *n, const struct sa_query *q,
+    struct sa_sink *out)
+{
+	unsigned pbn = be16toh(((const ib_mft_record_t *)q->tmpl)->position_block_num);
+	unsigned nblocks = ctx->mft_blocks(ctx->mft_arg, n), npos = n->nports / 16u + 1;
+	unsigned b_lo = 0, b_hi = nblocks, p_lo = 0, p_hi = npos;
+
+	if (q->mask & IB_MFTR_COMPMASK_BLOCK) {
+		b_lo = MFT_BLOCK(pbn);
+		b_hi = b_lo + 1 < nblocks ? b_lo + 1 : nblocks;
+	}
+	if (q->mask & IB_MFTR_COMPMASK_POSITION) {
+		p_lo = MFT_POS(pbn);
+		p_hi = p_lo + 1 < npos ? p_lo + 1 : npos;
+	}
+	for (unsigned b = b_lo; b < b_hi; b++)
+		for (unsigned pos = p_lo; pos < p_hi; pos++)
+			if (!put_mft(ctx, n, b, pos, out))
+				return false;
+	return true;
+}
+
+static void
+mft_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+{
+	struct fabric_node *n;
+	size_t i;
+
+	if (ctx->mft_blocks == NULL || ctx->mft_block == NULL)
+		return;
+	FABRIC_FOREACH_NODE(ctx->f, i, n)
+		if (n->type == FABRIC_SWITCH && n->lid != 0 && visible(ctx, &n->ports[0]) &&
+		    mask_lid(q, IB_MFTR_COMPMASK_LID, n->lid) && !node_mft(ctx, n, q, out))
+			return;
+}
+
 static bool
 put_guidinfo(const struct sa_ctx *ctx, const struct fabric_port *p, uint16_t lid,
     const struct sa_query *q, struct sa_sink *out)
@@ -122,6 +185,9 @@ sa_table_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_que
 		return true;
 	case IB_MAD_ATTR_LFT_RECORD:
 		lft_records(ctx, q, out);
+		return true;
+	case IB_MAD_ATTR_MFT_RECORD:
+		mft_records(ctx, q, out);
 		return true;
 	case IB_MAD_ATTR_GUIDINFO_RECORD:
 		guidinfo_records(ctx, q, out);

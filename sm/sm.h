@@ -25,6 +25,9 @@ bool sm_subnet_up(void);
 bool sm_is_master(void);
 uint16_t sm_own_lid(void);
 uint64_t sm_own_port_guid(void);
+/* An operator disabled this port (`fabricctl port disable`): its link is
+ * down on purpose. */
+bool sm_port_is_disabled(uint64_t node_guid, uint8_t port);
 /* A heavy sweep soon: routes recomputed (health's isolated ports changed). */
 void sm_reroute(void);
 

@@ -21,6 +21,7 @@
 #include "fabric/fabric.h"
 #include "sm/election.h"
 #include "sm/mkey.h"
+#include "sm/port_admin.h"
 #include "sm/model.h"
 #include "mad/batch.h"
 #include "mad/mad.h"
@@ -165,6 +166,7 @@ struct sm {
 	struct fabric		*next;		/* model a heavy sweep builds */
 	struct routing_table	*rt;		/* routes of the published model */
 	struct event		*step_ev;	/* the sweep's next step, next turn */
+	struct event		*hook_ev;	/* the next hook, next turn */
 	size_t			 activate_node;	/* arm/activate: the next node to feed */
 	struct route_job	*route_job;	/* routing sm->next on a thread */
 	void			(*route_then)(struct sm *);
@@ -210,6 +212,7 @@ struct sm {
 	size_t			 step;			/* the one running */
 	struct sweep_record	 cur, last;
 	uint64_t		 sweeps;
+	uint64_t		 published;	/* models published (a new sm->fabric) */
 	struct mad_counters	 mad_at_start;
 	bool			 light_found_change;
 	uint64_t		 dup_reported[SM_DUP_REPORTED_MAX];	/* this discovery's */
@@ -243,6 +246,11 @@ struct sm {
 	struct sm_audit		 audit;
 	struct sm_mkey		 mkey;		/* per-port M_Keys (mkey.c) */
 
+	/* `port disable|enable` (ctl_port.c): the durable set, and the
+	 * batch its Sets go through (apart from any sweep's phase) */
+	struct port_disabled_set disabled;
+	struct mad_batch	 admin;
+
 	/* loss recovery (recover.c): unreachable nodes' probe backoff */
 	unsigned		 lost_backoff, lost_wait;
 	bool			 lost_answered;
@@ -275,6 +283,8 @@ void sm_sweep_request(struct sm *sm, bool heavy);
 /* sweep.c: the periodic and kick timers (before any sm_sweep_request). */
 /* The running sweep's next step (a step that went on by itself). */
 void sm_sweep_next(struct sm *sm);
+/* The running sweep's step ("discover", ...), or NULL between sweeps. */
+const char *sm_sweep_step_name(const struct sm *sm);
 void sm_sweep_start_timer(struct sm *sm);
 
 /* hooks.c: run the hooks of one point in order, then then(sm). */
@@ -321,6 +331,12 @@ void sm_standby_stop(struct sm *sm);
 
 /* activate.c: LIDs, SM LID, ARMED then ACTIVE on every link. */
 void sm_activate_arm(struct sm *sm);
+/* activate.c: M_Key, protection and lease in a PortInfo Set for a port
+ * that holds a key of its own; false when it must not be written now. */
+bool sm_port_key_fields(struct sm *sm, const struct fabric_port *p, void *pi);
+/* ctl_port.c: the operator disabled this port (it stays down). */
+bool sm_port_disabled(const struct sm *sm, const struct fabric_port *p);
+void sm_port_admin_stop(struct sm *sm);
 void sm_activate_active(struct sm *sm);
 
 /* The MADs a producer of sm->batch keeps pending (mad_batch_feed): twice
@@ -413,6 +429,10 @@ bool sm_mcast_mft_want(struct sm *sm, const struct fabric_node *n, unsigned bloc
 void sm_mcast_mft_note_held(struct sm *sm, const struct fabric_node *n, unsigned block,
     unsigned pos, const uint8_t *data);
 uint32_t sm_mcast_mft_mod(unsigned block, unsigned pos);
+/* The SA's MFTRecord (struct sa_ctx mft_blocks, mft_block; arg: the sm). */
+unsigned sm_mcast_mft_sa_blocks(void *arg, const struct fabric_node *n);
+bool sm_mcast_mft_sa_block(void *arg, const struct fabric_node *n, unsigned block, unsigned pos,
+    uint16_t ports[SM_MFT_BLOCK_MLIDS]);
 void sm_mcast_free(struct sm *sm);
 /* The i-th partition registered for IPoIB (sm_set_ipoib_partitions). */
 bool sm_ipoib_partition(size_t i, struct sm_ipoib *out);

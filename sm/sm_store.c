@@ -1,6 +1,6 @@
 /*
  * The SM's durable copy: each sweep's record at its end, in one small
- * transaction; the model (nodes, ports; the links are a view over the
+ * transaction of the store's writer thread; the model (nodes, ports; the links are a view over the
  * ports) and the new LID assignments through the model writer
  * (store_model.c), which writes them behind the sweep in slices.
  */
@@ -8,40 +8,32 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "daemon/store_writer.h"
 #include "sm/sm_internal.h"
 
-/* sql must be a literal: store_prepare caches by its address. */
-static int
-exec_sql(struct store *st, const char *sql)
+/* The sweep's row, and the trim of the history, as one batch for the
+ * store's writer thread: nothing on the loop waits for it. */
+static void
+add_record(struct store_batch *b, const struct sweep_record *r)
 {
-	sqlite3_stmt *s = store_prepare(st, sql);
-
-	return s ? store_step_done(st, s) : -1;
-}
-
-static int
-store_record(struct store *st, const struct sweep_record *r)
-{
-	sqlite3_stmt *s = store_prepare(st, "INSERT INTO sm_sweeps (kind, start_ms, duration_ms,"
+	store_batch_sql(b, "INSERT INTO sm_sweeps (kind, start_ms, duration_ms,"
 	    " mads, retries, timeouts, changes, lft_blocks, port_sets, unreachable,"
 	    " unreachable_what, ok, qos_sets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_text(s, 1, r->kind == SWEEP_HEAVY ? "heavy" : "light", -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, r->start_ms);
-	sqlite3_bind_int64(s, 3, r->duration_ms);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)r->mads);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)r->retries);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)r->timeouts);
-	sqlite3_bind_int(s, 7, r->changes);
-	sqlite3_bind_int(s, 8, r->lft_blocks);
-	sqlite3_bind_int(s, 9, r->port_sets);
-	sqlite3_bind_int(s, 10, r->unreachable);
-	sqlite3_bind_text(s, 11, r->unreachable_text, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(s, 12, r->ok);
-	sqlite3_bind_int(s, 13, r->qos_sets);
-	return store_step_done(st, s);
+	store_batch_text(b, r->kind == SWEEP_HEAVY ? "heavy" : "light");
+	store_batch_int(b, r->start_ms);
+	store_batch_int(b, r->duration_ms);
+	store_batch_int(b, (int64_t)r->mads);
+	store_batch_int(b, (int64_t)r->retries);
+	store_batch_int(b, (int64_t)r->timeouts);
+	store_batch_int(b, r->changes);
+	store_batch_int(b, r->lft_blocks);
+	store_batch_int(b, r->port_sets);
+	store_batch_int(b, r->unreachable);
+	store_batch_text(b, r->unreachable_text);
+	store_batch_int(b, r->ok);
+	store_batch_int(b, r->qos_sets);
+	/* Light sweeps every few seconds: keep a bounded history. */
+	store_batch_sql(b, "DELETE FROM sm_sweeps WHERE id <= (SELECT max(id) FROM sm_sweeps) - 10000");
 }
 
 void
@@ -50,6 +42,7 @@ sm_store_sweep(struct sm *sm, bool write_model)
 	struct store *st = sm->fd ? sm->fd->store : NULL;
 	uint64_t *guids;
 	uint16_t *lids;
+	struct store_batch *b;
 	size_t n;
 
 	if (st == NULL || sm->writer == NULL)
@@ -59,15 +52,7 @@ sm_store_sweep(struct sm *sm, bool write_model)
 	model_writer_lids(sm->writer, guids, lids, n);
 	if (write_model && sm->fabric)
 		model_writer_update(sm->writer, sm->fabric);
-	if (store_begin(st) < 0)
-		return;
-	if (store_record(st, &sm->cur) < 0) {
-		store_rollback(st);
-		log_warnx("sm: sweep not stored");
-		return;
-	}
-	/* Light sweeps every few seconds: keep a bounded history. */
-	exec_sql(st, "DELETE FROM sm_sweeps WHERE id <= (SELECT max(id) FROM sm_sweeps) - 10000");
-	if (store_commit(st) < 0)
-		log_warnx("sm: sweep not stored");
+	b = store_batch_new();
+	add_record(b, &sm->cur);
+	store_write_later(st, b);
 }

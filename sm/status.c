@@ -107,6 +107,21 @@ sm_status_json(struct sm *sm)
 		    "errors", (json_int_t)sa->errors, "malformed", (json_int_t)sa->malformed,
 		    "truncated", (json_int_t)sa->truncated));
 	}
+	if (o && sm_sweep_step_name(sm)) {	/* a sweep under way: how far */
+		size_t nsw = 0, nca = 0;
+
+		if (sm->next)
+			FABRIC_FOREACH_NODE(sm->next, i, n) {
+				nsw += n->type == FABRIC_SWITCH;
+				nca += n->type != FABRIC_SWITCH;
+			}
+		json_object_set_new(o, "sweep_running", json_pack("{s:s, s:s, s:I, s:I}",
+		    "kind", sm->cur.kind == SWEEP_HEAVY ? "heavy" : "light",
+		    "step", sm_sweep_step_name(sm), "switches_found", (json_int_t)nsw,
+		    "cas_found", (json_int_t)nca));
+	}
+	if (o && sm->writer)	/* model rows not yet handed to the store */
+		json_object_set_new(o, "stored_model", model_writer_status(sm->writer));
 	if (o && sm->polling)	/* the SM we follow (standby) or wait for */
 		json_object_set_new(o, "master", json_pack("{s:o, s:i, s:s, s:i, s:i}",
 		    "guid", sm_guid_json(sm->polled.info.guid), "priority", sm->polled.info.priority,

@@ -7,10 +7,12 @@
  * 40-50 ms after each heavy sweep, while a storm's status polls waited.
  * So a heavy sweep only snapshots what changed since the rows last
  * written (a digest per node, its ports included) into a queue, and a
- * zero timer writes the queue a few ms at a time, each slice one
- * transaction.  One node's rows (its ports with it) are always written
- * in the same transaction, so the record is never a node without its
- * ports; a crash between slices leaves some nodes as of the sweep before,
+ * zero timer turns the queue into batches a few ms at a time, each one
+ * transaction of the store's writer thread (store_writer.h): the loop
+ * never waits for the disk or for the write lock on their account.  One
+ * node's rows (its ports with it) are always in the same batch, so the
+ * record is never a node without its ports; a crash between batches
+ * leaves some nodes as of the sweep before,
  * which the next run's first sweep rewrites (every node stored then is
  * looked at again: the digests start unknown).  LIDs are written in the
  * first slices, before any node: a LID handed out must survive a crash
@@ -24,10 +26,14 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
+#include "daemon/store_writer.h"
 #include "sm/store_model.h"
 
 #define SLICE_US	3000		/* one slice's budget */
 #define LIDS_PER_STEP	64		/* LID rows between two clock reads */
+/* A batch is one transaction of the writer thread: a few ms of its time,
+ * so that a transaction of the loop's never waits long behind one. */
+#define BATCH_STATEMENTS 2048
 
 struct port_row {
 	uint64_t	guid, peer_guid;
@@ -73,6 +79,8 @@ struct model_writer {
 	struct digest_map stored;	/* what the rows hold, by node GUID */
 	uint64_t	 slices, rows;
 	double		 slice_max_ms;
+	uint64_t	 last_batch;	/* the store's number of the last handed over */
+	uint64_t	 failures_seen;	/* store_write_failures() when last looked */
 };
 
 /* ---- digests ---- */
@@ -254,104 +262,86 @@ push_node(struct model_writer *w, const struct fabric_node *n)
 
 /* ---- writing ---- */
 
-/* sql must be a literal: store_prepare caches by its address. */
-static int
-exec_guid(struct store *st, const char *sql, const char *guid)
+/* The rows go to the store's writer thread (store_writer.h) in batches,
+ * one transaction each; the loop only builds them.  sql must be a
+ * literal: statements are cached by its address. */
+static void
+add_guid_stmt(struct store_batch *b, const char *sql, const char *guid)
 {
-	sqlite3_stmt *s = store_prepare(st, sql);
-
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_text(s, 1, guid, -1, SQLITE_TRANSIENT);
-	return store_step_done(st, s);
+	store_batch_sql(b, sql);
+	store_batch_text(b, guid);
 }
 
-static int
-write_port(struct store *st, const char *node, const struct port_row *r)
+static void
+add_port(struct store_batch *b, const char *node, const struct port_row *r)
 {
-	sqlite3_stmt *s = store_prepare(st, "INSERT INTO sm_ports (node_guid, num, guid, lid, state,"
-	    " phys_state, width_active, speed_active, ext_speed_active, degraded, peer_guid, peer_port)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	char g[GUID_STR_LEN], peer[GUID_STR_LEN];
 
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_text(s, 1, node, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(s, 2, r->num);
-	sqlite3_bind_text(s, 3, guid_format(r->guid, g, sizeof(g)), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(s, 4, r->lid);
-	sqlite3_bind_int(s, 5, r->state);
-	sqlite3_bind_int(s, 6, r->phys_state);
-	sqlite3_bind_int(s, 7, r->width);
-	sqlite3_bind_int(s, 8, r->speed);
-	sqlite3_bind_int(s, 9, r->ext_speed);
-	sqlite3_bind_int(s, 10, r->degraded);
+	store_batch_sql(b, "INSERT INTO sm_ports (node_guid, num, guid, lid, state,"
+	    " phys_state, width_active, speed_active, ext_speed_active, degraded, peer_guid, peer_port)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	store_batch_text(b, node);
+	store_batch_int(b, r->num);
+	store_batch_text(b, guid_format(r->guid, g, sizeof(g)));
+	store_batch_int(b, r->lid);
+	store_batch_int(b, r->state);
+	store_batch_int(b, r->phys_state);
+	store_batch_int(b, r->width);
+	store_batch_int(b, r->speed);
+	store_batch_int(b, r->ext_speed);
+	store_batch_int(b, r->degraded);
 	if (r->has_peer) {
-		sqlite3_bind_text(s, 11, guid_format(r->peer_guid, peer, sizeof(peer)), -1,
-		    SQLITE_TRANSIENT);
-		sqlite3_bind_int(s, 12, r->peer_port);
+		store_batch_text(b, guid_format(r->peer_guid, peer, sizeof(peer)));
+		store_batch_int(b, r->peer_port);
 	} else {
-		sqlite3_bind_null(s, 11);
-		sqlite3_bind_null(s, 12);
+		store_batch_text(b, NULL);
+		store_batch_text(b, NULL);
 	}
-	return store_step_done(st, s);
 }
 
 /* A node's rows replace what was stored for it: ports first (they
  * reference the node). */
-static int
-write_node(struct store *st, const struct op *o)
+static void
+add_node(struct store_batch *b, const struct op *o)
 {
-	sqlite3_stmt *s;
 	char g[GUID_STR_LEN];
 
 	guid_format(o->guid, g, sizeof(g));
-	if (exec_guid(st, "DELETE FROM sm_ports WHERE node_guid = ?", g) < 0 ||
-	    exec_guid(st, "DELETE FROM sm_nodes WHERE guid = ?", g) < 0)
-		return -1;
+	add_guid_stmt(b, "DELETE FROM sm_ports WHERE node_guid = ?", g);
+	add_guid_stmt(b, "DELETE FROM sm_nodes WHERE guid = ?", g);
 	if (o->kind == OP_GONE)
-		return 0;
-	s = store_prepare(st, "INSERT INTO sm_nodes (guid, type, nports, description, lid, hops, path)"
+		return;
+	store_batch_sql(b, "INSERT INTO sm_nodes (guid, type, nports, description, lid, hops, path)"
 	    " VALUES (?, ?, ?, ?, ?, ?, ?)");
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_text(s, 1, g, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 2, o->type, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 3, (int)o->nports);
-	sqlite3_bind_text(s, 4, o->desc, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(s, 5, o->lid);
-	sqlite3_bind_int(s, 6, (int)o->hops);
-	sqlite3_bind_text(s, 7, o->path, -1, SQLITE_TRANSIENT);
-	if (store_step_done(st, s) < 0)
-		return -1;
+	store_batch_text(b, g);
+	store_batch_text(b, o->type);
+	store_batch_int(b, (int)o->nports);
+	store_batch_text(b, o->desc);
+	store_batch_int(b, o->lid);
+	store_batch_int(b, (int)o->hops);
+	store_batch_text(b, o->path);
 	for (size_t i = 0; i < o->nrows; i++)
-		if (write_port(st, g, &o->ports[i]) < 0)
-			return -1;
-	return 0;
+		add_port(b, g, &o->ports[i]);
 }
 
-static int
-write_lid(struct store *st, uint64_t guid, uint16_t lid)
+static void
+add_lid(struct store_batch *b, uint64_t guid, uint16_t lid)
 {
-	sqlite3_stmt *s = store_prepare(st,
-	    "INSERT OR REPLACE INTO sm_lids (guid, lid, time_ms) VALUES (?, ?, ?)");
 	char g[GUID_STR_LEN];
 
-	if (s == NULL)
-		return -1;
-	sqlite3_bind_text(s, 1, guid_format(guid, g, sizeof(g)), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(s, 2, lid);
-	sqlite3_bind_int64(s, 3, event_now_ms());
-	return store_step_done(st, s);
+	store_batch_sql(b, "INSERT OR REPLACE INTO sm_lids (guid, lid, time_ms) VALUES (?, ?, ?)");
+	store_batch_text(b, guid_format(guid, g, sizeof(g)));
+	store_batch_int(b, lid);
+	store_batch_int(b, event_now_ms());
 }
 
-/* Some of the op, within the slice's deadline: true when it is all done.
- * A node op is never split. */
+/* Some of the op, within the slice's deadline and the batch's size: true
+ * when it is all done.  A node op is never split. */
 static bool
-write_op(struct model_writer *w, struct op *o, int64_t deadline_us, int *rc)
+add_op(struct model_writer *w, struct store_batch *b, struct op *o, int64_t deadline_us)
 {
 	if (o->kind != OP_LIDS) {
-		*rc = write_node(w->store, o);
+		add_node(b, o);
 		w->rows += 1 + o->nrows;
 		return true;
 	}
@@ -359,42 +349,35 @@ write_op(struct model_writer *w, struct op *o, int64_t deadline_us, int *rc)
 		size_t end = o->lids_done + LIDS_PER_STEP;
 
 		for (; o->lids_done < o->nlids && o->lids_done < end; o->lids_done++, w->rows++)
-			if (write_lid(w->store, o->lid_guid[o->lids_done], o->lid_lid[o->lids_done]) < 0)
-				*rc = -1;
-		if (clock_mono_us() >= deadline_us)
+			add_lid(b, o->lid_guid[o->lids_done], o->lid_lid[o->lids_done]);
+		if (clock_mono_us() >= deadline_us || store_batch_statements(b) >= BATCH_STATEMENTS)
 			break;
 	}
 	return o->lids_done == o->nlids;
 }
 
-/* Write ops until the deadline; false when the queue is not empty yet. */
+/* A batch of ops, until the deadline or the batch's size; false when the
+ * queue is not empty yet. */
 static bool
 write_some(struct model_writer *w, int64_t budget_us)
 {
 	int64_t t0 = clock_mono_us(), deadline = budget_us == INT64_MAX ? INT64_MAX : t0 + budget_us;
-	int rc = 0;
+	struct store_batch *b;
 	double ms;
 
 	if (w->head == w->tail)
 		return true;
-	if (store_begin(w->store) < 0)
-		return false;
-	while (w->head < w->tail && clock_mono_us() < deadline) {
+	b = store_batch_new();
+	while (w->head < w->tail && clock_mono_us() < deadline &&
+	    store_batch_statements(b) < BATCH_STATEMENTS) {
 		struct op *o = &w->q[w->head];
 
-		if (!write_op(w, o, deadline, &rc))
+		if (!add_op(w, b, o, deadline))
 			break;
 		op_free(o);
 		w->head++;
 	}
-	if (rc < 0 || store_commit(w->store) < 0) {
-		/* This slice's rows are missing: forget every digest, so
-		 * that the next heavy sweep rewrites every node. */
-		store_rollback(w->store);
-		log_warnx("sm: model rows not stored");
-		memset(w->stored.slot, 0, w->stored.cap * sizeof(*w->stored.slot));
-		w->stored.n = 0;
-	}
+	w->last_batch = store_write_later(w->store, b);
 	ms = (double)(clock_mono_us() - t0) / 1000.0;
 	w->slices++;
 	if (ms > w->slice_max_ms)
@@ -421,8 +404,10 @@ schedule(struct model_writer *w)
 
 	if (w->head == w->tail)
 		return;
-	if (w->ev == NULL) {
-		write_some(w, INT64_MAX);	/* no loop: write now */
+	if (w->ev == NULL) {		/* no loop: write now */
+		while (!write_some(w, INT64_MAX))
+			;
+		store_write_wait(w->store);
 		return;
 	}
 	if (!evtimer_pending(w->ev, NULL))
@@ -472,6 +457,7 @@ model_writer_new(struct event_base *base, struct store *store)
 	struct model_writer *w = xcalloc(1, sizeof(*w));
 
 	w->store = store;
+	w->failures_seen = store_write_failures(store);
 	if (base)
 		w->ev = evtimer_new(base, slice_cb, w);
 	load_stored(w);
@@ -495,6 +481,22 @@ model_writer_lids(struct model_writer *w, uint64_t *guids, uint16_t *lids, size_
 	schedule(w);
 }
 
+/* A batch the writer thread could not store (any module's: the store does
+ * not say whose) leaves rows behind the digests: forget them all, so that
+ * this sweep rewrites every node.  Rare, and never wrong. */
+static void
+forget_if_lost(struct model_writer *w)
+{
+	uint64_t failed = store_write_failures(w->store);
+
+	if (failed == w->failures_seen)
+		return;
+	w->failures_seen = failed;
+	log_warnx("sm: a batch of stored rows was lost: every node is written again");
+	memset(w->stored.slot, 0, w->stored.cap * sizeof(*w->stored.slot));
+	w->stored.n = 0;
+}
+
 size_t
 model_writer_update(struct model_writer *w, const struct fabric *f)
 {
@@ -502,6 +504,7 @@ model_writer_update(struct model_writer *w, const struct fabric *f)
 	struct fabric_node *n;
 	size_t i, queued = 0;
 
+	forget_if_lost(w);
 	map_init(&now, fabric_node_count(f) + 1);
 	FABRIC_FOREACH_NODE(f, i, n) {
 		uint64_t d = node_digest(n);
@@ -531,7 +534,7 @@ model_writer_update(struct model_writer *w, const struct fabric *f)
 size_t
 model_writer_pending(const struct model_writer *w)
 {
-	return w->tail - w->head;
+	return w->tail - w->head + (store_written(w->store) < w->last_batch);
 }
 
 json_t *
@@ -549,6 +552,7 @@ model_writer_free(struct model_writer *w)
 		return;
 	while (!write_some(w, INT64_MAX))
 		;
+	store_write_wait(w->store);
 	while (w->head < w->tail)
 		op_free(&w->q[w->head++]);
 	if (w->ev)

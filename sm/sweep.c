@@ -141,6 +141,23 @@ step_discover(struct sm *sm)
 }
 
 /* Only a master goes on to program the fabric. */
+/* A standby assigns no LID: its own is the one the master gave its port,
+ * as discovery read it (it said 0). */
+static void
+own_lid_as_found(struct sm *sm)
+{
+	struct fabric_node *n;
+	size_t i;
+
+	FABRIC_FOREACH_NODE(sm->next, i, n)
+		if (n->hops == 0 && n->path_port <= n->nports) {
+			const ib_port_info_t *pi = (const ib_port_info_t *)n->ports[n->path_port].pi;
+
+			sm->own_port = n->path_port;
+			sm->own_lid = be16toh(pi->base_lid);
+		}
+}
+
 static enum step_end
 step_decide(struct sm *sm)
 {
@@ -158,6 +175,7 @@ step_decide(struct sm *sm)
 		/* Another SM is master (or about to be): it programs the
 		 * fabric, we only watch it. */
 		sm->cur.ok = sm->cur.unreachable == 0;
+		own_lid_as_found(sm);
 		fabric_free(sm->next);
 		sm->next = NULL;
 		return STEP_END;
@@ -253,8 +271,11 @@ step_multicast(struct sm *sm)
 	return STEP_WAIT;
 }
 
+/* A link with an end an operator disabled (ctl_port.c) is left short of
+ * ACTIVE on purpose: it does not keep the subnet from being up (nor the
+ * audit, which runs once it is up, from disabling it again). */
 static bool
-all_links_active(const struct fabric *f, unsigned *active)
+all_links_active(const struct sm *sm, const struct fabric *f, unsigned *active)
 {
 	struct fabric_node *n;
 	bool ok = true;
@@ -269,7 +290,7 @@ all_links_active(const struct fabric *f, unsigned *active)
 				continue;
 			if (p->state == IB_LINK_ACTIVE)
 				(*active)++;
-			else
+			else if (!sm_port_disabled(sm, p) && !sm_port_disabled(sm, p->peer))
 				ok = false;
 		}
 	*active /= 2;
@@ -283,13 +304,14 @@ step_publish(struct sm *sm)
 	struct fabric *old = sm->fabric;
 	unsigned active = 0;
 
-	sm->cur.ok = sm->rt != NULL && all_links_active(sm->next, &active) &&
+	sm->cur.ok = sm->rt != NULL && all_links_active(sm, sm->next, &active) &&
 	    sm->cur.unreachable == 0;
 	sm->cur.changes += sm_diff_events(old, sm->next);
 	sm_report_gid_changes(sm, old, sm->next);
 	sm->topology_changed = old == NULL || sm->cur.changes > 0;
 	sm->fabric = sm->next;
 	sm->next = NULL;
+	sm->published++;
 	fabric_free(old);
 	if (sm->cur.ok && !sm->subnet_up) {
 		sm->subnet_up = true;
@@ -335,7 +357,9 @@ step_run(struct sm *sm)
 	log_debug("sm: sweep step %s", s->name);
 	switch (s->run(sm)) {
 	case STEP_WAIT:
-		sm_phase_wait(sm, sm_sweep_next);
+		/* the phase's last reply ends it: the next step then runs
+		 * on a turn of its own, not inside that reply's callback */
+		sm_phase_wait(sm, step_later);
 		break;
 	case STEP_GO:
 		step_later(sm);
@@ -346,6 +370,12 @@ step_run(struct sm *sm)
 		sweep_finish(sm);
 		break;
 	}
+}
+
+const char *
+sm_sweep_step_name(const struct sm *sm)
+{
+	return sm->sweeping && sm->steps ? sm->steps[sm->step].name : NULL;
 }
 
 void

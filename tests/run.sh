@@ -2,16 +2,21 @@
 # Run the whole suite against one or more build folders and print one
 # total.  Usage: tests/run.sh BUILD [BUILD...]   (e.g. build build-san)
 # Environment: TESTS=pattern runs only matching tests (a shell glob on the
-# test's name, e.g. TESTS='sm_*').
+# test's name, e.g. TESTS='sm_*'); TEST_JOBS=N runs N integration scripts
+# side by side (default: one more than the CPUs, at most 4: the scripts
+# wait on simulators and timers more than they compute).
 # The last line is always `N passed, N failed, N skipped`.  A skip counts
 # as a failure too unless tests/skip-allow.txt lists it with its reason:
 # a test that did not run must not look green.
+#
+# Order: each build's unit programs one after another; then the
+# integration scripts of all builds, TEST_JOBS at a time; then, one at a
+# time with nothing beside them, the scripts that say `# run.sh: alone`
+# (they gate the event loop's latency or time a window, and a neighbour's
+# load on the same cores would be what they measure), and those that say
+# `# run.sh: alone-plain` on a build without sanitizers (a sanitized run
+# of them is not timed, so it goes side by side).
 src=$(cd "$(dirname "$0")/.." && pwd)
-passed=0
-failed=0
-skipped=0
-failures=""
-pattern=${TESTS:-*}
 allow="$src/tests/skip-allow.txt"
 
 # ASan must tolerate umad2sim being preloaded ahead of it; leaks inside the
@@ -20,17 +25,71 @@ export ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=1:abort_on_error=0:ex
 export LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=67"
 
-record() {	# name status(pass|fail|skip) count
-	case $2 in
-	pass) passed=$((passed + $3)) ;;
-	fail) failed=$((failed + $3)); failures="$failures $1" ;;
-	skip) skipped=$((skipped + $3))
-		if ! skip_allowed "$1"; then
-			echo "FAIL $1: $3 skipped, not in tests/skip-allow.txt"
-			failed=$((failed + $3)); failures="$failures $1"
-		fi ;;
-	esac
+# run_unit BUILD PROGRAM RESULTS: one cmocka program; its counts go to
+# RESULTS/<n>.rec as "BUILD/NAME pass|fail|skip COUNT" lines.
+run_unit() {
+	name=$(basename "$2")
+	rec="$3/u.$(basename "$1").$name.rec"
+	out=$(cd "$src" && timeout 300 "$2" 2>&1)
+	rc=$?
+	np=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	nf=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	ns=$(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
+	np=${np:-0}; nf=${nf:-0}; ns=${ns:-0}
+	if [ $rc -ne 0 ] && [ "$nf" -eq 0 ]; then nf=1; fi
+	# a program that ran no test (one that says "skip:" and returns
+	# 0, say) skipped all of them: it proved nothing
+	if [ $rc -eq 0 ] && [ $((np + nf + ns)) -eq 0 ]; then
+		ns=1
+	fi
+	b=$(basename "$1")
+	: > "$rec"
+	if [ "$ns" -gt 0 ]; then
+		echo "skip $b/$name: $ns test(s): $(printf '%s\n' "$out" | grep -m1 -e '^skip' -e '^\[  SKIPPED \] [^0-9]' || echo 'ran no test')"
+		echo "$b/$name skip $ns" >> "$rec"
+	fi
+	if [ "$nf" -gt 0 ]; then
+		printf '%s\n' "$out" | tail -40
+		echo "FAIL $b/$name ($np passed, $nf failed)"
+		echo "$b/$name fail $nf" >> "$rec"
+		echo "$b/$name pass $np" >> "$rec"
+	elif [ "$np" -gt 0 ] || [ "$ns" -eq 0 ]; then
+		echo "ok   $b/$name ($np tests)"
+		echo "$b/$name pass $np" >> "$rec"
+	fi
 }
+
+# run_script BUILD SCRIPT RESULTS: one integration script.  Its one-line
+# verdict goes to stdout at once (lines from side-by-side scripts do not
+# mix); a failure's output is kept in RESULTS and shown at the end.
+run_script() {
+	build=$1
+	b=$(basename "$build")
+	name=$(basename "$2" .sh)
+	rec="$3/i.$b.$name.rec"
+	start=$(date +%s)
+	out=$(cd "$src" && FABRICD_BUILD="$build" FABRICD_SRC="$src" timeout 600 sh "$2" 2>&1)
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	if [ $rc -eq 0 ]; then
+		echo "ok   $b/$name (${secs}s)"
+		echo "$b/$name pass 1" > "$rec"
+	elif [ $rc -eq 77 ]; then
+		echo "skip $b/$name: $(printf '%s\n' "$out" | tail -1)"
+		echo "$b/$name skip 1" > "$rec"
+	else
+		{ echo "--- $b/$name (exit $rc, ${secs}s)"; printf '%s\n' "$out" | tail -60; } > "$3/$b.$name.out"
+		echo "FAIL $b/$name (exit $rc, ${secs}s)"
+		echo "$b/$name fail 1" > "$rec"
+	fi
+}
+
+# `run.sh --script BUILD SCRIPT RESULTS`: how the side-by-side phase
+# (xargs -P) calls back into this file for one script.
+if [ "${1:-}" = --script ]; then
+	run_script "$2" "$3" "$4"
+	exit 0
+fi
 
 # skip_allowed BUILD/NAME: a glob of tests/skip-allow.txt matches it.
 skip_allowed() {
@@ -44,59 +103,85 @@ skip_allowed() {
 	return 1
 }
 
+# runs_alone SCRIPT BUILD
+runs_alone() {
+	grep -q '^# run.sh: alone ' "$1" && return 0
+	grep -q '^# run.sh: alone-plain ' "$1" || return 1
+	! ldd "$2/fabricd" 2>/dev/null | grep -q libasan
+}
+
+default_jobs() {
+	n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+	[ "$n" -ge 1 ] 2>/dev/null || n=1
+	n=$((n + 1))
+	[ "$n" -gt 4 ] && n=4
+	echo "$n"
+}
+
+pattern=${TESTS:-*}
+jobs=${TEST_JOBS:-$(default_jobs)}
+results=$(mktemp -d "${TMPDIR:-/tmp}/fabricd-run.XXXXXX") || exit 1
+trap 'rm -rf "$results"' EXIT
+builds=""
+missing=0
 for b in "$@"; do
-	build=$(cd "$src/$b" 2>/dev/null && pwd) || { echo "no build folder $b"; failed=$((failed + 1)); continue; }
-	echo "=== suite against $b"
+	build=$(cd "$src/$b" 2>/dev/null && pwd) || { echo "no build folder $b"; missing=$((missing + 1)); continue; }
+	builds="$builds $build"
+done
+
+for build in $builds; do
+	echo "=== unit programs of $(basename "$build")"
 	for t in "$build"/tests/test_*; do
 		[ -x "$t" ] || continue
-		name=$(basename "$t")
-		case $name in $pattern) ;; *) continue ;; esac
-		out=$(cd "$src" && timeout 300 "$t" 2>&1)
-		rc=$?
-		np=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-		nf=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-		ns=$(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
-		np=${np:-0}; nf=${nf:-0}; ns=${ns:-0}
-		if [ $rc -ne 0 ] && [ "$nf" -eq 0 ]; then nf=1; fi
-		# a program that ran no test (one that says "skip:" and returns
-		# 0, say) skipped all of them: it proved nothing
-		if [ $rc -eq 0 ] && [ $((np + nf + ns)) -eq 0 ]; then
-			ns=1
-		fi
-		if [ "$ns" -gt 0 ]; then
-			echo "skip $b/$name: $ns test(s): $(printf '%s\n' "$out" | grep -m1 -e '^skip' -e '^\[  SKIPPED \] [^0-9]' || echo 'ran no test')"
-			record "$b/$name" skip "$ns"
-		fi
-		if [ "$nf" -gt 0 ]; then
-			printf '%s\n' "$out" | tail -40
-			echo "FAIL $b/$name ($np passed, $nf failed)"
-			record "$b/$name" fail "$nf"
-			record "$b/$name" pass "$np"
-		elif [ "$np" -gt 0 ] || [ "$ns" -eq 0 ]; then
-			echo "ok   $b/$name ($np tests)"
-			record "$b/$name" pass "$np"
-		fi
+		case $(basename "$t") in $pattern) ;; *) continue ;; esac
+		run_unit "$build" "$t" "$results"
 	done
+done
+
+# the integration scripts: "BUILD SCRIPT RESULTS" lines for xargs, side
+# by side; "BUILD SCRIPT" lines for those that run alone
+: > "$results/side"
+: > "$results/alone"
+for build in $builds; do
 	for t in "$src"/tests/integration/*.sh; do
 		[ -f "$t" ] || continue
-		name=$(basename "$t" .sh)
-		case $name in $pattern) ;; *) continue ;; esac
-		start=$(date +%s)
-		out=$(cd "$src" && FABRICD_BUILD="$build" FABRICD_SRC="$src" timeout 600 sh "$t" 2>&1)
-		rc=$?
-		secs=$(( $(date +%s) - start ))
-		if [ $rc -eq 0 ]; then
-			echo "ok   $b/$name (${secs}s)"
-			record "$b/$name" pass 1
-		elif [ $rc -eq 77 ]; then
-			echo "skip $b/$name: $(printf '%s\n' "$out" | tail -1)"
-			record "$b/$name" skip 1
+		case $(basename "$t" .sh) in $pattern) ;; *) continue ;; esac
+		if runs_alone "$t" "$build"; then
+			echo "$build $t" >> "$results/alone"
 		else
-			printf '%s\n' "$out" | tail -60
-			echo "FAIL $b/$name (exit $rc, ${secs}s)"
-			record "$b/$name" fail 1
+			echo "$build $t $results" >> "$results/side"
 		fi
 	done
+done
+echo "=== integration scripts, $jobs side by side"
+# each line's two words become the BUILD and SCRIPT arguments
+# each line's three words become run_script's BUILD SCRIPT RESULTS
+xargs -r -P "$jobs" -L 1 sh "$src/tests/run.sh" --script < "$results/side"
+echo "=== integration scripts that run alone"
+while read -r build t; do
+	run_script "$build" "$t" "$results"
+done < "$results/alone"
+
+passed=0
+failed=$missing
+skipped=0
+failures=""
+for rec in "$results"/*.rec; do
+	[ -f "$rec" ] || continue
+	while read -r name status count; do
+		case $status in
+		pass) passed=$((passed + count)) ;;
+		fail) failed=$((failed + count)); failures="$failures $name" ;;
+		skip) skipped=$((skipped + count))
+			if ! skip_allowed "$name"; then
+				echo "FAIL $name: $count skipped, not in tests/skip-allow.txt"
+				failed=$((failed + count)); failures="$failures $name"
+			fi ;;
+		esac
+	done < "$rec"
+done
+for out in "$results"/*.out; do
+	[ -f "$out" ] && cat "$out"
 done
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"

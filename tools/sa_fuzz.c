@@ -6,8 +6,8 @@
  *
  * Each MAD has a random length (24..256 bytes) and random contents; half
  * of them get a plausible header (base version 1, class version 2, a
- * request method, a known SA attribute) so that they reach the SA's
- * checks beyond the first.  The class byte is always 0x03: an answer of
+ * request method, a known SA attribute, SM_Key 0) so that they reach the
+ * SA's checks beyond the first.  The class byte is always 0x03: an answer of
  * another class would find no agent here (and under umad2sim that kills
  * the receiving process).  At most 32 MADs are outstanding at once.  The
  * destination is the SM LID of the port (or DLID).
@@ -54,6 +54,7 @@ make_mad(uint8_t *mad, unsigned i)
 		mad[3] = methods[rnd() % sizeof(methods)];
 		mad[16] = 0;
 		mad[17] = attrs[rnd() % sizeof(attrs)];
+		memset(mad + 24, 0, 8);	/* SM_Key 0: a wrong one is dropped unanswered */
 	}
 	return len;
 }

@@ -424,10 +424,44 @@ ctl_validate_rdma(struct ctl_req *req, json_t *args)
 	job_spec_free(&s);
 }
 
+/*
+ * `jobs` in pages of JOBS_PAGE (schemas/protocol.md, "Paged replies"):
+ * 10,000 jobs with their host lists were one long step of the loop.  The
+ * cursor carries the last id sent, as INT64_MAX less it so that cursors
+ * grow byte by byte while the ids, newest first, fall, and how many of
+ * --limit are still to come (an OFFSET to find the window's end stepped
+ * over every job's row: 18 ms for 10,000).
+ */
+#define JOBS_PAGE	64	/* a job with 64 hosts is ~40 us of JSON */
+#define CURSOR_PART	19
+
+static int
+jobs_cursor(json_t *args, int64_t *before, long long *left)
+{
+	const char *c = ctl_arg_str(args, "after");
+	long long inv, fl;
+	int used = 0;
+
+	if (c == NULL)
+		return 0;
+	if (strlen(c) != 2 * CURSOR_PART + 1 || strspn(c, "0123456789") != CURSOR_PART ||
+	    c[CURSOR_PART] != ':' || strspn(c + CURSOR_PART + 1, "0123456789") != CURSOR_PART ||
+	    sscanf(c, "%19lld:%19lld%n", &inv, &fl, &used) != 2 || c[used] != '\0' || inv < 0 || fl < 0)
+		return -1;
+	*before = INT64_MAX - inv;
+	*left = fl;
+	return fl >= 1 && fl <= 10000 ? 1 : -1;
+}
+
 void
 ctl_jobs(struct ctl_req *req, json_t *args)
 {
-	long long limit = 50;
+	long long limit = 50, left;
+	int64_t before = INT64_MAX;
+	char next[2 * CURSOR_PART + 2];
+	json_t *rows, *last, *res;
+	size_t n;
+	int paged;
 
 	if (!module_ready(req))
 		return;
@@ -435,7 +469,24 @@ ctl_jobs(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--limit: 1 to 10000 jobs");
 		return;
 	}
-	ctl_reply_ok(req, jobstore_list(limit));
+	if ((paged = jobs_cursor(args, &before, &left)) < 0) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT,
+		    "after: expected the \"next\" of the page before");
+		return;
+	}
+	if (paged == 0)
+		left = limit;
+	n = left < JOBS_PAGE ? (size_t)left : JOBS_PAGE;
+	rows = jobstore_page(before, n);
+	res = json_pack("{s:o}", "jobs", rows);
+	if (json_array_size(rows) == n && left > (long long)n &&
+	    (last = json_array_get(rows, n - 1)) != NULL) {
+		snprintf(next, sizeof(next), "%0*lld:%0*lld", CURSOR_PART,
+		    (long long)(INT64_MAX - json_integer_value(json_object_get(last, "id"))),
+		    CURSOR_PART, left - (long long)n);
+		json_object_set_new(res, "next", json_string(next));
+	}
+	ctl_reply_ok(req, res);
 }
 
 void

@@ -361,12 +361,31 @@ on_poll(evutil_socket_t fd, short what, void *arg)
 	check_children();
 }
 
+/*
+ * The grace between SIGTERM and SIGKILL is part of the job's timeout, not
+ * added to it: `validate --timeout 4` (a scheduler's budget) ends within
+ * 4 s.  SIGTERM goes kill_grace before the deadline, at most half-way
+ * through it, so a short timeout still gives the job most of its time.
+ */
+static uint64_t
+grace_ms(const struct job *j)
+{
+	uint64_t g = validation_config()->kill_grace_ms;
+
+	return g < j->spec.timeout_ms / 2 ? g : j->spec.timeout_ms / 2;
+}
+
+static struct timeval
+ms_tv(uint64_t ms)
+{
+	return (struct timeval){ (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
+}
+
 static void
 on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct job *j = arg;
-	const struct validation_config *c = validation_config();
-	struct timeval tv = { (time_t)(c->kill_grace_ms / 1000), (suseconds_t)(c->kill_grace_ms % 1000) * 1000 };
+	struct timeval tv = ms_tv(grace_ms(j));
 
 	if (!j->term_sent) {
 		if (!j->outcome.cancelled)
@@ -491,8 +510,7 @@ job_start(const struct job_spec *spec, job_done_fn done, void *arg, char *err, s
 	jobstore_started(id, j->pid, argv, j->spec.env, j->dir, j->out, j->err);
 	launch_free(argv);
 	j->timer = evtimer_new(base, on_timer, j);
-	tv.tv_sec = (time_t)(j->spec.timeout_ms / 1000);
-	tv.tv_usec = (suseconds_t)(j->spec.timeout_ms % 1000) * 1000;
+	tv = ms_tv(j->spec.timeout_ms - grace_ms(j));
 	evtimer_add(j->timer, &tv);
 	log_info("validation: job %lld started: %s on %zu host(s), pid %d", (long long)id,
 	    j->spec.test, j->spec.nhosts, (int)j->pid);

@@ -321,16 +321,17 @@ row_object(sqlite3_stmt *s)
 }
 
 json_t *
-jobstore_list(long long limit)
+jobstore_page(int64_t before, size_t n)
 {
 	sqlite3_stmt *s = store_prepare(fabricd->store, "SELECT id, parent_id AS parent, kind, test, "
 	    "launcher, state, verdict, code, culprit_host AS culprit, measured, hosts, created_ms "
-	    "FROM validation_jobs ORDER BY id DESC LIMIT ?");
+	    "FROM validation_jobs WHERE id < ? ORDER BY id DESC LIMIT ?");
 	json_t *a = json_array();
 
 	if (s == NULL)
 		return a;
-	sqlite3_bind_int64(s, 1, limit > 0 ? limit : 50);
+	sqlite3_bind_int64(s, 1, before);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)n);
 	while (sqlite3_step(s) == SQLITE_ROW)
 		json_array_append_new(a, row_object(s));
 	sqlite3_reset(s);

@@ -1,7 +1,7 @@
 /*
  * Validation's metrics: the jobs the database holds, by kind, state and
  * verdict (each a short fixed list, so the series stay few), read with
- * one prepared GROUP BY.
+ * one prepared GROUP BY; and the pre-flights answered since start, by verdict.
  */
 #include <sqlite3.h>
 
@@ -28,4 +28,11 @@ validation_metrics(struct fabricd *fd, struct prom *p)
 		prom_sample_u64(p, "fabricd_validation_jobs", l, 3, (uint64_t)sqlite3_column_int64(s, 3));
 	}
 	sqlite3_reset(s);
+	prom_family(p, "fabricd_validation_preflights_total", "counter",
+	    "pre-flight checks answered, by verdict (pass, fail, inconclusive)");
+	for (int v = 0; v < 3; v++) {
+		static const char *const names[] = { "pass", "fail", "inconclusive" };
+		l[0] = (struct prom_label){ "verdict", names[v] };
+		prom_sample_u64(p, "fabricd_validation_preflights_total", l, 1, preflight_count(v));
+	}
 }

@@ -162,7 +162,7 @@ nccl_env_compute(char *const *hosts, size_t n, const char *tenant, const char *i
 	else {
 		env_hca(f, hosts, n, env, notes, faults);
 		if (tenant == NULL)
-			json_array_append_new(notes, json_string("NCCL_IB_PKEY: no --tenant (index 0, "
+			json_array_append_new(notes, json_string("NCCL_IB_PKEY: no --partition (index 0, "
 			    "the default partition)"));
 		else if (!validation_module_up(MOD_PARTITIONS))
 			json_array_append_new(notes, json_string("NCCL_IB_PKEY: partitions module not "

@@ -51,11 +51,37 @@ check_init(struct check *c, const char *name)
 	c->faults = json_array();
 }
 
-static void
+static bool
+same_str(json_t *f, const char *key, const char *want)
+{
+	const char *v = json_string_value(json_object_get(f, key));
+
+	return want == NULL ? v == NULL : v != NULL && strcmp(v, want) == 0;
+}
+
+/* One fault per (code, host, port): every route over a bad switch port
+ * meets it again, and the first says all a drain or a person needs.  A
+ * fault that names no port is one per message. */
+static bool
+fault_seen(const struct check *c, const char *host, const char *code, const char *port,
+    const char *msg)
+{
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(c->faults, i, f)
+		if (same_str(f, "code", code) && same_str(f, "host", host) &&
+		    same_str(f, "port", port) && (port != NULL || same_str(f, "message", msg)))
+			return true;
+	return false;
+}
+
+/* Adds a fault to the check; false when an equal one was there. */
+static bool
 fault(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
     const char *code, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-static void
+static bool
 fault(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
     const char *code, const char *fmt, ...)
 {
@@ -68,6 +94,9 @@ fault(struct check *c, const char *host, const char *hca, const struct fabric_po
 	va_end(ap);
 	if (p != NULL)
 		view_port_name(p, where, sizeof(where));
+	c->status = CHECK_FAIL;
+	if (fault_seen(c, host, code, p != NULL ? where : NULL, msg))
+		return false;
 	f = json_pack("{s:s, s:s, s:s}", "check", c->name, "code", code, "message", msg);
 	if (host != NULL)
 		json_object_set_new(f, "host", json_string(host));
@@ -79,7 +108,7 @@ fault(struct check *c, const char *host, const char *hca, const struct fabric_po
 		json_object_set_new(f, "node", json_string(p->node->desc));
 	}
 	json_array_append_new(c->faults, f);
-	c->status = CHECK_FAIL;
+	return true;
 }
 
 /* ---- checks over the SM's fabric model ---- */
@@ -97,14 +126,17 @@ host_lost(struct check *c, struct fabric *f, const char *host)
 		    host);
 		return;
 	}
+	bool added = false;
+
 	for (k = 0; k < nl; k++)
-		fault(c, host, lost[k].hca, lost[k].peer, "IBPortDown",
+		added = fault(c, host, lost[k].hca, lost[k].peer, "IBPortDown",
 		    "%s port %u is gone from the fabric (was cabled to %s port %u, now %s)", host,
 		    lost[k].port, lost[k].peer_desc, lost[k].peer_port,
 		    lost[k].peer ? fabric_port_state_name(lost[k].peer->state) : "unreachable");
 	/* the host's own port, for callers that look for it by number */
-	json_object_set_new(json_array_get(c->faults, json_array_size(c->faults) - 1),
-	    "host_port", json_integer(lost[nl - 1].port));
+	if (added)
+		json_object_set_new(json_array_get(c->faults, json_array_size(c->faults) - 1),
+		    "host_port", json_integer(lost[nl - 1].port));
 }
 
 static void
@@ -154,9 +186,29 @@ format_when(int64_t ms, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
 }
 
+/* A cleared failure of a state check (link_down, not_active, degraded)
+ * says only that the port was down and is up again: its state now is the
+ * ports check's business, and a link that goes on bouncing raises
+ * "flapping".  A cleared error-counter failure (symbol errors, BER...)
+ * still marks a suspect cable while it is inside the window. */
+static bool
+cleared_state_event(json_t *e)
+{
+	static const char *const state_checks[] = { "link_down", "not_active", "degraded" };
+	const char *check = json_string_value(json_object_get(e, "check"));
+
+	if (check == NULL || json_object_get(e, "cleared_ms") == NULL)
+		return false;
+	for (size_t i = 0; i < sizeof(state_checks) / sizeof(state_checks[0]); i++)
+		if (strcmp(check, state_checks[i]) == 0)
+			return true;
+	return false;
+}
+
 /* The newest failure of a port within the pre-flight window, or a bad
  * status: a fault naming node, port, check and when.  A failure that
- * health has cleared since still counts while it is inside the window. */
+ * health has cleared since still counts while it is inside the window,
+ * unless it was a state check's (above). */
 static void
 health_port(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
     const char *role)
@@ -165,22 +217,30 @@ health_port(struct check *c, const char *host, const char *hca, const struct fab
 	enum health_port_status st = health_port_status(p->node->guid, p->num);
 	json_t *ev = health_port_failures_since(p->node->guid, p->num,
 	    now - (int64_t)validation_config()->preflight_window_ms);
-	json_t *e = json_array_get(ev, 0);
-	const char *detail = json_string_value(json_object_get(e, "detail"));
-	const char *check = json_string_value(json_object_get(e, "check"));
-	int64_t last = (int64_t)json_integer_value(json_object_get(e, "last_seen_ms"));
+	json_t *e = NULL;
+	const char *detail, *check;
+	int64_t last;
 	char when[40] = "";
+	size_t k;
 
+	json_array_foreach(ev, k, e)
+		if (!cleared_state_event(e))
+			break;
+	if (k == json_array_size(ev))
+		e = NULL;
+	detail = json_string_value(json_object_get(e, "detail"));
+	check = json_string_value(json_object_get(e, "check"));
+	last = (int64_t)json_integer_value(json_object_get(e, "last_seen_ms"));
 	if (e != NULL)
 		format_when(last, when, sizeof(when));
 	if (e != NULL || st == HEALTH_PORT_DOWN || st == HEALTH_PORT_DEGRADED ||
 	    st == HEALTH_PORT_WARNING) {
-		fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s%s%s%s", role,
-		    p->node->desc, p->num, health_port_status_name(st), check ? ", " : "",
+		bool added = fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s%s%s%s",
+		    role, p->node->desc, p->num, health_port_status_name(st), check ? ", " : "",
 		    check ? check : "", e ? " failing at " : "", when,
 		    json_object_get(e, "cleared_ms") ? " (cleared since): " : ": ",
 		    detail ? detail : "");
-		if (e != NULL) {
+		if (added && e != NULL) {
 			json_t *f = json_array_get(c->faults, json_array_size(c->faults) - 1);
 			json_object_set_new(f, "health_check", json_string(check));
 			json_object_set_new(f, "when", json_string(when));
@@ -407,6 +467,51 @@ drain_lines(json_t *faults)
 	return out;
 }
 
+/* Pre-flights answered, by verdict (pass, fail, inconclusive): for
+ * fabricd_validation_preflights_total, which a scheduler's alert watches. */
+static uint64_t preflight_verdicts[3];
+
+uint64_t
+preflight_count(int verdict)
+{
+	return verdict >= 0 && verdict < 3 ? preflight_verdicts[verdict] : 0;
+}
+
+/*
+ * The faults that name no host (a switch port on a route, a fabric-wide
+ * condition, an unknown tenant): one reason line each, a comment to a
+ * shell, so that a failing pre-flight always says why even when it
+ * drains nobody.
+ */
+static json_t *
+reason_lines(json_t *faults)
+{
+	json_t *out = json_array(), *f;
+	size_t i;
+
+	json_array_foreach(faults, i, f) {
+		const char *port = json_string_value(json_object_get(f, "port"));
+		if (json_object_get(f, "host") != NULL)
+			continue;
+		json_array_append_new(out, json_sprintf("# fabricd: %s %s: %s (no node to drain)",
+		    json_string_value(json_object_get(f, "code")), port ? port : "fabric",
+		    json_string_value(json_object_get(f, "message"))));
+	}
+	return out;
+}
+
+static void
+preflight_free(struct preflight *pf)
+{
+	free(pf->route_ports.t);
+	for (size_t i = 0; i < pf->nhosts; i++)
+		free(pf->host_list[i]);
+	free(pf->host_list);
+	free(pf->tenant);
+	free(pf->launcher);
+	free(pf);
+}
+
 static void
 preflight_answer(struct preflight *pf)
 {
@@ -418,16 +523,13 @@ preflight_answer(struct preflight *pf)
 	if (pf->slurm) {
 		json_object_set_new(res, "format", json_string("slurm"));
 		json_object_set_new(res, "drain", code == 1 ? drain_lines(pf->faults) : json_array());
+		json_object_set_new(res, "reasons", code == 1 ? reason_lines(pf->faults) :
+		    json_array());
 	}
 	json_decref(pf->hosts);
+	preflight_verdicts[code]++;
 	ctl_reply_ok(pf->req, res);
-	free(pf->route_ports.t);
-	for (size_t i = 0; i < pf->nhosts; i++)
-		free(pf->host_list[i]);
-	free(pf->host_list);
-	free(pf->tenant);
-	free(pf->launcher);
-	free(pf);
+	preflight_free(pf);
 }
 
 static void
@@ -499,7 +601,36 @@ check_pkey(struct check *c, struct host_view *hv, size_t n, const char *tenant)
 		    want, ports);
 }
 
-static void
+/*
+ * --format slurm drains what it names, so a host the fabric has never
+ * had a CA of (a typo, another cluster's node) is the request's error,
+ * not a node to drain: `scontrol update nodename=nosuch` helps nobody.
+ * A host that was seen and is gone is a fault (host_lost).
+ */
+static bool
+unknown_hosts(struct ctl_req *req, struct fabric *f, const struct host_view *hv, size_t n)
+{
+	struct view_lost lost[VIEW_MAX_PORTS];
+	char names[256] = "";
+	size_t i, len = 0, nu = 0;
+
+	for (i = 0; i < n; i++)
+		if (hv[i].nports == 0 && view_recall(f, hv[i].host, lost, VIEW_MAX_PORTS) == 0) {
+			if (len < sizeof(names))
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+				    nu ? ", " : "", hv[i].host);
+			nu++;
+		}
+	if (nu == 0)
+		return false;
+	ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts: %zu host%s with no CA on the fabric "
+	    "(never seen since fabricd started): %s", nu, nu == 1 ? "" : "s", names);
+	return true;
+}
+
+/* The checks over the fabric model; false when the request was refused
+ * (and answered). */
+static bool
 fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *tenant)
 {
 	struct fabric *f = view_fabric();
@@ -517,13 +648,17 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *te
 			add_check(pf, &c);
 		}
 		pf->no_fabric = true;
-		return;
+		return true;
 	}
 	view_remember(f);
 	hv = xcalloc(n, sizeof(*hv));
 	for (i = 0; i < n; i++) {
 		hv[i].host = hosts[i];
 		hv[i].nports = view_host_ports(f, hosts[i], hv[i].ports, VIEW_MAX_PORTS);
+	}
+	if (pf->slurm && unknown_hosts(pf->req, f, hv, n)) {
+		free(hv);
+		return false;
 	}
 	check_init(&c, "hosts");
 	check_hosts(&c, f, hv, n);
@@ -545,13 +680,14 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *te
 	add_check(pf, &h);
 	check_init(&c, "pkey");
 	if (tenant == NULL)
-		skipped(&c, "no --tenant given");
+		skipped(&c, "no --partition given");
 	else if (!validation_module_up(MOD_PARTITIONS))
 		skipped(&c, "partitions module not running");
 	else
 		check_pkey(&c, hv, n, tenant);
 	add_check(pf, &c);
 	free(hv);
+	return true;
 }
 
 static void
@@ -695,7 +831,13 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 	pf->timeout_ms = timeout_ms;
 	/* the SL an NCCL job gets (nccl-env's NCCL_IB_SL): the training class's */
 	pf->sl = sl >= 0 ? sl : sm_qos_class_sl("training") >= 0 ? sm_qos_class_sl("training") : 0;
-	fabric_checks(pf, hosts, n, tenant);
+	if (!fabric_checks(pf, hosts, n, tenant)) {
+		json_decref(pf->checks);
+		json_decref(pf->faults);
+		json_decref(pf->hosts);
+		preflight_free(pf);
+		return;
+	}
 	if (sm_qos_reread(pf->route_ports.t, pf->route_ports.n, after_qos_read, pf) != 0)
 		after_qos_read(pf);	/* nothing to read: the check says why */
 }

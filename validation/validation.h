@@ -138,7 +138,8 @@ void jobstore_started(int64_t id, pid_t pid, char *const *argv, char *const *env
 void jobstore_finished(int64_t id, const struct run_outcome *o, const struct verdict_result *r,
     const struct nccl_parsed *np, const struct perftest_parsed *pp, json_t *summary);
 void jobstore_campaign_finished(int64_t id, const struct verdict_result *r, json_t *summary);
-json_t *jobstore_list(long long limit);
+/* The jobs with id < before, newest first, n at most: `jobs`'s pages. */
+json_t *jobstore_page(int64_t before, size_t n);
 json_t *jobstore_show(int64_t id);
 /* stdout/stderr paths of a job; NULL when unknown (caller frees). */
 char *jobstore_log_path(int64_t id, bool err);
@@ -165,6 +166,8 @@ char **validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n);
  * ifname (may be NULL) names the RoCE interface for the GID index. */
 json_t *nccl_env_compute(char *const *hosts, size_t nhosts, const char *tenant,
     const char *ifname);
+/* Pre-flights answered with verdict 0 (pass), 1 (fail), 2 (inconclusive). */
+uint64_t preflight_count(int verdict);
 void preflight_run(struct ctl_req *req, char *const *hosts, size_t nhosts, const char *tenant,
     bool nccl, const char *launcher, uint64_t timeout_ms, bool slurm, int sl);
 

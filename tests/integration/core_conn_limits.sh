@@ -1,3 +1,4 @@
+# run.sh: alone (it gates how fast status answers; a neighbour on the same cores would be measured)
 # What clients can cost the daemon is bounded: 300 connections held by
 # nobody (a read_group member) plus 100 clients of four other read-only
 # uids (25 each, all let in) that send requests and never read.  Meanwhile root's status answers

@@ -1,6 +1,7 @@
 # make deb: the package builds, lintian finds no error in it, and dpkg
 # itself installs it into a root folder: binaries, unit, man pages land and
-# /etc/fabricd/fabricd.yaml is registered as a conffile.
+# /etc/fabricd/fabricd.yaml is registered as a conffile; the Grafana
+# dashboard and Prometheus rules land in /usr/share/fabricd/.
 #
 # What is honest here without a chroot of Debian: `dpkg --root=DIR --unpack`
 # (the package has no preinst, so unpacking runs none of our scripts) puts
@@ -35,7 +36,8 @@ for f in usr/sbin/fabricd usr/bin/fabricctl lib/systemd/system/fabricd.service \
     usr/lib/sysusers.d/fabricd.conf usr/lib/tmpfiles.d/fabricd.conf \
     usr/share/man/man8/fabricd.8.gz usr/share/man/man8/fabricctl.8.gz \
     usr/share/man/man5/fabricd.yaml.5.gz usr/share/doc/fabricd/examples/fabricd.yaml \
-    usr/share/bash-completion/completions/fabricctl; do
+    usr/share/bash-completion/completions/fabricctl \
+    usr/share/fabricd/grafana/fabricd.json usr/share/fabricd/prometheus/fabricd-rules.yml; do
 	[ -f "$R/$f" ] || fail "the package did not install /$f"
 	dpkg --root="$R" -S "/$f" >/dev/null 2>&1 || fail "/$f is not in dpkg's database"
 done

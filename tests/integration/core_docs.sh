@@ -12,7 +12,8 @@
 #     (fabricd -n);
 #  4. the three pages pass mandoc -Tlint, or groff's mdoc checks;
 #  5. the README's quick start is two commands and its docs index and the
-#     links in docs/ resolve; every command has an example in README or docs/.
+#     links in docs/ resolve; every command has an example in README or docs/;
+#     every file of the build they name is one the build makes.
 # Needs only the source tree (and FABRICD_BUILD for the example check).
 set -u
 src=${FABRICD_SRC:?FABRICD_SRC is not set}
@@ -248,6 +249,18 @@ done > "$T/undocumented"
 for w in $(tr ' ' '+' < "$T/undocumented"); do
 	bad "no example of \"fabricctl $(echo "$w" | tr '+' ' ')\" in README.md or docs/"
 done
+
+# A file of the build that the docs name (`build/X`, `$(O)/X`) is one the
+# build makes: the Makefile names it as $(O)/X, or it is in the build
+# folder (a folder, or what make sim leaves in build/sim/, is not checked).
+grep -o '`\(build\|\$(O)\)/[^` ]*`' "$readme" "$src"/docs/*.md | tr -d '`' |
+    sed 's|^[^:]*/||; s|:\$(O)/|:build/|' | sort -u > "$T/built"
+while IFS=: read -r f p; do
+	case $p in */|build/sim/*|*VERSION*) continue ;; esac
+	grep -qF "\$(O)/${p#build/}" "$src/Makefile" && continue
+	[ -n "${FABRICD_BUILD:-}" ] && [ -e "$FABRICD_BUILD/${p#build/}" ] && continue
+	bad "$f names $p, which the build does not make"
+done < "$T/built"
 
 [ $errors -eq 0 ] || { echo "core_docs: $errors problem(s)"; exit 1; }
 echo "core_docs: $ncmd commands, $(sort -u "$T/keys" | wc -l) configuration keys documented"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: alone (it gates how fast status answers; a neighbour on the same cores would be measured)
 # The daemon never opens a path for a client, and no file a client passes
 # can stall it.  As a read_group member (nobody): `roce lint --file
 # /etc/shadow` and a root-only copy the test makes are refused without a
@@ -11,8 +12,6 @@
 # loop the daemon answers root's status within 50 ms and handles an
 # Unlink on the simulator: every CA pair routes again through the tables
 # dump_fts reads (lftwalk), and an event names the link.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root to switch users"

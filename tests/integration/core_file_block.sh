@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: alone (it gates how fast status answers; a neighbour on the same cores would be measured)
 # A passed file whose read blocks costs its caller, not the daemon.  A
 # double below pread/read (tests/fixtures/core/fileblock.c, LD_PRELOAD into
 # fabricd) holds every read of *.slow.yaml for 10 s, as a FUSE file that
@@ -11,11 +12,9 @@
 # SA; and the lint still answers, after the 10 s, with its verdict.  A
 # second slow file passed by `topology diff` and one by `partition import
 # --dry-run` (every command that takes a FILE) leave status as quick.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+sim_require
+need setpriv
 [ "$(id -u)" -eq 0 ] || skip "needs root to switch users"
 getent group nogroup >/dev/null || skip "no nogroup group"
 SHIM=$FABRICD_BUILD/tests/libfileblock.so

@@ -9,7 +9,7 @@
 # element, not the names.
 . "$FABRICD_SRC/tests/lib/common.sh"
 fd_setup
-command -v sqlite3 >/dev/null || skip "sqlite3 shell missing"
+need sqlite3
 PROBE="$FABRICD_BUILD/tools/ctl_probe"
 FK=$FABRICD_SRC/tests/fakes
 F=$FABRICD_SRC/tests/fixtures/nccl

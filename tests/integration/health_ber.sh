@@ -10,8 +10,6 @@
 #  - the symbol_errors alarm clears only after quiet_time with no failure
 #    (6 s here), not after the three passing rounds (3 s) of the old rule;
 #  - `health port` shows the window and when an active alarm will clear.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
 

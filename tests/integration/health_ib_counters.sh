@@ -10,8 +10,6 @@
 #    PortCounters Set (perfquery then reads 0) and the total keeps the counts;
 #  - one polling round costs fewer MADs than ports x 2;
 #  - `fabricctl metrics` passes the strict exposition-format parser.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
 

@@ -10,16 +10,12 @@
 #    the freed slot goes to the second, which comes back by itself once its
 #    alarms have cleared (BER window 16 s + quiet time 2 s);
 #  - dry_run: the event and a row with dry_run = 1, and the route unchanged.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 sim_test_setup
 
-sim_topology -k 2 -h 2 -s 2 || fail topogen
-sim_start || fail ibsim
 # ber_critical low enough for 5,000 errors spread over a 16 s window
-sm_start_fabricd host1 "health:
+sim_fabric_up "-k 2 -h 2 -s 2" "health:
   interval: 1s
   quiet_time: 2s
   ber_window: 16s
@@ -27,7 +23,6 @@ sm_start_fabricd host1 "health:
   isolate:
     enabled: true
     max: 1"
-sm_wait_up 30 || fail "subnet not up"
 
 ev() { db "SELECT count(*) FROM events WHERE source = 'health' AND object = '$1' AND message LIKE '$2'"; }
 wait_ev() {	# OBJECT PATTERN SECS

@@ -8,8 +8,6 @@
 #  - per port: one total per PerfMgt counter and two link series, no raw
 #    readings (bounded cardinality);
 #  - other paths are 404 and other methods refused.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup curl promtool
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: alone-plain (it gates how fast status answers on the plain build; the sanitizer build's run is not timed)
 # An event storm must not freeze the loop (issue 22).  A 1,296-host
 # 3-level tree (topogen -p 4) on ibsim's default cabling (no w=/s= in the
 # net file: every link comes up 4X SDR although both ends support 12X
@@ -11,12 +12,10 @@
 # events table's rows per cause (health findings are aggregated: one row
 # per cause and round, not one per port); every CA pair routes through the
 # tables dump_fts reads (lftwalk) after the Unlink.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_available || skip "ibsim or umad2sim not installed"
-command -v sqlite3 >/dev/null || skip "sqlite3 not installed"
+sim_require
+need sqlite3
 fd_setup
 fd_on_exit sim_stop
 fd_on_exit 'touch "$T/poll.stop"'
@@ -24,13 +23,7 @@ SIM_DIR=$T/sim
 POLL_MAX=${STORM_POLL_MAX_MS:-100}
 UNLINKS=1000
 
-sim_init_dir || fail "sim dir"
-"$FABRICD_BUILD/tools/topogen" -p 4 -o "$SIM_DIR/cabled.net" || fail topogen
-# ibsim's default cabling: what topogen writes, without the width/speed masks
-sed 's/ w=[0-9]* s=[0-9]*$//' "$SIM_DIR/cabled.net" > "$SIM_DIR/topo.net"
-grep -q ' w=' "$SIM_DIR/topo.net" && fail "masks left in the net file"
-# shellcheck disable=SC2046
-sim_start "$SIM_DIR/topo.net" $(sim_flags_for "$SIM_DIR/topo.net") || fail ibsim
+sim_default_cabling_start -p 4
 
 # the daemon's defaults: nothing but the paths and the SM (off by default)
 printf 'socket: %s\nstate_dir: %s\nsm:\n  enabled: true\n' "$SOCK" "$STATE" > "$CONF"
@@ -56,12 +49,7 @@ echo "iblinkinfo: $slow links 'Could be' faster"
 # two health rounds (10 s apart by default) on the degraded fabric: the
 # baseline round and the first paced one (`rounds` counts finished ones;
 # `status` has the count at the cost of the poller's own request)
-rounds() { ctl --json status | jq -r '.health.rounds // empty'; }
-end=$(( $(date +%s) + 60 ))
-until [ "$(rounds)" -ge 2 ] 2>/dev/null; do
-	[ "$(date +%s)" -ge "$end" ] && fail "fewer than two health rounds within 60 s: [$(rounds)]"
-	sleep 0.5
-done
+health_wait_rounds 2 60
 echo "two health rounds done $(( ($(date +%s%N) - t_start) / 1000000 )) ms after the start"
 
 # 1,000 leaf uplinks (ports 19-32 of each leaf, the first 1,000) at once
@@ -89,8 +77,8 @@ echo "iblinkinfo: $down ports Down"
 # every port by its alarms (it held the loop 0.5-0.9 s on 7,776 alarms
 # when a port's alarms were found by a walk over all of them, and 90 ms
 # while it returned all 7,776 events); the polls go on meanwhile.
-# (`ports --degraded`, 7,776 rows built in one step, still holds the loop
-# about 70 ms: not asked here, listed as left.)
+# (`ports --degraded` answers in pages of 256 rows: health_ports_paging.sh
+# gates it on this fabric.)
 for _ in 1 2 3 4 5; do
 	capture "$T/health.json" ctl --json health
 	sleep 1
@@ -112,7 +100,7 @@ db "SELECT count(*) FROM events" | sed 's/^/events rows: /'
 db "SELECT substr(message, 1, instr(message || ':', ':') - 1) AS c, count(*) FROM events
     WHERE source = 'health' GROUP BY c ORDER BY 2 DESC" > "$T/causes"
 sed 's/^/  health /' "$T/causes"
-echo "fabricd's loop: $(ctl --json status | jq -c '[.loop, .events]')"
+echo "fabricd's loop: $(ctl --json status | jq -c '[.loop, .events, .store]')"
 [ "$n" -ge 300 ] || fail "only $n polls"
 failedpolls=$(awk '$2 != "ok"' "$T/polls" | wc -l)
 [ "$failedpolls" -eq 0 ] || fail "$failedpolls status polls failed"
@@ -121,15 +109,17 @@ failedpolls=$(awk '$2 != "ok"' "$T/polls" | wc -l)
 # cost of every step, which is not the daemon's latency.
 # The loop's own figure beside the poller's: the heartbeat's lag less the
 # time the loop thread waited for a CPU (kernel schedstat), so that a
-# step that blocks is seen apart from a loaded machine.  The aim is
-# 10 ms; 30 ms is what this gate holds (steps of 10-13 ms are left).
+# step that blocks is seen apart from a loaded machine.  The gate is the
+# brief's 10 ms: the events and the health history are written by the
+# store's writer thread (daemon/store_writer.h), so no write of the storm
+# waits for the disk on the loop (docs/health.md).
 own=$(ctl --json status | jq -r '.loop.max_own_lag_ms | floor')
 echo "fabricd's own longest loop step: $own ms"
 if ldd "$FABRICD" 2>/dev/null | grep -q libasan; then
 	echo "(sanitizer build: the poll times are not gated; the plain build's run gates them)"
 else
 	[ "$slowpolls" -eq 0 ] || { sort -n "$T/polls" | tail -5; fail "$slowpolls status polls over $POLL_MAX ms"; }
-	[ -n "$own" ] && [ "$own" -le 30 ] || fail "the loop was held $own ms by one step"
+	[ -n "$own" ] && [ "$own" -le 10 ] || fail "the loop was held $own ms by one step"
 fi
 
 grep -q '^degraded|' "$T/causes" || fail "no degraded event"

@@ -17,8 +17,6 @@
 #
 #   sw-s1 (spine) -- sw-l1: host1 (SM, [1]), host2 ([2])
 #                 -- sw-l2: host3 ([1]), host4 ([2])
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup smpquery jq
 CHANGES=${CRASH_CHANGES:-20}

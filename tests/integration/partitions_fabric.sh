@@ -8,8 +8,6 @@
 #
 #   sw-s1 (spine) -- sw-l1: host1 (SM, [1]), host2 ([2])
 #                 -- sw-l2: host3 ([1]), host4 ([2])
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup smpquery
 
@@ -80,6 +78,13 @@ a=$(index_of acme-train) b=$(index_of beta-train)
 [ "$(pk $L2 1)" = "$(pk $H3)" ] || fail "sw-l2/1: $(pk $L2 1)"
 [ "$(pk $L2 2)" = "$(pk $H4)" ] || fail "sw-l2/2: $(pk $L2 2)"
 [ "$(pk $L1 0)" = "0=0x7fff " ] || fail "sw-l1 port 0: $(pk $L1 0)"
+# partition list counts what smpquery shows above: acme-train on host1 and
+# host2 (PORTS) and the two switch ports facing them (SWITCH PORTS, which
+# `show` lists with them; issue 29: list said 46 where show listed 56)
+ctl partition list > "$T/list.txt" || fail "partition list"
+head -1 "$T/list.txt" | grep -q 'MEMBERS  *PORTS  *SWITCH PORTS$' || fail "partition list: header $(head -1 "$T/list.txt")"
+grep -Eq "^acme-train +acme +0x0a01 +$a +2 +2 +2\$" "$T/list.txt" || fail "partition list: $(cat "$T/list.txt")"
+[ "$(ctl --json partition show acme-train | jq '.ports | length')" = 4 ] || fail "partition show: not 4 ports"
 env=$(ctl partition nccl-env acme-train --hosts 'host[1-2]') || fail "nccl-env refused"
 [ "$env" = "NCCL_IB_PKEY=$a" ] || fail "nccl-env: $env, smpquery index $a"
 ctl partition nccl-env acme-train --hosts host1,host3 >/dev/null 2>&1 &&
@@ -110,6 +115,14 @@ ctl partition member add acme-train host4 >/dev/null || fail "member add refused
 after=$(snapshot)
 changed=$(printf '%s\n' "$tables0" > "$T/b"; printf '%s\n' "$after" > "$T/a"; diff "$T/b" "$T/a" | grep -c '^>')
 [ "$changed" -eq 2 ] || fail "$changed tables changed, want 2: $(diff "$T/b" "$T/a")"
+
+# the history: a header, the caller's uid on the change's line, the
+# request's arguments as JSON (not a string holding JSON) below it
+ctl partition history > "$T/hist.txt" || fail "partition history"
+head -1 "$T/hist.txt" | grep -q '^TIME  *BY  *ACTION  *RESULT  *MESSAGE' || fail "history: header $(head -1 "$T/hist.txt")"
+grep -q "  uid $(id -u)  *member add" "$T/hist.txt" || fail "history: no member add line by uid $(id -u): $(cat "$T/hist.txt")"
+ctl --json partition history | jq -e '[.[] | select(.action == "member add")][-1].detail | type == "object"' >/dev/null ||
+    fail "history --json: detail is not an object: $(ctl --json partition history | jq -c '.[-1]')"
 
 # 3. Bad input: refused, clearly, and no table anywhere changes.
 tables0=$(snapshot)

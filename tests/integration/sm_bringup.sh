@@ -6,8 +6,6 @@
 # the one reported degraded, a route crosses the fabric (ibtracert), the
 # lowest and highest LIDs hold the subnet prefix (default and configured),
 # and sqlite holds every link once.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
 
@@ -52,10 +50,7 @@ check_fabric() {
 }
 
 # 2-level fat tree, 324 hosts (18 leaves x 18, 9 spines), one slow uplink.
-sim_topology -k 18 -h 18 -s 9 -x sw-l3:19 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host1 "  priority: 11"
-sm_wait_up 30 || fail "subnet not up"
+sim_fabric_up "-k 18 -h 18 -s 9 -x sw-l3:19" "  priority: 11"
 check_fabric $((324 + 27)) host1 host300 "$(sm_lid_of host300)" 0xfe80000000000000
 could=$(sim_diag iblinkinfo -l | grep -c 'Could be')
 ours=$(ctl --json ports | grep -c '"degraded": true')
@@ -67,10 +62,7 @@ fd_stop
 sim_stop
 
 # random irregular fabric
-sim_topology -r 7 -n 10 -e 8 -h 2 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host3 "  priority: 11
+sim_fabric_up -H host3 "-r 7 -n 10 -e 8 -h 2" "  priority: 11
   subnet_prefix: 0xfec0000000000a0b"
-sm_wait_up 30 || fail "random fabric: subnet not up"
 check_fabric 30 host3 host20 "$(sm_lid_of host17)" 0xfec0000000000a0b
 pass

@@ -5,8 +5,6 @@
 # five switches has a loop (both SMs' tables), and fabricd warns of it
 # after routing; updn on the same ring and ftree (the default) on a
 # 3-level fat tree have none.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup

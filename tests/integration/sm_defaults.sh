@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: alone-plain (it gates how fast status answers on the plain build; the sanitizer build's run is not timed)
 # The whole daemon on its defaults: every module on, nothing lowered but
 # the socket and state paths (fd_config), on the 3-level tree where the
 # defaults were seen to fight (radix 8, 4 pods of 4 leaves and 4
@@ -21,8 +22,6 @@
 #   - osmtest -f c then -f q pass with a switch at LID 1 (ibportstate gives
 #     sw-p1-l1's port 0 LID 1 before any SM runs; fabricd keeps it);
 #   - fabricd exits 0 on SIGTERM (the ASan build reports leaks there).
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 fd_setup
@@ -193,7 +192,12 @@ errs=$(grep -vc '^[0-9]* ok ' "$T/polls")
 echo "status over the first 30 s: $n polls, worst ${worst%% *} ms, $errs errors"
 [ "$n" -ge 100 ] || fail "only $n polls in 30 s"
 [ "$errs" = 0 ] || fail "$errs status polls failed"
-[ "${worst%% *}" -le 100 ] || fail "status took ${worst%% *} ms (ceiling 100): $(sort -n "$T/polls" | tail -5 | tr '\n' ' ')"
+# The 100 ms ceiling is the plain build's (as in health_storm): a
+# sanitizer build pays two to three times for every step, which is not
+# the daemon's latency; it still answers every poll.
+if [ -z "$sanitized" ]; then
+	[ "${worst%% *}" -le 100 ] || fail "status took ${worst%% *} ms (ceiling 100): $(sort -n "$T/polls" | tail -5 | tr '\n' ' ')"
+fi
 rss=$(awk '/^VmHWM/ { print $2 }' "/proc/$FD_PID/status")
 echo "peak RSS ${rss} kB (ceiling $RSS_CEILING_KB kB)"
 [ -n "$rss" ] || fail "no VmHWM for fabricd"

@@ -2,8 +2,6 @@
 # Duplicate GUIDs are reported, not merged: the test gives a spine the GUID
 # of another spine (console `Guid`), and a re-sweep raises one error event
 # naming that GUID while the first owner keeps its LID (ibnetdiscover).
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
 

@@ -5,8 +5,6 @@
 # once the drops stop).  With every MAD to one host dropped, the sweep
 # finishes anyway and names exactly the port behind which the host sits,
 # which the net file (not fabricd) says is sw-l4's port 4 (sw-l4:4).
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
 

@@ -10,8 +10,6 @@
 # walking only the pairs of one rail, every rail is at its ideal.
 # Every walk runs the credit-loop check too: neither SM's tables may have
 # one.  The figures are printed for docs/sm.md.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup opensm

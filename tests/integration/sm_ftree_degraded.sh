@@ -11,8 +11,6 @@
 #    back at the ideal.  The LFT blocks that changed (counted between the
 #    dumps, the same measure for both SMs) are printed next to OpenSM's,
 #    with fabricd's own count of blocks sent.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup opensm

@@ -14,8 +14,6 @@
 # LID and GUID host3 and host5 have comes from ibnetdiscover and the net
 # file.  (saquery -I shows at most two InformInfoRecords under ibsim: 224
 # bytes of a MAD, 64 bytes a record.)
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 SPY=$FABRICD_BUILD/tests/libumad_sendspy.so
 [ -r "$SPY" ] || fail "no $SPY (make all builds it)"

@@ -13,8 +13,6 @@
 # on every switch walked against ibnetdiscover's cabling (one loop-free
 # tree reaching every member's port and no other CA port), ibtracert -m
 # between members, and the raw client's own status codes for refusals.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/mcastwalk.sh"
 sim_test_setup saquery
@@ -149,6 +147,32 @@ awk -v m="$(printf '0x%04x' "$BLUE")" '$1 == "M" && $3 == m { l = $2; for (i = 4
 cmp -s "$T/tree_fd.txt" "$T/tree_sw.txt" || fail "fabricctl's tree differs from the switches':
 $(diff "$T/tree_fd.txt" "$T/tree_sw.txt")"
 [ "$(ctl --json mcast | jq '[.groups[].mlid] | length')" -ge 4 ] || fail "fabricctl mcast lists too few groups"
+# an MGID in every IPv6 form names the group saquery gives that MLID
+for g in ff12:401b:8b01::ffff:ffff ff12:401b:8b01:0:0:0:ffff:ffff FF12:401B:8B01:0000:0000:0000:FFFF:FFFF; do
+	ctl --json mcast "$g" > "$T/g.json" 2>&1 || fail "fabricctl mcast $g: $(cat "$T/g.json")"
+	m=$(jq -r '.mlid // empty' "$T/g.json")
+	[ -n "$m" ] && [ $((m)) -eq $((BLUE)) ] || fail "fabricctl mcast $g: MLID '$m', saquery's $BLUE"
+done
+# the human table decodes what saquery prints as codes: MTU (IBA: 256 <<
+# (code - 1)), rate (IBA's table for the codes a simulated 4X link gets)
+# and Q_Key, on blue's line (issue 29: it printed qkey 2843, mtu 4, rate 3)
+sim_diag -H host4 -t 10 saquery MCMR --mlid "$BLUE" > "$T/blue.mcmr" || fail "saquery MCMR --mlid $BLUE"
+code() { sed -n "s/^[[:space:]]*$1\.*\(0x[0-9a-fA-F]*\).*/\1/p" "$T/blue.mcmr" | head -1; }
+# (saquery prints mtu and rate with their selector in the top two bits)
+mtu=$(code mtu) rate=$(code rate) qkey=$(code qkey)
+[ -n "$mtu" ] && mtu=$((mtu & 0x3f))
+[ -n "$rate" ] && rate=$((rate & 0x3f))
+[ -n "$mtu" ] && [ -n "$rate" ] && [ -n "$qkey" ] || fail "saquery MCMR: no Mtu/Rate/Qkey: $(head -20 "$T/blue.mcmr")"
+case $((rate)) in 2) rtext="2.5 Gb/s" ;; 3) rtext="10 Gb/s" ;; 5) rtext="5 Gb/s" ;; 6) rtext="20 Gb/s" ;;
+	7) rtext="40 Gb/s" ;; 4) rtext="30 Gb/s" ;; *) fail "saquery rate code $rate: not a 4X/1X rate" ;; esac
+ctl mcast > "$T/mcast.txt" || fail "fabricctl mcast"
+line=$(grep -i "^ff12:401b:8b01" "$T/mcast.txt" | head -1)
+printf '%s\n' "$line" | grep -q " $((256 << (mtu - 1))) $rtext " ||
+    fail "fabricctl mcast: '$line': want MTU $((256 << (mtu - 1))) and $rtext (saquery: mtu $mtu rate $rate)"
+printf '%s\n' "$line" | grep -qi " $(printf '0x%08x' "$qkey") " || fail "fabricctl mcast: '$line': Q_Key $qkey"
+head -1 "$T/mcast.txt" | grep -q '^MGID .*MTU.*RATE' || fail "fabricctl mcast: no header: $(head -1 "$T/mcast.txt")"
+ctl mcast "$BLUE" > "$T/blue.txt" || fail "fabricctl mcast $BLUE"
+[ "$(grep -c ' full' "$T/blue.txt")" -eq 7 ] || fail "fabricctl mcast $BLUE: not 7 full members: $(cat "$T/blue.txt")"
 # every join and leave this test sent was an MCMemberRecord request the SA counted
 n=$(ctl --json sa | jq '.attributes[] | select(.attribute == "MCMemberRecord") | .requests')
 [ "$n" -ge 18 ] || fail "fabricctl sa counts $n MCMemberRecord requests"
@@ -185,4 +209,4 @@ sim_diag -H host4 -t 10 ibroute "$sw" | sed -n 's/^\(0x[0-9a-fA-F]*\) \([0-9]*\)
     fail "LFTRecord block 0 of LID $sw differs from ibroute: $(diff "$T/lftr.txt" "$T/ibroute.txt" | head -5)"
 g=$(sim_diag -H host4 -t 10 saquery GIR "$(lid host6)" | sed -n 's/^[[:space:]]*GUID 0\.*\(0x[0-9a-f]*\)$/\1/p')
 [ "$g" = "$(sim_port_guid host6)" ] || fail "GUIDInfoRecord of host6: '$g', want $(sim_port_guid host6)"
-exit 0
+pass

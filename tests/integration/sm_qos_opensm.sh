@@ -17,8 +17,6 @@
 # Switch pairs whose in port is DOWN are not compared: OpenSM writes them,
 # fabricd does not (docs/qos.md).  VLHighLimit cannot be compared: ibsim
 # does not keep it.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup opensm
 
@@ -128,6 +126,22 @@ got=$(jq -c '.ports[0].sl2vl_by_in[] | select(.in == 5) | .sl2vl' "$T/show1.json
 grep -qF "sw-l1 ports: in  5, out  3: $got" "$T/fd-policy.txt" || fail "qos show sw-l1:3 in 5: $got"
 [ "$(jq '.ports[0].vlarb_high[0]' -c "$T/show1.json")" = "[1,50]" ] || fail "qos show: vlarb_high"
 grep -q '^sw-l1 out 3 WEIGHT: |0x32|' "$T/fd-policy.txt" || fail "smpquery: training's weight"
+# the human form (issue 29: JSON arrays in a 250-column table): the same
+# tables written out, lines an operator can read
+nums() { grep -F "$1" "$T/fd-policy.txt" | head -1 | sed 's/.*: //; s/|/ /g' | tr -s ' ' | sed 's/^ //; s/ $//'; }
+ctl qos show host1:1 > "$T/show.txt" || fail "qos show host1:1"
+grep -qx "  SL2VL        $(nums 'host1 in  0, out  0:')" "$T/show.txt" ||
+    fail "qos show host1:1: SL2VL line, smpquery: $(nums 'host1 in  0, out  0:'): $(cat "$T/show.txt")"
+ctl qos show sw-l1:3 > "$T/show1.txt" || fail "qos show sw-l1:3"
+# the line whose in ports ("in 0-6, 9: ...") take in 5 in
+in5=$(awk -F': ' '/^  (SL2VL by in|           ) +in / { sub(/^ *(SL2VL by in)? *in /, "", $1)
+	n = split($1, r, /, */); for (i = 1; i <= n; i++) { split(r[i], ab, "-"); if (ab[2] == "") ab[2] = ab[1]
+	if (5 >= ab[1] + 0 && 5 <= ab[2] + 0) print $2 } }' "$T/show1.txt")
+[ "$in5" = "$(nums 'sw-l1 ports: in  5, out  3:')" ] ||
+    fail "qos show sw-l1:3: in 5's line, smpquery: $(nums 'sw-l1 ports: in  5, out  3:'): $(cat "$T/show1.txt")"
+grep -q '^  VLArb high   VL1:50' "$T/show1.txt" || fail "qos show sw-l1:3: VLArb high: $(cat "$T/show1.txt")"
+awk 'length > 132 { bad = 1 } END { exit bad }' "$T/show.txt" "$T/show1.txt" ||
+    fail "qos show: a line over 132 columns"
 ctl qos show nosuch:1 > /dev/null 2>&1 && fail "qos show of a port that does not exist"
 fd_stop
 cmp -s "$T/fd-policy.txt" "$T/fd-default.txt" && fail "the policy changed no table"

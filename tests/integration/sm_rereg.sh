@@ -9,8 +9,6 @@
 # (tests/fixtures/mad/sendspy.c): one line per PortInfo Set with the LID
 # it carries and the bit.  Which LIDs are CA ports comes from
 # ibnetdiscover; groups and trees from saquery and ibroute -M.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/mcastwalk.sh"
 SPY=$FABRICD_BUILD/tests/libumad_sendspy.so

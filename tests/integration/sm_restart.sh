@@ -4,8 +4,6 @@
 # the restarted daemon's first sweep writes no LFT block and no PortInfo
 # (its sweep record in sqlite).  A restart that lost the database keeps the
 # LIDs too: valid LIDs already on ports are kept.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
 

@@ -9,8 +9,6 @@
 # and dot accepts it when graphviz is installed; (d) after an inter-switch
 # Unlink and the reroute, a pair that used the link still agrees with
 # ibtracert; (e) an unknown end is exit 1 and a not_found error naming it.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
 SM_SWEEP=2s
@@ -75,10 +73,7 @@ node_guid() {	# HOST: node GUID from the net file (port GUID - 1)
 	g=$(sim_port_guid "$1") && printf '0x%016x\n' $((g - 1))
 }
 
-sim_topology -P 8 -k 4 -h 4 -s 4 -x sw-l3:7 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host1
-sm_wait_up 30 || fail "subnet not up"
+sim_fabric_up "-P 8 -k 4 -h 4 -s 4 -x sw-l3:7"
 sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
 lid() { sed -n "s/.*\"$1\" lid \([0-9]*\) .*/\1/p" "$T/disc.txt" | head -1; }
 
@@ -111,13 +106,17 @@ links=$(grep '^link' "$T/want" | sort -u | wc -l)
 diff "$T/want" "$T/got" > "$T/diff" || { head -20 "$T/diff"; fail "topology differs from ibnetdiscover"; }
 echo "topology: $nodes nodes and $links links as ibnetdiscover"
 
-# (c) dot, grouped: the cables its bundled edges count are ibnetdiscover's
-# links; only the bundle holding the degraded link is red
+# (c) dot, grouped: the cables its bundles count (labelled edges, group
+# boxes, host boxes; not a group's per-pod boxes, which split its count)
+# are ibnetdiscover's links; only the bundle holding the degraded link is
+# red, and so are its two lines (upper switch to the box, box to sw-l3)
 ctl topology --format dot > "$T/ours.dot" || fail "topology --format dot"
-edges=$(sed -n 's/.* -- .*label="\([0-9]*\) x .*/\1/p' "$T/ours.dot" | awk '{ s += $1 } END { print s }')
-[ "$edges" -eq "$links" ] || fail "dot: edges bundle $edges cables, ibnetdiscover $links links"
-grep ' -- ' "$T/ours.dot" | grep '1 degraded' | grep -q 'color=red' || fail "dot: degraded link not marked"
-[ "$(grep ' -- ' "$T/ours.dot" | grep -c 'degraded')" -eq 1 ] || fail "dot: not exactly one degraded bundle"
+grep -v '^	"group-[0-9]*-[0-9]*" \[' "$T/ours.dot" | grep -o 'label="[^"]*"' > "$T/bundles"
+edges=$(grep -o '[0-9][0-9]* x [0-9]*x[A-Z]*' "$T/bundles" | awk '{ s += $1 } END { print s + 0 }')
+[ "$edges" -eq "$links" ] || fail "dot: bundles count $edges cables, ibnetdiscover $links links"
+grep '1 degraded' "$T/ours.dot" | grep -q 'color=red' || fail "dot: degraded link not marked"
+[ "$(grep -c 'degraded' "$T/bundles")" -eq 1 ] || fail "dot: not exactly one degraded bundle"
+[ "$(grep ' -- ' "$T/ours.dot" | grep -c 'color=red')" -ge 1 ] || fail "dot: no red line"
 if command -v dot >/dev/null 2>&1; then
 	dot -Tsvg "$T/ours.dot" > "$T/ours.svg" || fail "dot rejects the export"
 else

@@ -3,8 +3,6 @@
 # tree (minhop) and a random irregular fabric (updn) every CA-to-CA pair
 # walks to its LID through the tables dump_fts reads from the switches, with
 # no loop, and ibtracert follows the same switches on a sample.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 sim_test_setup

@@ -18,8 +18,6 @@
 # was host4, so even `saquery host1` failed ("Failed to find lid").
 # fabricd lists nodes in node-GUID order, so only the node with the lowest
 # GUID (host1 in this net file, by its caguid) can be found by name here.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup saquery
 mkdir -p "$SIM_DIR"

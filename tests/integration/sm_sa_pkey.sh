@@ -7,8 +7,6 @@
 # Who holds which key (and how) is read independently with smpquery pkeys,
 # which P_KeyTableRecords equal (to a requester with the SA key; without
 # it, its own port's alone).
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup saquery
 mkdir -p "$SIM_DIR"

@@ -13,8 +13,6 @@
 # registration flags (SENDSPY_AGENT2).  The records it carries are
 # compared with ibnetdiscover's ports; saquery itself (under ibsim) gets
 # the first 224 bytes.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 SPY=$FABRICD_BUILD/tests/libumad_sendspy.so
 [ -r "$SPY" ] || fail "no $SPY (make all builds it)"

@@ -7,8 +7,6 @@
 # nothing else made the difference.  fabricd is STANDBY under OpenSM for
 # this, the state in which another master may disable it.  The Sets come from tools/smi_set, a
 # raw libibumad client on host3 (no infiniband-diags tool sends them).
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup opensm sminfo
 

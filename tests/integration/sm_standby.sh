@@ -19,8 +19,6 @@
 #      (priority 1): it goes STANDBY, OpenSM hands over to it, and sminfo
 #      at the SM LID names fabricd.
 # The state changes are also read back from the events table (sqlite3).
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 sim_test_setup opensm sminfo

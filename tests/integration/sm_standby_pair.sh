@@ -6,11 +6,9 @@
 #      higher standby and hands over; B becomes MASTER, every port's
 #      MasterSMLID names B, every CA pair routes, A is STANDBY;
 #   3. B is killed (SIGKILL): A takes over after its missed polls.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
-sim_test_setup sminfo
+sim_test_setup sminfo jq
 
 # b_config PRIORITY: the second daemon's configuration.
 b_config() {
@@ -45,6 +43,9 @@ fd_second "$B_PID" "$T/b/fabricd.log"
 b_lid=$(sm_lid_of host2)
 sm_wait_sminfo 15 "$B_GUID 3 STANDBY" "$b_lid" || fail "B: '$(sm_sminfo_at "$b_lid")', want STANDBY"
 [ "$(sm_sminfo_at)" = "$A_GUID 5 MASTER" ] || fail "the SM LID is not A's any more: $(sm_sminfo_at)"
+# a standby's own LID is the one the master gave its port (it said 0)
+got=$("$FABRICCTL" -s "$T/b/run/fabricd.sock" --json status | jq -r '.sm.lid')
+[ "$got" = "$((b_lid))" ] || fail "B (standby) reports LID $got, its port holds $b_lid"
 
 # ---- 2. B raised above A: A hands over ----
 b_config 10

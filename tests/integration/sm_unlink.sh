@@ -5,8 +5,6 @@
 # cabling from ibnetdiscover), no table points at the dead port, only the
 # switches whose table changed were written (one block each on this small
 # fabric), and an event names the link.  ReLink brings it back Active.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
@@ -28,10 +26,7 @@ routes_ok_within() {	# SECS: all pairs reachable before the deadline
 	done
 }
 
-sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
-sim_start || fail "ibsim"
-sm_start_fabricd host1
-sm_wait_up 30 || fail "subnet not up"
+sim_fabric_up "-P 8 -k 4 -h 4 -s 4"
 lft_dump || fail "dump_fts"
 lft_check_all_pairs || fail "routes before Unlink"
 per_switch "$SIM_DIR/fts.txt" > "$T/before"

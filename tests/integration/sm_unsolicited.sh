@@ -4,8 +4,6 @@
 # (LID-routed and directed route),
 # a forged trap, while a sweep runs.  Afterwards the daemon is alive, sminfo
 # still names it MASTER, and a heavy sweep still completes.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
 

@@ -7,8 +7,6 @@
 # detected the same routes spread over all three spines.  A root that is
 # not in the fabric is an event, and the fabric is still routed.  Config
 # errors name file:line:column.
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup

@@ -173,7 +173,7 @@ id=$(q "SELECT id FROM validation_jobs WHERE kind='campaign' ORDER BY id DESC LI
 
 # 10. perftest pair through the launcher
 control mode=replay "perftest_fixture=$F/perftest_write_bw_pass.txt" perftest_exit=0
-ctl validate rdma --hosts gpu1,gpu2 --profile ring --follow >/dev/null
+ctl validate rdma --hosts gpu1,gpu2 --profile ring --timeout 10 --follow >/dev/null   # the 2 s the server gets to listen, inside the grace-included timeout
 id=$(last)
 [ "$(q "SELECT kind, verdict FROM validation_jobs WHERE id=$id")" = "rdma|pass" ] ||
 	fail "rdma: $(q "SELECT verdict, reason FROM validation_jobs WHERE id=$id")"

@@ -1,3 +1,4 @@
+# run.sh: alone (64 fabricctl processes start at once, each under the default 5 s answer deadline; a neighbour's load pushes them past it)
 # preflight --fanout over 64 simulated hosts, through the test launcher
 # (tests/fakes/fanout-launcher, installed as srun, mpirun and ssh): each
 # host gets its own sysfs tree and runs the real `fabricctl preflight

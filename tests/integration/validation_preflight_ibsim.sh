@@ -7,14 +7,13 @@
 #   healthy hosts, tenant key everywhere   -> exit 0
 #   a degraded host port                   -> exit 1 naming host4 port 1
 #   a host without the tenant's P_Key      -> exit 1 naming host4 port 1
-#     (--partition; --tenant as its alias warns)
+#     (--partition; --tenant as its alias warns; without either the
+#     check is skipped, naming the option that is not deprecated)
 #   --format slurm                          -> one drain line, host4 only;
 #     none when inconclusive
 #   symbol errors on a port (PerformanceSet) -> exit 1 naming host3 port 1
 #   --nccl with no launcher installed      -> exit 2
 #   Unlink of a host's cable               -> exit 1 naming that host's port
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
 
@@ -80,6 +79,21 @@ ctl preflight --hosts host1,host4 --format slurm >"$T/drain" 2>&1; rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l < "$T/drain")" = 1 ] &&
     grep -q '^scontrol update nodename=host4 state=drain reason="fabricd: IBPortDegraded host4' "$T/drain" ||
     fail "--format slurm: exit $rc: $(cat "$T/drain")"
+
+# without a partition the P_Key check is skipped, and preflight and
+# nccl-env say which option to give: one fabricctl takes without calling
+# it deprecated (--tenant is the old alias of --partition)
+pf --hosts host1,host2
+[ $rc -eq 0 ] || fail "no partition: exit $rc: $(cat "$T/pf.json")"
+opt=$(tr -d '\n' < "$T/pf.json" | sed 's/},/}\n/g' | grep '"name": *"pkey"' | grep -o -- '--[a-z-]*' | head -1)
+[ -n "$opt" ] || fail "the skipped pkey check names no option: $(cat "$T/pf.json")"
+ctl preflight --hosts host1,host2 "$opt" acme-train >/dev/null 2>"$T/opt.err"
+grep -q deprecated "$T/opt.err" && fail "preflight's pkey check asks for $opt: $(cat "$T/opt.err")"
+ctl nccl-env --hosts host1,host2 >"$T/env.out" 2>&1 || fail "nccl-env: $(cat "$T/env.out")"
+opt=$(grep '^# NCCL_IB_PKEY' "$T/env.out" | grep -o -- '--[a-z-]*' | head -1)
+[ -n "$opt" ] || fail "nccl-env's NCCL_IB_PKEY note names no option: $(cat "$T/env.out")"
+ctl nccl-env --hosts host1,host2 "$opt" acme-train >/dev/null 2>"$T/opt.err"
+grep -q deprecated "$T/opt.err" && fail "nccl-env's NCCL_IB_PKEY note asks for $opt: $(cat "$T/opt.err")"
 
 pf --hosts host1,host2 --nccl
 [ $rc -eq 2 ] || fail "--nccl without a launcher: exit $rc"

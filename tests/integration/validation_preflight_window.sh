@@ -7,21 +7,16 @@
 #   preflight over a set with host3, after the clear   -> exit 1 naming host3
 #                                                         port 1, the check and when
 #   the same set without host3                         -> exit 0
-. "$FABRICD_SRC/tests/lib/common.sh"
-. "$FABRICD_SRC/tests/lib/ibsim.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
 
-sim_topology -k 2 -h 2 -s 1 || fail topogen
-sim_start || fail ibsim
 # ber_warning is raised out of reach so that only symbol_errors (a rate
 # over one round) fails here: its clear is what the old rule forgot.
-sm_start_fabricd host1 "health:
+sim_fabric_up "-k 2 -h 2 -s 1" "health:
   interval: 1s
   quiet_time: 2s
   ber_warning: 1e-3
   ber_critical: 1e-2"
-sm_wait_up 30 || fail "subnet not up"
 pf() { ctl --json preflight "$@" >"$T/pf.json" 2>&1; rc=$?; }
 faults_name() {	# CODE HOST: a fault with that code names that host
 	tr -d '\n' < "$T/pf.json" | sed 's/},/}\n/g' | grep "\"code\": *\"$1\"" | grep -q "\"host\": *\"$2\""

@@ -161,4 +161,51 @@ fd_killed() {
 
 ctl() { "$FABRICCTL" -s "$SOCK" "$@"; }
 
-db() { sqlite3 -batch -noheader "$STATE/fabricd.db" "$@"; }
+# rss_settled PID: RSS= the process's peak resident memory (VmHWM, kB) once
+# it has stopped moving (the same for 3 s); fails the test when it still
+# grows 60 s on.  Read at one instant (subnet up, say) the peak would miss
+# what the daemon does just after and vary from run to run.
+rss_settled() {
+	_last= _same=0 _i=0
+	while [ $_same -lt 6 ]; do
+		[ $_i -ge 120 ] && fail "peak RSS of $1 still growing after 60 s"
+		RSS=$(awk '/^VmHWM/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+		[ -n "$RSS" ] || fail "no VmHWM for process $1"
+		if [ "$RSS" = "$_last" ]; then _same=$((_same + 1)); else _same=0; _last=$RSS; fi
+		_i=$((_i + 1))
+		sleep 0.5
+	done
+}
+
+# db SQL...: a query on fabricd's database.  The events are written by the
+# store's writer thread a moment after they happen, so while fabricd runs
+# db first waits (5 s at most) until status says none is unwritten: the
+# row of what the test just did is then there.
+db() {
+	if [ -n "$FD_PID" ] && kill -0 "$FD_PID" 2>/dev/null; then
+		_w=0
+		while [ $_w -lt 50 ] && [ "$(ctl --json status 2>/dev/null |
+		    grep -Eo '"unwritten_total": *[0-9]+' | grep -Eo '[0-9]+$')" != 0 ]; do
+			sleep 0.1
+			_w=$((_w + 1))
+		done
+	fi
+	sqlite3 -batch -noheader "$STATE/fabricd.db" "$@"
+}
+
+# loop_steps_over_10: how many of the loop's steps so far were over 10 ms
+# of its own (status loop.own_lags_over_10ms).
+loop_steps_over_10() { ctl --json status | jq -r '.loop.own_lags_over_10ms'; }
+
+# loop_gate_count WHAT BEFORE AFTER: fail when a step over 10 ms of the
+# loop's own came while WHAT ran (loop_steps_over_10 before and after):
+# stricter than loop_gate, which a longer step before WHAT (bring-up's)
+# leaves blind.  Plain build only, as loop_gate.
+loop_gate_count() {
+	[ -n "$2" ] && [ -n "$3" ] || fail "no loop figures: [$2] [$3]"
+	if ldd "$FABRICD" 2>/dev/null | grep -q libasan; then
+		echo "(sanitizer build: the loop's steps are not gated; the plain build's run gates them)"
+	elif [ "$3" -gt "$2" ]; then
+		fail "$1: $(($3 - $2)) steps of the loop over 10 ms while it ran"
+	fi
+}

@@ -195,6 +195,15 @@ sim_opensm() {
 	done
 }
 
+# sim_stop_opensm: stop the OpenSM sim_opensm started, leaving ibsim (and
+# the LIDs OpenSM gave) as they are.
+sim_stop_opensm() {
+	[ -n "$OSM_PID" ] || return 0
+	kill "$OSM_PID" 2>/dev/null
+	wait "$OSM_PID" 2>/dev/null
+	OSM_PID=
+}
+
 # sim_stop: stop ibsim and the FIFO writer, remove fake-sysfs leftovers of
 # clients that died, and the directory if sim_start made it.  Idempotent.
 sim_stop() {

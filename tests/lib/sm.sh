@@ -1,6 +1,10 @@
-# Helpers for the SM's integration tests (sourced after common.sh and
-# ibsim.sh).  Everything checked here comes from infiniband-diags run as
-# other clients of the simulator, never from fabricd's own answers.
+# Helpers for the SM's integration tests.  Everything checked here comes
+# from infiniband-diags run as other clients of the simulator, never from
+# fabricd's own answers.  A test on the simulator needs only this line:
+#   . "$FABRICD_SRC/tests/lib/sm.sh"
+# (it brings common.sh and ibsim.sh unless they are already sourced).
+command -v fd_setup >/dev/null 2>&1 || . "${FABRICD_SRC:?FABRICD_SRC not set}/tests/lib/common.sh"
+command -v sim_start >/dev/null 2>&1 || . "$FABRICD_SRC/tests/lib/ibsim.sh"
 
 # sim_test_setup [TOOL...]: the start of a test on the simulator: ibsim,
 # umad2sim and the named tools present (else the test fails: make deps
@@ -45,11 +49,13 @@ $2}"
 	fd_start SIM_HOST="$1" LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME"
 }
 
-# sm_wait_up [SECS]: until `status` says the subnet is up.
+# sm_wait_up [SECS]: until `status` says the subnet is up (1: not within
+# SECS, or the fabricd fd_start started has died).
 sm_wait_up() {
 	i=0
 	until ctl status 2>/dev/null | grep -q '^    state: up'; do
 		[ $i -ge $((${1:-20} * 10)) ] && return 1
+		[ -z "${FD_PID:-}" ] || kill -0 "$FD_PID" 2>/dev/null || return 1
 		i=$((i + 1))
 		sleep 0.1
 	done
@@ -120,4 +126,45 @@ sm_all_smlids_are() {
 	[ "$(wc -l < "$T/smlids.txt")" -ge "$2" ] || { cat "$T/smlids.txt"; return 1; }
 	awk -v want="$1" '$2 != want { print "port LID " $1 ": MasterSMLID " $2 ", want " want; bad = 1 }
 	    END { exit bad }' "$T/smlids.txt"
+}
+
+# sim_default_cabling_start TOPOGEN-ARGS...: ibsim on the fabric topogen
+# writes, without its width/speed masks: ibsim's default cabling, where
+# every link runs 4X SDR although both ends could do better (on -p 4,
+# 7,776 ports degraded at once: a health storm).
+sim_default_cabling_start() {
+	sim_init_dir || fail "sim dir"
+	"$FABRICD_BUILD/tools/topogen" "$@" -o "$SIM_DIR/cabled.net" || fail topogen
+	sed 's/ w=[0-9]* s=[0-9]*$//' "$SIM_DIR/cabled.net" > "$SIM_DIR/topo.net"
+	grep -q ' w=' "$SIM_DIR/topo.net" && fail "masks left in the net file"
+	# shellcheck disable=SC2046
+	sim_start "$SIM_DIR/topo.net" $(sim_flags_for "$SIM_DIR/topo.net") || fail ibsim
+}
+
+# loop_own_lag: the loop's own longest step so far, in whole ms
+# (status loop.max_own_lag_ms: the heartbeat's lag less CPU waits).
+loop_own_lag() { ctl --json status | jq -r '.loop.max_own_lag_ms | floor'; }
+
+# loop_gate WHAT BEFORE AFTER: fail when WHAT held the loop, judged by
+# loop_own_lag before and after it: a new longest step, over issue 22's
+# 10 ms.  (Not a flat ceiling: a step before WHAT, a sqlite write waiting
+# for the disk, can already have been 30 ms.)  A sanitizer build pays two
+# to three times for every step: not gated (the plain build's run is).
+loop_gate() {
+	[ -n "$2" ] && [ -n "$3" ] || fail "no loop figures: [$2] [$3]"
+	if ldd "$FABRICD" 2>/dev/null | grep -q libasan; then
+		echo "(sanitizer build: the loop's steps are not gated; the plain build's run gates them)"
+	elif [ "$3" -gt "$2" ] && [ "$3" -gt 10 ]; then
+		fail "$1 held the loop $3 ms in one step (it was $2 ms before)"
+	fi
+}
+
+# health_wait_rounds N SECS: until the health module has finished N
+# polling rounds (status health.rounds), or fail after SECS.
+health_wait_rounds() {
+	_end=$(( $(date +%s) + $2 ))
+	until [ "$(ctl --json status | jq -r '.health.rounds // empty')" -ge "$1" ] 2>/dev/null; do
+		[ "$(date +%s)" -ge "$_end" ] && fail "fewer than $1 health rounds within $2 s"
+		sleep 0.5
+	done
 }

@@ -1,4 +1,4 @@
-/* Store: migrations applied once, nested transactions, events written. */
+/* Store: migrations applied once, nested transactions, the writer thread, events written. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
@@ -13,6 +14,7 @@
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
 #include "daemon/store.h"
+#include "daemon/store_writer.h"
 
 static struct fabricd fake;
 static char dir[] = "/tmp/fabricd-store-XXXXXX";
@@ -57,6 +59,16 @@ test_migrations_once(void **state)
 }
 
 static void
+insert_note(struct store *st, const char *text)
+{
+	sqlite3_stmt *s = store_prepare(st, "INSERT INTO notes (t) VALUES (?)");
+
+	assert_non_null(s);
+	sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
+	assert_int_equal(store_step_done(st, s), 0);
+}
+
+static void
 test_nested_rollback(void **state)
 {
 	struct store *st;
@@ -64,20 +76,157 @@ test_nested_rollback(void **state)
 
 	(void)state;
 	assert_int_equal(store_open(dir, &st), 0);
-	fake.store = st;
-	fabricd = &fake;
+	assert_int_equal(sqlite3_exec(store_db(st), "CREATE TABLE notes (t TEXT)", NULL, NULL,
+	    NULL), SQLITE_OK);
 	assert_int_equal(store_begin(st), 0);
-	event_post(EV_INFO, "test", NULL, "outer");
+	insert_note(st, "outer");
 	assert_int_equal(store_begin(st), 0);
-	event_post(EV_INFO, "test", NULL, "inner");
+	insert_note(st, "inner");
 	store_rollback(st);		/* undo inner only */
 	assert_int_equal(store_commit(st), 0);
-	assert_int_equal(count(st, "SELECT count(*) FROM events WHERE source = 'test' AND message = 'outer'"), 1);
-	assert_int_equal(count(st, "SELECT count(*) FROM events WHERE message = 'inner'"), 0);
+	assert_int_equal(count(st, "SELECT count(*) FROM notes WHERE t = 'outer'"), 1);
+	assert_int_equal(count(st, "SELECT count(*) FROM notes WHERE t = 'inner'"), 0);
 	/* A bad statement fails cleanly. */
 	assert_null(store_prepare(st, "SELECT nope FROM nowhere"));
 	ins = store_prepare(st, "INSERT INTO events(time_ms, severity, source, message) VALUES (1, 9, 'x', 'y')");
 	assert_int_equal(store_step_done(st, ins), -1);	/* CHECK constraint */
+	assert_int_equal(sqlite3_exec(store_db(st), "DROP TABLE notes", NULL, NULL, NULL), SQLITE_OK);
+	store_close(st);
+}
+
+/*
+ * The writer thread: batches are written in the order handed over, each
+ * whole or not at all; a failed batch does not stop the next; the loop's
+ * connection sees them once store_written() has passed their number; and
+ * what is still queued at close is written, not lost.
+ */
+static void
+note_batch(struct store_batch *b, const char *text, int64_t n)
+{
+	store_batch_sql(b, "INSERT INTO wnotes (t, n) VALUES (?1, ?2)");
+	store_batch_text(b, text);
+	store_batch_int(b, n);
+}
+
+static void
+test_writer_batches(void **state)
+{
+	struct store *st;
+	struct store_batch *b;
+	uint64_t first, bad, last;
+
+	(void)state;
+	assert_int_equal(store_open(dir, &st), 0);
+	assert_int_equal(sqlite3_exec(store_db(st), "CREATE TABLE wnotes (t TEXT NOT NULL, "
+	    "n INTEGER UNIQUE)", NULL, NULL, NULL), SQLITE_OK);
+	b = store_batch_new();
+	for (int i = 0; i < 1000; i++)
+		note_batch(b, "first", i);
+	first = store_write_later(st, b);
+	b = store_batch_new();		/* n 5 is taken: the whole batch goes */
+	note_batch(b, "bad", 2000);
+	note_batch(b, "bad", 5);
+	bad = store_write_later(st, b);
+	b = store_batch_new();		/* a value more than the ?N: refused whole */
+	note_batch(b, "surplus", 3001);
+	store_batch_text(b, NULL);
+	bad = store_write_later(st, b);
+	last = store_write_later(st, store_batch_new());	/* empty: the last number */
+	assert_int_equal(last, bad);
+	b = store_batch_new();
+	note_batch(b, "last", 3000);
+	last = store_write_later(st, b);
+	assert_true(first < bad && bad < last);
+	for (int i = 0; i < 500 && store_written(st) < last; i++)
+		usleep(10000);
+	assert_int_equal(store_written(st), last);
+	assert_int_equal(store_write_failures(st), 2);
+	assert_int_equal(count(st, "SELECT count(*) FROM wnotes WHERE t = 'first'"), 1000);
+	assert_int_equal(count(st, "SELECT count(*) FROM wnotes WHERE t IN ('bad', 'surplus')"), 0);
+	assert_int_equal(count(st, "SELECT count(*) FROM wnotes WHERE t = 'last'"), 1);
+	/* Queued at close: written before the thread ends. */
+	for (int k = 0; k < 20; k++) {
+		b = store_batch_new();
+		for (int i = 0; i < 500; i++)
+			note_batch(b, "late", 10000 + k * 500 + i);
+		store_write_later(st, b);
+	}
+	store_close(st);
+	assert_int_equal(store_open(dir, &st), 0);
+	assert_int_equal(count(st, "SELECT count(*) FROM wnotes WHERE t = 'late'"), 10000);
+	assert_int_equal(sqlite3_exec(store_db(st), "DROP TABLE wnotes", NULL, NULL, NULL), SQLITE_OK);
+	store_close(st);
+}
+
+/*
+ * A transaction of the loop's that meets the writer's waits for that one
+ * transaction, not for the thread's whole queue: the writer holds back
+ * while the loop waits.  (With sqlite's own busy timeout the loop slept
+ * 1, 2, 5 ... 100 ms between tries and found the lock free only once the
+ * queue was empty: 99 ms in a storm test.)
+ */
+static void
+test_loop_goes_first(void **state)
+{
+	struct store *st;
+	struct store_batch *b;
+	uint64_t last = 0;
+	struct timespec t0, t1;
+	double ms;
+	json_t *status;
+
+	(void)state;
+	assert_int_equal(store_open(dir, &st), 0);
+	assert_int_equal(sqlite3_exec(store_db(st), "CREATE TABLE wnotes (t TEXT NOT NULL, "
+	    "n INTEGER UNIQUE)", NULL, NULL, NULL), SQLITE_OK);
+	for (int k = 0; k < 40; k++) {
+		b = store_batch_new();
+		for (int i = 0; i < 3000; i++)
+			note_batch(b, "queued", k * 3000 + i);
+		last = store_write_later(st, b);
+	}
+	while (store_written(st) < 1)
+		usleep(100);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(store_begin(st), 0);
+	sqlite3_exec(store_db(st), "INSERT INTO wnotes (t, n) VALUES ('loop', -1)", NULL, NULL, NULL);
+	assert_int_equal(store_commit(st), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	status = store_writer_status(st);
+	print_message("the loop's transaction: %.2f ms, %llu of %llu batches written then; "
+	    "longest batch %.2f ms\n", ms, (unsigned long long)store_written(st),
+	    (unsigned long long)last,
+	    json_real_value(json_object_get(status, "batch_max_ms")));
+	/* the order, not only the time: the thread still had most of its
+	 * queue when the loop got the lock */
+	assert_true(store_written(st) < last / 2);
+	assert_non_null(json_object_get(status, "yields_to_loop"));
+	assert_non_null(json_object_get(status, "loop_lock_wait_max_ms"));
+	json_decref(status);
+	store_write_wait(st);
+	assert_int_equal(count(st, "SELECT count(*) FROM wnotes"), 40 * 3000 + 1);
+	assert_int_equal(sqlite3_exec(store_db(st), "DROP TABLE wnotes", NULL, NULL, NULL), SQLITE_OK);
+	store_close(st);
+}
+
+/* Events go through the writer; `events` finds them before and after. */
+static void
+test_events_written(void **state)
+{
+	struct store *st;
+
+	(void)state;
+	assert_int_equal(store_open(dir, &st), 0);
+	fake.store = st;
+	fabricd = &fake;
+	for (int i = 0; i < 600; i++)
+		event_post(EV_INFO, "test", i % 2 ? "obj" : NULL, "event %d", i);
+	events_flush_all();
+	assert_int_equal(count(st, "SELECT count(*) FROM events WHERE source = 'test'"), 600);
+	assert_int_equal(count(st, "SELECT count(*) FROM events WHERE source = 'test' AND "
+	    "object IS NULL"), 300);
+	assert_int_equal(count(st, "SELECT count(DISTINCT id) FROM events WHERE source = 'test'"), 600);
 	fabricd = NULL;
 	store_close(st);
 }
@@ -175,7 +324,10 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_migrations_once),
 		cmocka_unit_test(test_nested_rollback),
+		cmocka_unit_test(test_writer_batches),
+		cmocka_unit_test(test_events_written),
 		cmocka_unit_test(test_checkpoint_off_the_loop),
+		cmocka_unit_test(test_loop_goes_first),	/* after: it grows the file */
 		cmocka_unit_test(test_parse_since),
 	};
 	log_init("test", LOG_LVL_ERROR);

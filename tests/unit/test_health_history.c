@@ -59,6 +59,32 @@ scalar(struct store *st, const char *sql, int64_t port_id, int tier)
 	return v;
 }
 
+/* The id history gave the port's row (written by GUID and port). */
+static int64_t
+id_of(struct store *st, uint64_t guid, uint8_t port)
+{
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(store_db(st), "SELECT id FROM health_ports WHERE "
+	    "node_guid = ?1 AND port = ?2", -1, &s, NULL), SQLITE_OK);
+	sqlite3_bind_int64(s, 1, (int64_t)guid);
+	sqlite3_bind_int(s, 2, port);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	assert_true(v > 0);
+	return v;
+}
+
+/* Writes b on the test's connection (the daemon hands it to the writer). */
+static void
+run(struct store *st, struct store_batch *b)
+{
+	assert_int_equal(store_batch_run(st, b), 0);
+	store_batch_free(b);
+}
+
 static void
 downsampling_keeps_the_bound(void **state)
 {
@@ -70,26 +96,31 @@ downsampling_keeps_the_bound(void **state)
 	uint64_t d[HC_COUNT] = { 0 };
 	uint64_t expect_total = 0;
 
+	struct store_batch *b = store_batch_new();
+
 	history_cfg_default(&c);
 	for (int p = 0; p < 4; p++)
-		assert_int_equal(history_port_open(fx->st, 0x1000 + p, 1, "h", &hp[p]), 0);
+		history_port_open(b, 0x1000 + p, 1, "h", &hp[p]);
+	run(fx->st, b);
+	b = NULL;
 	d[HC_SYMBOL_ERRORS] = 1;
 	d[HC_XMIT_DATA] = 123456789;
 	for (int64_t t = start + (int64_t)interval; t <= start + days * 86400000; t += (int64_t)interval) {
 		if ((t - start) % 86400000 == (int64_t)interval)
-			assert_int_equal(store_begin(fx->st), 0);
+			b = store_batch_new();	/* a day a batch */
 		for (int p = 0; p < 4; p++)
-			assert_int_equal(history_record(fx->st, &c, &hp[p], t, interval, d), 0);
+			history_record(b, &c, &hp[p], t, interval, d);
 		expect_total += d[HC_SYMBOL_ERRORS];
 		if ((t - start) % 86400000 == 0)
-			assert_int_equal(store_commit(fx->st), 0);
+			run(fx->st, b);
 	}
 	/* Per port: keep0/interval raw rows (+1 for the open bucket's edge),
 	 * 24 h of 5-minute rows, 30 days of hourly rows, each +-1. */
 	for (int p = 0; p < 4; p++) {
-		int64_t r0 = scalar(fx->st, "SELECT count(*) FROM health_samples WHERE port_id=?1 AND tier=?2", hp[p].id, 0);
-		int64_t r1 = scalar(fx->st, "SELECT count(*) FROM health_samples WHERE port_id=?1 AND tier=?2", hp[p].id, 1);
-		int64_t r2 = scalar(fx->st, "SELECT count(*) FROM health_samples WHERE port_id=?1 AND tier=?2", hp[p].id, 2);
+		int64_t id = id_of(fx->st, 0x1000 + p, 1);
+		int64_t r0 = scalar(fx->st, "SELECT count(*) FROM health_samples WHERE port_id=?1 AND tier=?2", id, 0);
+		int64_t r1 = scalar(fx->st, "SELECT count(*) FROM health_samples WHERE port_id=?1 AND tier=?2", id, 1);
+		int64_t r2 = scalar(fx->st, "SELECT count(*) FROM health_samples WHERE port_id=?1 AND tier=?2", id, 2);
 		assert_in_range(r0, 60, 66);
 		assert_in_range(r1, 287, 290);
 		assert_in_range(r2, 719, 721);
@@ -99,7 +130,7 @@ downsampling_keeps_the_bound(void **state)
 	/* The whole history, finest tier first: every round's symbol error
 	 * is counted once, minus what retention dropped (older than 30 days)
 	 * and the still-open buckets (not written yet, but raw rows have them). */
-	json_t *rows = history_query(fx->st, hp[0].id, 0);
+	json_t *rows = history_query(fx->st, hp[0].node_guid, hp[0].port, 0);
 	assert_non_null(rows);
 	uint64_t sum = 0;
 	int64_t prev_end = 0;
@@ -134,13 +165,21 @@ query_since_uses_raw_rows_and_rates(void **state)
 	uint64_t d[HC_COUNT] = { 0 };
 	const int64_t t0 = 1700000000000LL;
 
+	struct store_batch *b = store_batch_new();
+
 	history_cfg_default(&c);
-	assert_int_equal(history_port_open(fx->st, 0xabc, 3, "sw1", &hp), 0);
+	/* Before the first write the port has no history, not an error. */
+	json_t *none = history_query(fx->st, 0xabc, 3, 0);
+	assert_non_null(none);
+	assert_int_equal(json_array_size(none), 0);
+	json_decref(none);
+	history_port_open(b, 0xabc, 3, "sw1", &hp);
 	for (int i = 1; i <= 6; i++) {
 		d[HC_SYMBOL_ERRORS] = (uint64_t)i * 10;
-		assert_int_equal(history_record(fx->st, &c, &hp, t0 + i * 10000, 10000, d), 0);
+		history_record(b, &c, &hp, t0 + i * 10000, 10000, d);
 	}
-	json_t *rows = history_query(fx->st, hp.id, t0 + 35000);
+	run(fx->st, b);
+	json_t *rows = history_query(fx->st, 0xabc, 3, t0 + 35000);
 	assert_int_equal(json_array_size(rows), 3);
 	json_t *last = json_array_get(rows, 2);
 	assert_int_equal(json_integer_value(json_object_get(last, "symbol_errors")), 60);
@@ -148,10 +187,15 @@ query_since_uses_raw_rows_and_rates(void **state)
 	assert_true(json_real_value(json_object_get(json_object_get(last, "rates"), "symbol_errors")) == 6.0);
 	json_decref(rows);
 
-	/* Re-opening the same port finds the same id. */
+	/* Re-opening the same port keeps its row (and id), renamed. */
 	struct history_port again;
-	assert_int_equal(history_port_open(fx->st, 0xabc, 3, "sw1-renamed", &again), 0);
-	assert_int_equal(again.id, hp.id);
+	int64_t id = id_of(fx->st, 0xabc, 3);
+	b = store_batch_new();
+	history_port_open(b, 0xabc, 3, "sw1-renamed", &again);
+	run(fx->st, b);
+	assert_int_equal(id_of(fx->st, 0xabc, 3), id);
+	assert_int_equal(scalar(fx->st, "SELECT count(*) FROM health_ports WHERE id = ?1 AND "
+	    "node_desc = 'sw1-renamed' AND ?2 = ?2", id, 0), 1);
 }
 
 /* Fill a steady-state database for 50 ports with realistic values and
@@ -170,7 +214,11 @@ size_bound_for_2000_ports(void **state)
 	assert_int_equal(store_begin(fx->st), 0);
 	for (int p = 0; p < ports; p++) {
 		struct history_port hp;
-		assert_int_equal(history_port_open(fx->st, 0x0002c90300000000ULL + (uint64_t)p, 1 + p % 36, "leaf", &hp), 0);
+		struct store_batch *b = store_batch_new();
+		history_port_open(b, 0x0002c90300000000ULL + (uint64_t)p, 1 + p % 36, "leaf", &hp);
+		assert_int_equal(store_batch_run(fx->st, b), 0);
+		store_batch_free(b);
+		int64_t hp_id = id_of(fx->st, hp.node_guid, hp.port);
 		const int n[3] = { rows0, rows1, rows2 };
 		const uint64_t span[3] = { 10000, 300000, 3600000 };
 		for (int tier = 0; tier < 3; tier++)
@@ -190,7 +238,7 @@ size_bound_for_2000_ports(void **state)
 				/* Direct insert of a steady-state row, as history writes it. */
 				assert_int_equal(sqlite3_prepare_v2(store_db(fx->st), "INSERT INTO health_samples VALUES "
 				    "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21)", -1, &s, NULL), SQLITE_OK);
-				sqlite3_bind_int64(s, 1, hp.id);
+				sqlite3_bind_int64(s, 1, hp_id);
 				sqlite3_bind_int(s, 2, tier);
 				sqlite3_bind_int64(s, 3, 1700000000000LL + (int64_t)r * (int64_t)span[tier]);
 				sqlite3_bind_int64(s, 4, (int64_t)span[tier]);

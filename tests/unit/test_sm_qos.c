@@ -196,19 +196,45 @@ set_port(struct fabric_port *p, struct fabric_node *n, uint8_t num, uint8_t stat
 	pi->vl_arb_high_cap = 8;
 }
 
-static void
+static struct qos_held *
 fill_held(const struct qos_tables *t, const struct fabric_node *n, struct qos_held *h)
 {
+	uint8_t b[QOS_VLARB_BLOCK_BYTES];
+
 	for (unsigned out = 0; out <= n->nports; out++) {
 		struct qos_port_caps c;
 
 		qos_port_caps_of(&n->ports[out], &c);
+		qos_sl2vl_bytes(t, c.op_vls, b);
 		for (unsigned in = 0; in <= n->nports; in++)
-			qos_sl2vl_bytes(t, c.op_vls, qos_held_sl2vl(h, (uint8_t)in, (uint8_t)out));
-		for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b++)
-			qos_vlarb_bytes(t, c.op_vls, c.vl_cap, c.low_cap, c.high_cap, b,
-			    qos_held_vlarb(h, (uint8_t)out, b));
+			h = qos_held_set_sl2vl(h, in, out, b);
+		for (unsigned blk = 0; blk < QOS_VLARB_BLOCKS; blk++) {
+			qos_vlarb_bytes(t, c.op_vls, c.vl_cap, c.low_cap, c.high_cap, blk, b);
+			h = qos_held_set_vlarb(h, out, blk, b);
+		}
 	}
+	return h;
+}
+
+/* One byte of a held table changed (as another tool's Set would). */
+static struct qos_held *
+poke_sl2vl(struct qos_held *h, uint8_t in, uint8_t out, unsigned i, uint8_t v)
+{
+	uint8_t t[QOS_SL2VL_BYTES];
+
+	memcpy(t, qos_held_sl2vl_c(h, in, out), sizeof(t));
+	t[i] = v;
+	return qos_held_set_sl2vl(h, in, out, t);
+}
+
+static struct qos_held *
+poke_vlarb(struct qos_held *h, uint8_t port, unsigned block, unsigned i, uint8_t v)
+{
+	uint8_t t[QOS_VLARB_BLOCK_BYTES];
+
+	memcpy(t, qos_held_vlarb_c(h, port, block), sizeof(t));
+	t[i] = v;
+	return qos_held_set_vlarb(h, port, block, t);
 }
 
 static void
@@ -236,7 +262,7 @@ test_checker_on_a_switch(void **state)
 	 * VLArb blocks */
 	assert_int_equal(qos_port_diff(&t, &ports[1], h, count_diff, &d), 3 + 2);
 	assert_int_equal(qos_port_diff(&t, &ports[1], NULL, count_diff, &d), 3 + 2);
-	fill_held(&t, &sw, h);
+	h = fill_held(&t, &sw, h);
 	d.n = 0;
 	for (uint8_t i = 0; i <= 3; i++)
 		qos_port_diff(&t, &ports[i], h, count_diff, &d);
@@ -252,23 +278,23 @@ test_checker_on_a_switch(void **state)
 		assert_int_equal(w, 4);
 		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 8, &vl, &w), 1);	/* VL 0, high */
 		assert_int_equal(qos_sl_usable(unknown, &ports[1], 2, 1, &vl, &w), -1);
-		qos_held_vlarb(h, 1, 0)[3] = 0;		/* VL 1's low weight gone */
+		h = poke_vlarb(h, 1, 0, 3, 0);		/* VL 1's low weight gone */
 		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 1, &vl, &w), 0);
 		assert_int_equal(w, 0);
-		qos_held_sl2vl(h, 2, 1)[0] = 0x0F;	/* SL 1 on VL 15: dropped */
+		h = poke_sl2vl(h, 2, 1, 0, 0x0F);	/* SL 1 on VL 15: dropped */
 		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 1, &vl, &w), 0);
 		assert_int_equal(vl, 15);
-		qos_held_sl2vl(h, 2, 1)[0] = 0x09;	/* VL 9 on a VL0-7 port */
+		h = poke_sl2vl(h, 2, 1, 0, 0x09);	/* VL 9 on a VL0-7 port */
 		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 1, &vl, &w), 0);
-		fill_held(&t, &sw, h);
+		h = fill_held(&t, &sw, h);
 		free(unknown);
 	}
 	/* a table changed behind our back: SL 1 on VL 7 for in 2 -> out 1 */
-	qos_held_sl2vl(h, 2, 1)[0] = 0x07;
+	h = poke_sl2vl(h, 2, 1, 0, 0x07);
 	assert_int_equal(qos_port_diff(&t, &ports[1], h, count_diff, &d), 1);
 	assert_string_equal(d.last, "sl2vl 2 0");
 	/* a weight set to 0 */
-	qos_held_vlarb(h, 2, 0)[3] = 0;
+	h = poke_vlarb(h, 2, 0, 3, 0);
 	assert_int_equal(qos_port_diff(&t, &ports[2], h, count_diff, &d), 1);
 	assert_string_equal(d.last, "vlarb 0 0");
 	free(h);
@@ -302,23 +328,23 @@ test_no_policy_keeps_tables(void **state)
 	assert_int_equal(qos_port_tables(&t, &ports[1], count_diff, &d), 3);	/* SL2VL of in 0-2 */
 	/* ibsim's factory table: SL 8-14 on VLs a VL0-7 port lacks, SL 0 fine */
 	for (uint8_t in = 0; in <= 2; in++)
-		memcpy(qos_held_sl2vl(h, in, 1), factory, sizeof(factory));
+		h = qos_held_set_sl2vl(h, in, 1, factory);
 	assert_false(qos_sl2vl_want(&t, OP_VL0_7, factory, want));
 	assert_int_equal(qos_port_diff(&t, &ports[1], h, count_diff, &d), 0);
 	/* SL 0 on VL 9 of a VL0-7 port: that entry moves to VL 0, the rest stays */
-	qos_held_sl2vl(h, 2, 1)[0] = 0x91;
+	h = poke_sl2vl(h, 2, 1, 0, 0x91);
 	assert_int_equal(qos_port_diff(&t, &ports[1], h, count_diff, &d), 1);
 	assert_string_equal(d.last, "sl2vl 2 0");
-	assert_true(qos_sl2vl_want(&t, OP_VL0_7, qos_held_sl2vl(h, 2, 1), want));
+	assert_true(qos_sl2vl_want(&t, OP_VL0_7, qos_held_sl2vl_c(h, 2, 1), want));
 	assert_int_equal(want[0], 0x01);
 	assert_memory_equal(want + 1, factory + 1, sizeof(factory) - 1);
 	/* SL 0 on VL 15: dropped, mended the same way */
-	qos_held_sl2vl(h, 2, 1)[0] = 0xF1;
-	assert_true(qos_sl2vl_want(&t, OP_VL0_7, qos_held_sl2vl(h, 2, 1), want));
+	h = poke_sl2vl(h, 2, 1, 0, 0xF1);
+	assert_true(qos_sl2vl_want(&t, OP_VL0_7, qos_held_sl2vl_c(h, 2, 1), want));
 	assert_int_equal(want[0], 0x01);
 	/* a weight of 0 everywhere is not the SM's business without a policy */
-	memset(qos_held_vlarb(h, 1, 0), 0, QOS_VLARB_BLOCK_BYTES);
-	qos_held_sl2vl(h, 2, 1)[0] = 0x01;
+	h = qos_held_set_vlarb(h, 1, 0, (const uint8_t[QOS_VLARB_BLOCK_BYTES]){ 0 });
+	h = poke_sl2vl(h, 2, 1, 0, 0x01);
 	assert_int_equal(qos_port_diff(&t, &ports[1], h, count_diff, &d), 0);
 	free(h);
 }

@@ -675,54 +675,6 @@ test_table_records(void **state)
 	assert_int_equal(be64toh(((const ib_guidinfo_record_t *)rec(s, 0))->guid_info.guid[0]), 0x101);
 }
 
-/* InformInfo: subscribe, list, refuse an unknown unsubscribe, match. */
-static void
-test_inform(void **state)
-{
-	struct sfix *s = *state;
-	struct sa_subs subs = { 0 };
-	uint8_t req[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
-	uint8_t resp[MAD_BLOCK_SIZE] __attribute__((aligned(8)));
-	ib_sa_mad_t *q = (ib_sa_mad_t *)req;
-	ib_inform_info_t *ii = (ib_inform_info_t *)q->data;
-	size_t rlen;
-
-	s->ctx.subs = &subs;
-	s->ctx.requester_lid = 2;
-	memset(req, 0, sizeof(req));
-	q->base_ver = 1;
-	q->mgmt_class = IB_MCLASS_SUBN_ADM;
-	q->class_ver = 2;
-	q->method = IB_MAD_METHOD_SET;
-	q->attr_id = IB_MAD_ATTR_INFORM_INFO;
-	ii->is_generic = 1;
-	ii->subscribe = 1;
-	ii->lid_range_begin = htobe16(0xFFFF);
-	ii->g_or_v.generic.trap_num = htobe16(65);
-	ii->g_or_v.generic.qpn_resp_time_val = htobe32(1u << 8);
-	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));
-	assert_int_equal(((ib_sa_mad_t *)resp)->status, 0);
-	assert_int_equal(((ib_sa_mad_t *)resp)->method, IB_MAD_METHOD_GET_RESP);
-	assert_int_equal(subs.n, 1);
-	assert_int_equal(subs.v[0].lid, 2);
-	assert_int_equal(subs.v[0].qpn, 1);
-	assert_true(sa_sub_wants(&subs.v[0], 65, 7));
-	assert_false(sa_sub_wants(&subs.v[0], 64, 7));
-	assert_int_equal(query(s, 0xF3, 0), 1);		/* InformInfoRecord */
-	assert_int_equal(be64toh(((const ib_inform_info_record_t *)rec(s, 0))->
-	    subscriber_gid.unicast.interface_id), 0x111);
-	ii->subscribe = 0;
-	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));
-	assert_int_equal(subs.n, 0);
-	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));	/* nothing to remove */
-	assert_int_equal(be16toh(((ib_sa_mad_t *)resp)->status), 0x0200);
-	ii->is_generic = 0;	/* vendor traps are not forwarded */
-	ii->subscribe = 1;
-	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &rlen));
-	assert_int_equal(be16toh(((ib_sa_mad_t *)resp)->status), 0x0200);
-	sa_subs_free(&subs);
-}
-
 /* ServiceRecord: register with a lease, list, replace, expire, delete. */
 static void
 test_service(void **state)
@@ -819,7 +771,6 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mad_rmpp_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partition_aware, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_records, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_inform, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_service, setup, teardown),
 	};
 

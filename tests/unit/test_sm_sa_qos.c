@@ -40,7 +40,7 @@ setup(void **state)
 {
 	struct qfix *s = calloc(1, sizeof(*s));
 	struct fabric_node *n;
-	uint8_t *b;
+	uint8_t b[QOS_VLARB_BLOCK_BYTES];
 	size_t i;
 
 	rfix_build(&s->x);
@@ -48,16 +48,15 @@ setup(void **state)
 		for (unsigned j = 0; j <= n->nports; j++)
 			sa_fixture_qos_caps(&n->ports[j]);
 	/* h1 holds a known SL2VL and low block; high blocks unknown */
-	s->x.h1->qos = qos_held_new(1, false);
-	memcpy(qos_held_sl2vl(s->x.h1->qos, 0, 1), H1_SL2VL, QOS_SL2VL_BYTES);
-	b = qos_held_vlarb(s->x.h1->qos, 1, 0);
-	memset(b, 0, QOS_VLARB_BLOCK_BYTES);
+	s->x.h1->qos = qos_held_set_sl2vl(qos_held_new(1, false), 0, 1, H1_SL2VL);
+	memset(b, 0, sizeof(b));
 	b[0] = 1;
 	b[1] = 50;
+	s->x.h1->qos = qos_held_set_vlarb(s->x.h1->qos, 1, 0, b);
 	/* sw1 knows only (in 1, out 7) and port 7's low block */
-	s->x.sw1->qos = qos_held_new(8, true);
-	memcpy(qos_held_sl2vl(s->x.sw1->qos, 1, 7), SW_SL2VL, QOS_SL2VL_BYTES);
-	memset(qos_held_vlarb(s->x.sw1->qos, 7, 0), 0, QOS_VLARB_BLOCK_BYTES);
+	s->x.sw1->qos = qos_held_set_sl2vl(qos_held_new(8, true), 1, 7, SW_SL2VL);
+	memset(b, 0, sizeof(b));
+	s->x.sw1->qos = qos_held_set_vlarb(s->x.sw1->qos, 7, 0, b);
 	/* h2 and sw2: no mirror (QoS off) */
 	s->ctx.f = s->x.f;
 	*state = s;

@@ -63,10 +63,10 @@ setup(void **state)
 		for (unsigned j = 0; j <= n->nports; j++)
 			sa_fixture_qos_caps(&n->ports[j]);
 	/* sw1 (LID 10) holds only the (in 1, out 7) pair and port 7's blocks */
-	s->x.sw1->qos = qos_held_new(8, true);
-	memcpy(qos_held_sl2vl(s->x.sw1->qos, 1, 7), SL2VL, QOS_SL2VL_BYTES);
+	s->x.sw1->qos = qos_held_set_sl2vl(qos_held_new(8, true), 1, 7, SL2VL);
 	for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b++)
-		memset(qos_held_vlarb(s->x.sw1->qos, 7, b), 0, QOS_VLARB_BLOCK_BYTES);
+		s->x.sw1->qos = qos_held_set_vlarb(s->x.sw1->qos, 7, b,
+		    (const uint8_t[QOS_VLARB_BLOCK_BYTES]){ 0 });
 	s->ctx.f = s->x.f;
 	s->ctx.qos_unknown = tell;
 	s->ctx.qos_unknown_arg = &s->u;
@@ -110,7 +110,7 @@ test_pair_noted_then_answered(void **state)
 	assert_int_equal(s->u.t[0].port, 7);
 	assert_int_equal(s->u.t[0].in, 3);
 	/* what the read leaves in the mirror: now answered, nothing noted */
-	memcpy(qos_held_sl2vl(s->x.sw1->qos, 3, 7), SL2VL, QOS_SL2VL_BYTES);
+	s->x.sw1->qos = qos_held_set_sl2vl(s->x.sw1->qos, 3, 7, SL2VL);
 	assert_int_equal(query(s, 0x13, m), 1);
 	assert_int_equal(s->u.n, 0);
 }

@@ -423,6 +423,18 @@ teardown(void **state)
 	return 0;
 }
 
+/* Whether the SM has ended a sweep (whatever its outcome). */
+static bool
+sm_swept(struct world *w)
+{
+	json_t *st = sm_module.status(&w->fd);
+	json_t *n = json_object_get(json_object_get(st, "subnet"), "sweeps");
+	bool swept = json_integer_value(n) >= 1;
+
+	json_decref(st);
+	return swept;
+}
+
 /* Start the SM on the fake and run the loop until nothing moves: the
  * sweep has ended, or it never will. */
 static json_t *
@@ -433,19 +445,59 @@ bring_up(struct world *w)
 
 	sm_test_use_io(&io, w->fk.n[0].guid + 1, 1);
 	assert_int_equal(sm_module.start(&w->fd, w->cfg->module[MOD_SM]), 0);
-	for (int i = 0; i < 50; i++) {
+	for (int i = 0; i < 500; i++) {
 		/* 10 ms of the loop: routing runs on a thread, its answer
-		 * comes through the loop, not at once */
+		 * comes through the loop, not at once; on a loaded machine
+		 * the thread may take longer than a few turns, so nothing
+		 * to drain is "done" only once the first sweep has ended */
 		struct timeval tv = { 0, 10000 };
 
 		event_base_loopexit(w->fd.base, &tv);
 		event_base_loop(w->fd.base, 0);
-		if (fake_drain(&w->fk) == 0 && i > 2)
+		if (fake_drain(&w->fk) == 0 && i > 2 && sm_swept(w))
 			break;
 	}
 	st = sm_module.status(&w->fd);
 	assert_non_null(st);
 	return st;
+}
+
+/* Bring-up shows how far it is (issue 29: "discovering, switches 0, cas
+ * 0" until the end): while the first sweep runs, status names its step
+ * and the nodes found so far, the subnet still "discovering". */
+static void
+test_status_shows_the_sweep(void **state)
+{
+	struct world *w = *state;
+	struct mad_io io = { .smp = fake_smp, .ctx = &w->fk };
+	json_int_t most = 0;
+	bool named = false;
+
+	sm_test_use_io(&io, w->fk.n[0].guid + 1, 1);
+	assert_int_equal(sm_module.start(&w->fd, w->cfg->module[MOD_SM]), 0);
+	for (int i = 0; i < 2000 && !sm_swept(w); i++) {
+		json_t *st, *run;
+		const char *subnet;
+		struct timeval tv = { 0, 1000 };
+
+		event_base_loopexit(w->fd.base, &tv);
+		event_base_loop(w->fd.base, 0);
+		st = sm_module.status(&w->fd);
+		run = json_object_get(st, "sweep_running");
+		subnet = json_string_value(json_object_get(json_object_get(st, "subnet"), "state"));
+		if (run && subnet && strcmp(subnet, "discovering") == 0) {
+			json_int_t n = json_integer_value(json_object_get(run, "switches_found")) +
+			    json_integer_value(json_object_get(run, "cas_found"));
+			most = n > most ? n : most;
+			named |= json_string_value(json_object_get(run, "step")) != NULL &&
+			    strcmp(json_string_value(json_object_get(run, "kind")), "heavy") == 0;
+		}
+		json_decref(st);
+		fake_drain(&w->fk);
+	}
+	assert_true(sm_swept(w));
+	assert_true(named);
+	assert_int_equal(most, NNODES);		/* every node, before the subnet is up */
 }
 
 static json_int_t
@@ -567,6 +619,17 @@ sweep_until(struct world *w, json_int_t n)
 	return st;
 }
 
+/* The after-sweep hooks run on turns of their own, after the sweep is
+ * counted: a few more turns until the count says they ran. */
+static void
+turns_until_hooks(struct world *w, unsigned want)
+{
+	for (int i = 0; i < 100 && w->after_hooks < want; i++) {
+		event_base_loop(w->fd.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		fake_drain(&w->fk);
+	}
+}
+
 /* The light sweep: SwitchInfo only while nothing changed; a port change
  * (PortStateChange) turns it into a heavy sweep that drops h3. */
 static void
@@ -595,6 +658,7 @@ test_light_sweeps(void **state)
 	json_decref(st);
 	assert_int_equal(fabric_node_count(sm_fabric()), NNODES - 1);
 	assert_null(fabric_node_by_guid(sm_fabric(), f->n[H3].guid));
+	turns_until_hooks(w, 2);
 	assert_int_equal(w->after_hooks, 2);
 	assert_false(f->psc);				/* cleared by the heavy sweep */
 }
@@ -710,6 +774,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_bring_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_shows_the_sweep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_never_comes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_reply, setup, teardown),
 		cmocka_unit_test_prestate_setup_teardown(test_qos_per_pair, setup, teardown,

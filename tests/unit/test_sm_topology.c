@@ -105,13 +105,17 @@ test_dot(void **state)
 	assert_string_equal(t + strlen(t) - 2, "}\n");
 	assert_int_equal(c.links, 5);
 	assert_int_equal(c.degraded, 1);
-	assert_int_equal(count_str(t, " -- "), 3);
+	/* two host lines, the bundle, and the invisible one that orders the rank */
+	assert_int_equal(count_str(t, " -- "), 4);
+	assert_int_equal(count_str(t, "style=invis"), 1);
 	assert_int_equal(count_str(t, "shape=box"), 2);
 	assert_int_equal(count_str(t, "shape=folder"), 2);
 	assert_int_equal(count_str(t, "rank=same"), 1);
-	assert_line(t, "\t\"0000000000000200\" -- \"0000000000000300\" [xlabel=\"2 x 4xQDR, "
+	/* text only where dot lays it out with the nodes: no xlabel */
+	assert_null(strstr(t, "xlabel"));
+	assert_line(t, "\t\"0000000000000200\" -- \"0000000000000300\" [label=\"2 x 4xQDR, "
 	    "1 degraded\", color=red, fontcolor=red, penwidth=2];");
-	assert_line(t, "\t\"hosts-0000000000000300\" [label=\"h[2-3]\\n2 host ports\", shape=folder];");
+	assert_line(t, "\t\"hosts-0000000000000300\" [label=\"h[2-3]\\n2 x 4xQDR\", shape=folder, fontsize=8];");
 	free(t);
 }
 
@@ -139,7 +143,7 @@ test_slurm(void **state)
 	t = topology_text(x->f, TOPOLOGY_DOT, 0, NULL);
 	assert_int_equal(count_str(t, "rank=same"), 2);
 	/* the spine is the tail: dot ranks it above the leaves */
-	assert_non_null(strstr(t, "\"0000000000000400\" -- \"0000000000000300\" [xlabel=\"2 x 4xQDR\"]"));
+	assert_non_null(strstr(t, "\"0000000000000400\" -- \"0000000000000300\" [label=\"2 x 4xQDR\"]"));
 	free(t);
 }
 
@@ -156,8 +160,54 @@ test_hostile_description(void **state)
 	free(t);
 	t = topology_text(x->f, TOPOLOGY_DOT, 0, NULL);
 	/* collapsed under its leaf by its hostname, the first word */
-	assert_non_null(strstr(t, "label=\"a'b/c\\n1 host port\""));
+	assert_non_null(strstr(t, "label=\"a'b/c\\n1 x 4xQDR\""));
 	free(t);
+}
+
+/* Four leaves under two spines, every leaf cabled once to each: one
+ * complete bundle, drawn as one box ("8 x 4xQDR", 4 x 2 switches) and a
+ * line to each of its six switches, not eight lines; each rank in the
+ * order a person counts (sw-l2 before sw-l11), whatever the GUIDs say. */
+static void
+test_dot_groups(void **state)
+{
+	static const char *leaves[] = { "sw-l11", "sw-l2", "sw-l1", "sw-l3" };
+	struct fabric *f = fabric_new();
+	struct fabric_node *s11 = rfix_sw(f, 0x500, "sw-s11", 20);
+	struct fabric_node *s2 = rfix_sw(f, 0x600, "sw-s2", 21);
+	struct topology_counts c = { 0 };
+	char want[256], *t;
+
+	(void)state;
+	for (unsigned i = 0; i < 4; i++) {
+		struct fabric_node *l = rfix_sw(f, 0x200 + i, leaves[i], 10 + i);
+		char name[8];
+		snprintf(name, sizeof(name), "h%u", i);
+		rfix_cable(&rfix_ca(f, 0x100 + 0x10 * i, 1, name)->ports[1], &l->ports[1], 2, 4);
+		rfix_cable(&l->ports[7], &s11->ports[1 + i], 2, 4);
+		rfix_cable(&l->ports[8], &s2->ports[1 + i], 2, 4);
+	}
+	fabric_sort(f);
+	t = topology_text(f, TOPOLOGY_DOT, 0, &c);
+	assert_non_null(t);
+	assert_int_equal(c.links, 12);
+	assert_line(t, "\t\"group-0\" [label=\"8 x 4xQDR\\n4 x 2 switches\", shape=box, "
+	    "style=rounded, fontsize=8, height=0.3, margin=\"0.04,0.02\"];");
+	/* 4 host lines, 2 + 4 through the box, 3 + 1 links of the invisible
+	 * chains that order the ranks */
+	assert_int_equal(count_str(t, " -- "), 14);
+	assert_int_equal(count_str(t, "style=invis"), 2);
+	assert_int_equal(count_str(t, "-- \"group-0\""), 2);
+	assert_int_equal(count_str(t, "\"group-0\" --"), 4);
+	/* sw-l1 (0x202), sw-l2 (0x201), sw-l3 (0x203), sw-l11 (0x200) */
+	assert_line(t, "\t{ rank=same; \"0000000000000202\"; \"0000000000000201\"; "
+	    "\"0000000000000203\"; \"0000000000000200\"; }");
+	assert_line(t, "\t\"0000000000000202\" -- \"0000000000000201\" -- \"0000000000000203\" -- "
+	    "\"0000000000000200\" [style=invis];");
+	snprintf(want, sizeof(want), "\t{ rank=same; \"%016x\"; \"%016x\"; }", 0x600, 0x500);
+	assert_line(t, want);
+	free(t);
+	fabric_free(f);
 }
 
 static void
@@ -183,6 +233,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dot, rfix_setup, rfix_teardown),
 		cmocka_unit_test_setup_teardown(test_slurm, rfix_setup, rfix_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_description, rfix_setup, rfix_teardown),
+		cmocka_unit_test(test_dot_groups),
 		cmocka_unit_test(test_format_names),
 	};
 

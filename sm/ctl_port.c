@@ -1,0 +1,288 @@
+/*
+ * `port disable NODE:PORT` and `port enable NODE:PORT` (ADMIN): what
+ * `ibportstate LID PORT disable|enable` does, made to last.  Disable adds
+ * the port to the durable set (port_admin.h; sqlite first, so a crash
+ * after the Set still remembers it) and writes PortPhysicalState Disabled;
+ * enable removes it and writes Polling, from which the link trains.
+ * While a port is in the set the SM's activation leaves its link alone
+ * (activate.c) and the audit disables it again if it comes back
+ * (audit_portinfo.c).  The reply waits for the Set's answer and says
+ * whether there was one: a Set that got none may or may not have landed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iba/ib_types.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/control.h"
+#include "daemon/events.h"
+#include "sm/sm_internal.h"
+
+/* One Set in flight and the request waiting for it. */
+struct port_op {
+	struct ctl_req	*req;
+	uint64_t	 guid;
+	uint8_t		 port;
+	uint8_t		 phys;		/* PORT_PHYS_DISABLED or _POLLING */
+	bool		 was_in_set;	/* disabled before this command */
+	char		 label[FABRIC_NODE_DESC_LEN + 24];
+};
+
+bool
+sm_port_disabled(const struct sm *sm, const struct fabric_port *p)
+{
+	return sm->disabled.n > 0 && pds_get(&sm->disabled, p->node->guid, p->num) != NULL;
+}
+
+bool
+sm_port_is_disabled(uint64_t node_guid, uint8_t port)
+{
+	struct sm *sm = sm_current();
+
+	return sm && sm->disabled.n > 0 && pds_get(&sm->disabled, node_guid, port) != NULL;
+}
+
+void
+sm_port_admin_stop(struct sm *sm)
+{
+	mad_batch_free(&sm->admin);
+	pds_free(&sm->disabled);
+}
+
+static const char *
+phys_name(uint8_t phys)
+{
+	static const char *const names[] = { "NoChange", "Sleep", "Polling", "Disabled",
+		"PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest" };
+
+	return phys < sizeof(names) / sizeof(names[0]) ? names[phys] : "?";
+}
+
+static json_t *
+op_json(const struct port_op *op, const char *action, bool answered)
+{
+	return json_pack("{s:s, s:o, s:i, s:s, s:b, s:b}", "node", op->label, "guid",
+	    sm_guid_json(op->guid), "port", op->port, "action", action, "answered", answered,
+	    "was_disabled", op->was_in_set);
+}
+
+static void
+on_set(const struct mad_result *res, void *owner, void *arg)
+{
+	struct sm *sm = owner;
+	struct port_op *op = arg;
+	bool disable = op->phys == PORT_PHYS_DISABLED;
+	const char *action = disable ? "disabled" : "enabled";
+
+	if (mad_reply_ok(res)) {
+		const ib_port_info_t *pi = (const ib_port_info_t *)((const ib_smp_t *)res->mad)->data;
+		uint8_t now = ib_port_info_get_port_phys_state(pi);
+		json_t *o = op_json(op, action, true);
+
+		json_object_set_new(o, "phys_state", json_string(phys_name(now)));
+		event_post(EV_INFO, "sm", op->label, "%s port %u %s by an operator "
+		    "(PortPhysicalState now %s)", op->label, op->port, action, phys_name(now));
+		/* The model still holds the link a disable took down (ibsim
+		 * sends no trap for it): a heavy sweep drops it and routes
+		 * around it.  After an enable the link trains on its own and
+		 * the next sweep brings it up; ask for that one now. */
+		sm_sweep_request(sm, disable);
+		ctl_reply_ok(op->req, o);
+	} else {
+		event_post(EV_WARNING, "sm", op->label, "%s port %u: the PortInfo Set that "
+		    "%s it got %s", op->label, op->port, disable ? "disables" : "enables",
+		    res->status ? "no answer" : "a rejection");
+		/* Unanswered, it may still have landed (a CA's own port takes
+		 * down the link its answer comes back over): a heavy sweep
+		 * finds out what is there. */
+		if (res->status && disable)
+			sm_sweep_request(sm, true);
+		if (res->status)
+			ctl_reply_error(op->req, PERR_FABRIC, "%s port %u: the PortInfo Set got no "
+			    "answer: the port may or may not be %s; %s", op->label, op->port, action,
+			    disable ? "it stays in the disabled set, and the audit disables it "
+			    "when it reads it" : "it is out of the disabled set: run port enable "
+			    "again, or check it with smpquery");
+		else
+			ctl_reply_error(op->req, PERR_FABRIC, "%s port %u rejected the PortInfo Set "
+			    "(MAD status 0x%04x)%s", op->label, op->port, res->mad_status,
+			    disable ? "; it stays in the disabled set" : "");
+	}
+	free(op);
+}
+
+/* The Set for port p, through the admin batch. */
+static void
+send_phys(struct sm *sm, struct ctl_req *req, struct fabric_port *p, uint8_t phys,
+    bool was_in_set)
+{
+	struct mad_addr a = { .directed = true };
+	uint8_t pi[64] MAD_ALIGNED;
+	struct port_op *op;
+
+	if (!fabric_port_path(p, a.path, &a.hops)) {
+		ctl_reply_error(req, PERR_FABRIC, "no directed route to %s port %u", p->node->desc,
+		    p->num);
+		return;
+	}
+	port_phys_set_build(p->pi, phys, pi);
+	if (p->node->type != FABRIC_SWITCH && !sm_port_key_fields(sm, p, pi)) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "%s port %u holds an M_Key fabricd is "
+		    "waiting to recover (its lease): try again later", p->node->desc, p->num);
+		return;
+	}
+	op = xcalloc(1, sizeof(*op));
+	op->req = req;
+	op->guid = p->node->guid;
+	op->port = p->num;
+	op->phys = phys;
+	op->was_in_set = was_in_set;
+	sm_node_label(p->node, op->label, sizeof(op->label));
+	mad_batch_smp(&sm->admin, &a, IB_MAD_METHOD_SET, SM_ATTR_PORT_INFO, p->num, pi, on_set, op);
+}
+
+/* The SM, master, with a model; else answered. */
+static struct sm *
+master(struct ctl_req *req)
+{
+	struct sm *sm = sm_current();
+
+	if (sm_ctl_fabric(req) == NULL)
+		return NULL;
+	if (sm->state != SM_STATE_MASTER) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "this SM is not the master: the master "
+		    "writes the fabric's ports");
+		return NULL;
+	}
+	return sm;
+}
+
+/* NODE:PORT to a port of the model; NULL when answered.  *absent is set
+ * (and NULL returned, unanswered) when the node is not in the model. */
+static struct fabric_port *
+resolve(struct ctl_req *req, struct sm *sm, const char *spec, bool *absent)
+{
+	struct fabric_node *n;
+	int port;
+
+	*absent = false;
+	switch (fabric_port_spec(sm->fabric, spec, &n, &port)) {
+	case FABRIC_SPEC_OK:
+		break;
+	case FABRIC_SPEC_NO_NODE:
+		*absent = true;
+		return NULL;
+	case FABRIC_SPEC_NO_PORT:
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "\"%s\": expected NODE:PORT (NODE a "
+		    "name, GUID or LID, PORT a number)", spec);
+		return NULL;
+	case FABRIC_SPEC_RANGE:
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s has ports 1-%u, not %d", n->desc,
+		    n->nports, port);
+		return NULL;
+	}
+	if (port == 0) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "port 0 of %s is %s: give a port "
+		    "1-%u", n->desc, n->type == FABRIC_SWITCH ? "the switch's management port" :
+		    "not a port", n->nports);
+		return NULL;
+	}
+	return &n->ports[port];
+}
+
+void
+ctl_port_disable(struct ctl_req *req, json_t *args)
+{
+	const char *spec = ctl_arg_str(args, "port");
+	struct sm *sm = master(req);
+	struct fabric_port *p;
+	struct port_disabled e;
+	bool absent;
+
+	if (sm == NULL)
+		return;
+	if ((p = resolve(req, sm, spec, &absent)) == NULL) {
+		if (absent)
+			ctl_reply_error(req, PERR_NOT_FOUND, "no node \"%s\" in the fabric "
+			    "(NODE:PORT, NODE a name, GUID or LID)", spec);
+		return;
+	}
+	if (p->node->type != FABRIC_SWITCH && p->guid == sm->own_guid) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s port %u is fabricd's own port: "
+		    "disabling it cuts the SM off the fabric", p->node->desc, p->num);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.node_guid = p->node->guid;
+	e.port = p->num;
+	snprintf(e.desc, sizeof(e.desc), "%s", p->node->desc);
+	e.set_ms = event_now_ms();
+	/* Stored before the Set: a restart in between still keeps it down. */
+	if (pds_store_add(sm->fd->store, &e) != 0) {
+		ctl_reply_error(req, PERR_INTERNAL, "the disabled port could not be stored "
+		    "(database error, logged); nothing sent");
+		return;
+	}
+	send_phys(sm, req, p, PORT_PHYS_DISABLED,
+	    !pds_add(&sm->disabled, e.node_guid, e.port, e.desc, e.set_ms));
+}
+
+void
+ctl_port_enable(struct ctl_req *req, json_t *args)
+{
+	const char *spec = ctl_arg_str(args, "port");
+	struct sm *sm = master(req);
+	struct fabric_port *p;
+	bool absent;
+
+	if (sm == NULL)
+		return;
+	if ((p = resolve(req, sm, spec, &absent)) == NULL) {
+		const struct port_disabled *e;
+		char *s, *colon;
+
+		if (!absent)
+			return;
+		/* A node its disabled link cut off the fabric: the set still
+		 * knows it, though nothing can reach it to enable it. */
+		s = xstrdup(spec);
+		colon = strrchr(s, ':');
+		e = NULL;
+		if (colon && colon[1]) {
+			*colon = '\0';
+			e = pds_find(&sm->disabled, s, (uint8_t)strtoul(colon + 1, NULL, 10));
+		}
+		free(s);
+		if (e == NULL) {
+			ctl_reply_error(req, PERR_NOT_FOUND, "no node \"%s\" in the fabric "
+			    "(NODE:PORT, NODE a name, GUID or LID) nor among the disabled ports", spec);
+			return;
+		}
+		{
+			uint64_t guid = e->node_guid;
+			uint8_t port = e->port;
+			char label[FABRIC_NODE_DESC_LEN + 1];
+
+			snprintf(label, sizeof(label), "%s", e->desc);
+			if (pds_store_remove(sm->fd->store, guid, port) != 0) {
+				ctl_reply_error(req, PERR_INTERNAL, "the disabled port could not be "
+				    "removed (database error, logged)");
+				return;
+			}
+			pds_remove(&sm->disabled, guid, port);
+			ctl_reply_error(req, PERR_FABRIC, "%s port %u is out of the disabled set, but "
+			    "the node is not reachable: no PortInfo Set was sent (enable it from "
+			    "the other end of its link, or where it is)", label, port);
+		}
+		return;
+	}
+	if (pds_store_remove(sm->fd->store, p->node->guid, p->num) != 0) {
+		ctl_reply_error(req, PERR_INTERNAL, "the disabled port could not be removed "
+		    "(database error, logged); nothing sent");
+		return;
+	}
+	send_phys(sm, req, p, PORT_PHYS_POLLING, pds_remove(&sm->disabled, p->node->guid, p->num));
+}
