@@ -7,6 +7,7 @@
  * sm_fabric() is NULL while the SM is disabled or not started: every
  * check that needs the fabric then says so instead of guessing.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +34,15 @@ struct remembered {
 	uint64_t	 peer_guid;
 	uint8_t		 peer_port;
 	char		 peer_desc[FABRIC_NODE_DESC_LEN + 1];
+	size_t		 chain;		/* next entry in its hash bucket, or NONE */
 };
 static struct remembered *memory;
 static size_t nmemory;
+/* The entries hashed by host name: a scan of every entry for each of
+ * 1,296 hosts' ports held the loop 3-6 ms after each sweep. */
+#define NONE	((size_t)-1)
+static size_t *buckets;
+static size_t nbuckets;		/* a power of two, at least twice nmemory */
 
 struct fabric *
 view_fabric(void)
@@ -92,17 +99,61 @@ view_walk(const struct fabric_port *src, const struct fabric_port *dst,
 	return (int)routing_walk(src, dst->lid, routing_lookup_programmed, NULL, hops, max, nhops);
 }
 
-static struct remembered *
-recall_slot(const char *host, uint8_t port)
+static size_t
+host_bucket(const char *host)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	while (*host)
+		h = (h ^ (uint8_t)*host++) * 16777619u;
+	return h & (nbuckets - 1);
+}
+
+static void
+rehash(size_t want)
 {
 	size_t i;
 
-	for (i = 0; i < nmemory; i++)
+	free(buckets);
+	buckets = xreallocarray(NULL, want, sizeof(*buckets));
+	nbuckets = want;
+	for (i = 0; i < nbuckets; i++)
+		buckets[i] = NONE;
+	for (i = 0; i < nmemory; i++) {
+		size_t b = host_bucket(memory[i].host);
+		memory[i].chain = buckets[b];
+		buckets[b] = i;
+	}
+}
+
+/* The first entry of host's bucket (then follow chain, comparing hosts). */
+static size_t
+bucket_head(const char *host)
+{
+	return nbuckets ? buckets[host_bucket(host)] : NONE;
+}
+
+static struct remembered *
+recall_slot(const char *host, uint8_t port)
+{
+	size_t i, b;
+
+	for (i = bucket_head(host); i != NONE; i = memory[i].chain)
 		if (memory[i].port == port && strcmp(memory[i].host, host) == 0)
 			return &memory[i];
 	memory = xreallocarray(memory, nmemory + 1, sizeof(*memory));
 	memset(&memory[nmemory], 0, sizeof(*memory));
-	return &memory[nmemory++];
+	snprintf(memory[nmemory].host, sizeof(memory[nmemory].host), "%s", host);
+	memory[nmemory].port = port;
+	nmemory++;
+	if (nmemory * 2 > nbuckets)
+		rehash(nbuckets ? nbuckets * 2 : 64);
+	else {
+		b = host_bucket(host);
+		memory[nmemory - 1].chain = buckets[b];
+		buckets[b] = nmemory - 1;
+	}
+	return &memory[nmemory - 1];
 }
 
 void
@@ -139,13 +190,16 @@ view_remember(struct fabric *f)
 size_t
 view_recall(struct fabric *f, const char *host, struct view_lost *out, size_t max)
 {
-	size_t i, w = 0;
+	size_t mine[256], n = 0, i, w = 0;
 
-	for (i = 0; i < nmemory && w < max; i++) {
-		const struct remembered *r = &memory[i];
+	/* a bucket's chain runs newest first: collect, then oldest first */
+	for (i = bucket_head(host); i != NONE && n < 256; i = memory[i].chain)
+		if (strcmp(memory[i].host, host) == 0)
+			mine[n++] = i;
+	while (n > 0 && w < max) {
+		const struct remembered *r = &memory[mine[--n]];
 		struct fabric_node *sw;
-		if (strcmp(r->host, host) != 0)
-			continue;
+
 		memset(&out[w], 0, sizeof(out[w]));
 		out[w].port = r->port;
 		snprintf(out[w].hca, sizeof(out[w].hca), "%s", r->hca);
@@ -179,6 +233,9 @@ view_forget(void)
 	free(memory);
 	memory = NULL;
 	nmemory = 0;
+	free(buckets);
+	buckets = NULL;
+	nbuckets = 0;
 }
 
 json_t *
