@@ -168,6 +168,7 @@ struct sm {
 	struct event		*step_ev;	/* the sweep's next step, next turn */
 	struct event		*hook_ev;	/* the next hook, next turn */
 	size_t			 activate_node;	/* arm/activate: the next node to feed */
+	size_t			 lft_node;	/* LFT programming: the next node to feed */
 	struct route_job	*route_job;	/* routing sm->next on a thread */
 	void			(*route_then)(struct sm *);
 	struct fabric_port	**route_cut;	/* links cut for it (health isolation) */
