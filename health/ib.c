@@ -90,7 +90,7 @@ struct hpoll {
 };
 
 /* Work per slice of a round's end: a few ms, then the loop runs again. */
-#define FINISH_SLICE_US	3000
+#define FINISH_SLICE_US	1000
 
 static bool hook_added;
 

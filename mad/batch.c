@@ -17,7 +17,7 @@
  * (with a base to yield to): a producer that walks 300,000 QoS tables
  * and sends for few of them held the loop 10-20 ms in one reply's
  * callback. */
-#define REFILL_SLICE_US	2000
+#define REFILL_SLICE_US	1000
 
 struct mad_batch_op {
 	struct mad_batch	*batch;		/* NULL once cancelled */

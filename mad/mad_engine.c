@@ -38,7 +38,7 @@
 #define SLOT_BITS	6
 #define SLOT_MASK	((1u << SLOT_BITS) - 1)
 #define RX_SLICE	1	/* records read from the pipe at once: the clock is read after each */
-#define RX_SLICE_US	2000	/* then more, while this lasts */
+#define RX_SLICE_US	1000	/* then more, while this lasts */
 #define RX_POLL_MS	200	/* how long close() may wait for the thread */
 
 struct mad_req {

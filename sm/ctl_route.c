@@ -49,7 +49,7 @@ ctl_sm_route(struct ctl_req *req, json_t *args)
  * sent cannot be taken back.  A client that leaves ends it too (the
  * request is answered into the void, which frees it).
  */
-#define TOPO_SLICE_US	2000
+#define TOPO_SLICE_US	1000
 /* jansson encodes a long string at about 25 ns a byte: 48 KB a part keeps
  * a part's encoding near 1 ms (200 KB parts took 5 ms and more). */
 #define TOPO_PART_BYTES	(48 * 1024)

@@ -29,7 +29,7 @@
 #include "daemon/store_writer.h"
 #include "sm/store_model.h"
 
-#define SLICE_US	3000		/* one slice's budget */
+#define SLICE_US	1000		/* one slice's budget */
 #define LIDS_PER_STEP	64		/* LID rows between two clock reads */
 /* A batch is one transaction of the writer thread: a few ms of its time,
  * so that a transaction of the loop's never waits long behind one. */
