@@ -156,34 +156,45 @@ recall_slot(const char *host, uint8_t port)
 	return &memory[nmemory - 1];
 }
 
+/* One host port's cable; most are as the last sweep found them. */
+static void
+remember_port(const char *host, const char *hca, uint8_t port, const struct fabric_port *peer)
+{
+	struct remembered *r = recall_slot(host, port);
+
+	if (r->peer_guid == peer->node->guid && r->peer_port == peer->num &&
+	    strcmp(r->hca, hca) == 0 && strcmp(r->peer_desc, peer->node->desc) == 0)
+		return;
+	snprintf(r->hca, sizeof(r->hca), "%s", hca);
+	r->peer_guid = peer->node->guid;
+	r->peer_port = peer->num;
+	snprintf(r->peer_desc, sizeof(r->peer_desc), "%s", peer->node->desc);
+}
+
 void
 view_remember(struct fabric *f)
 {
 	struct fabric_node *n;
-	size_t i;
+	size_t i, hl;
 	uint8_t p;
 
 	if (f == NULL)
 		return;
 	FABRIC_FOREACH_NODE(f, i, n) {
 		char host[FABRIC_NODE_DESC_LEN + 1];
+		const char *hca;
+
 		if (n->type != FABRIC_CA)
 			continue;
-		snprintf(host, sizeof(host), "%.*s", (int)strcspn(n->desc, " "), n->desc);
-		for (p = 1; p <= n->nports; p++) {
-			const struct fabric_port *peer = n->ports[p].peer;
-			struct remembered *r;
-			if (peer == NULL)
-				continue;
-			r = recall_slot(host, p);
-			snprintf(r->host, sizeof(r->host), "%s", host);
-			snprintf(r->hca, sizeof(r->hca), "%s", n->desc + strcspn(n->desc, " ") +
-			    (n->desc[strcspn(n->desc, " ")] ? 1 : 0));
-			r->port = p;
-			r->peer_guid = peer->node->guid;
-			r->peer_port = peer->num;
-			snprintf(r->peer_desc, sizeof(r->peer_desc), "%s", peer->node->desc);
-		}
+		hl = strcspn(n->desc, " ");
+		if (hl >= sizeof(host))
+			hl = sizeof(host) - 1;
+		memcpy(host, n->desc, hl);
+		host[hl] = '\0';
+		hca = n->desc + hl + (n->desc[hl] ? 1 : 0);
+		for (p = 1; p <= n->nports; p++)
+			if (n->ports[p].peer != NULL)
+				remember_port(host, hca, p, n->ports[p].peer);
 	}
 }
 
