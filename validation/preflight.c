@@ -21,321 +21,10 @@
 #include "roce_qos/roce_qos.h"
 #include "sm/sm.h"
 #include "validation/fabric_view.h"
+#include "validation/preflight_checks.h"
 #include "validation/validation.h"
 
-#define PAIRS_EXHAUSTIVE_MAX	32	/* above: a ring and a star of pairs */
-#define MAX_HOPS		FABRIC_MAX_HOPS
-
-enum check_status { CHECK_PASS, CHECK_FAIL, CHECK_SKIPPED, CHECK_INCONCLUSIVE };
 static const char *const check_status_names[] = { "pass", "fail", "skipped", "inconclusive" };
-
-struct check {
-	const char	*name;
-	enum check_status status;
-	char		 detail[400];
-	json_t		*faults;
-};
-
-struct host_view {
-	const char	*host;
-	struct view_port ports[VIEW_MAX_PORTS];
-	size_t		 nports;
-	const struct fabric_port *first_active;
-};
-
-static void
-check_init(struct check *c, const char *name)
-{
-	memset(c, 0, sizeof(*c));
-	c->name = name;
-	c->faults = json_array();
-}
-
-static bool
-same_str(json_t *f, const char *key, const char *want)
-{
-	const char *v = json_string_value(json_object_get(f, key));
-
-	return want == NULL ? v == NULL : v != NULL && strcmp(v, want) == 0;
-}
-
-/* One fault per (code, host, port): every route over a bad switch port
- * meets it again, and the first says all a drain or a person needs.  A
- * fault that names no port is one per message. */
-static bool
-fault_seen(const struct check *c, const char *host, const char *code, const char *port,
-    const char *msg)
-{
-	size_t i;
-	json_t *f;
-
-	json_array_foreach(c->faults, i, f)
-		if (same_str(f, "code", code) && same_str(f, "host", host) &&
-		    same_str(f, "port", port) && (port != NULL || same_str(f, "message", msg)))
-			return true;
-	return false;
-}
-
-/* Adds a fault to the check; false when an equal one was there. */
-static bool
-fault(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
-    const char *code, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static bool
-fault(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
-    const char *code, const char *fmt, ...)
-{
-	char msg[256], where[96] = "";
-	va_list ap;
-	json_t *f;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (p != NULL)
-		view_port_name(p, where, sizeof(where));
-	c->status = CHECK_FAIL;
-	if (fault_seen(c, host, code, p != NULL ? where : NULL, msg))
-		return false;
-	f = json_pack("{s:s, s:s, s:s}", "check", c->name, "code", code, "message", msg);
-	if (host != NULL)
-		json_object_set_new(f, "host", json_string(host));
-	if (hca != NULL && *hca != '\0')
-		json_object_set_new(f, "hca", json_string(hca));
-	if (p != NULL) {
-		json_object_set_new(f, "port", json_string(where));
-		json_object_set_new(f, "port_num", json_integer(p->num));
-		json_object_set_new(f, "node", json_string(p->node->desc));
-	}
-	json_array_append_new(c->faults, f);
-	return true;
-}
-
-/* ---- checks over the SM's fabric model ---- */
-
-/* A host that dropped out of the fabric: name the ports it was last
- * cabled with, and the switch ports they hung off. */
-static void
-host_lost(struct check *c, struct fabric *f, const char *host)
-{
-	struct view_lost lost[VIEW_MAX_PORTS];
-	size_t k, nl = view_recall(f, host, lost, VIEW_MAX_PORTS);
-
-	if (nl == 0) {
-		fault(c, host, NULL, NULL, "HostNotFound", "%s: no CA with this name on the fabric",
-		    host);
-		return;
-	}
-	bool added = false;
-
-	for (k = 0; k < nl; k++)
-		added = fault(c, host, lost[k].hca, lost[k].peer, "IBPortDown",
-		    "%s port %u is gone from the fabric (was cabled to %s port %u, now %s)", host,
-		    lost[k].port, lost[k].peer_desc, lost[k].peer_port,
-		    lost[k].peer ? fabric_port_state_name(lost[k].peer->state) : "unreachable");
-	/* the host's own port, for callers that look for it by number */
-	if (added)
-		json_object_set_new(json_array_get(c->faults, json_array_size(c->faults) - 1),
-		    "host_port", json_integer(lost[nl - 1].port));
-}
-
-static void
-check_hosts(struct check *c, struct fabric *f, struct host_view *hv, size_t n)
-{
-	size_t i, missing = 0;
-
-	for (i = 0; i < n; i++)
-		if (hv[i].nports == 0) {
-			host_lost(c, f, hv[i].host);
-			missing++;
-		}
-	snprintf(c->detail, sizeof(c->detail), "%zu of %zu hosts found", n - missing, n);
-}
-
-static void
-check_ports(struct check *c, struct host_view *hv, size_t n)
-{
-	size_t i, j, checked = 0;
-
-	for (i = 0; i < n; i++)
-		for (j = 0; j < hv[i].nports; j++) {
-			const struct fabric_port *p = hv[i].ports[j].port;
-			checked++;
-			if (p->state != FABRIC_PORT_ACTIVE || p->peer == NULL)
-				fault(c, hv[i].host, hv[i].ports[j].hca, p, "IBPortDown",
-				    "%s port %u is %s (expected ACTIVE)", hv[i].host, p->num,
-				    p->peer ? fabric_port_state_name(p->state) : "not connected");
-			else if (p->degraded)
-				fault(c, hv[i].host, hv[i].ports[j].hca, p, "IBPortDegraded",
-				    "%s port %u runs below the speed/width both ends support",
-				    hv[i].host, p->num);
-			else if (hv[i].first_active == NULL)
-				hv[i].first_active = p;
-		}
-	snprintf(c->detail, sizeof(c->detail), "%zu host ports checked", checked);
-}
-
-/* "2026-12-01 11:40:02 UTC": when a health check last failed. */
-static void
-format_when(int64_t ms, char *buf, size_t len)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
-}
-
-/* A cleared failure of a state check (link_down, not_active, degraded)
- * says only that the port was down and is up again: its state now is the
- * ports check's business, and a link that goes on bouncing raises
- * "flapping".  A cleared error-counter failure (symbol errors, BER...)
- * still marks a suspect cable while it is inside the window. */
-static bool
-cleared_state_event(json_t *e)
-{
-	static const char *const state_checks[] = { "link_down", "not_active", "degraded" };
-	const char *check = json_string_value(json_object_get(e, "check"));
-
-	if (check == NULL || json_object_get(e, "cleared_ms") == NULL)
-		return false;
-	for (size_t i = 0; i < sizeof(state_checks) / sizeof(state_checks[0]); i++)
-		if (strcmp(check, state_checks[i]) == 0)
-			return true;
-	return false;
-}
-
-/* The newest failure of a port within the pre-flight window, or a bad
- * status: a fault naming node, port, check and when.  A failure that
- * health has cleared since still counts while it is inside the window,
- * unless it was a state check's (above). */
-static void
-health_port(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
-    const char *role)
-{
-	int64_t now = event_now_ms();
-	enum health_port_status st = health_port_status(p->node->guid, p->num);
-	json_t *ev = health_port_failures_since(p->node->guid, p->num,
-	    now - (int64_t)validation_config()->preflight_window_ms);
-	json_t *e = NULL;
-	const char *detail, *check;
-	int64_t last;
-	char when[40] = "";
-	size_t k;
-
-	json_array_foreach(ev, k, e)
-		if (!cleared_state_event(e))
-			break;
-	if (k == json_array_size(ev))
-		e = NULL;
-	detail = json_string_value(json_object_get(e, "detail"));
-	check = json_string_value(json_object_get(e, "check"));
-	last = (int64_t)json_integer_value(json_object_get(e, "last_seen_ms"));
-	if (e != NULL)
-		format_when(last, when, sizeof(when));
-	if (e != NULL || st == HEALTH_PORT_DOWN || st == HEALTH_PORT_DEGRADED ||
-	    st == HEALTH_PORT_WARNING) {
-		bool added = fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s%s%s%s",
-		    role, p->node->desc, p->num, health_port_status_name(st), check ? ", " : "",
-		    check ? check : "", e ? " failing at " : "", when,
-		    json_object_get(e, "cleared_ms") ? " (cleared since): " : ": ",
-		    detail ? detail : "");
-		if (added && e != NULL) {
-			json_t *f = json_array_get(c->faults, json_array_size(c->faults) - 1);
-			json_object_set_new(f, "health_check", json_string(check));
-			json_object_set_new(f, "when", json_string(when));
-			json_object_set_new(f, "when_ms", json_integer(last));
-		}
-	}
-	json_decref(ev);
-}
-
-/* The ports packets leave by on the routes, with the port they came in
- * by: the pre-flight's QoS check reads their tables. */
-struct route_ports {
-	struct sm_qos_target	*t;
-	size_t			 n, cap;
-};
-
-static void
-route_port_add(struct route_ports *rp, const struct fabric_node *n, uint8_t out, uint8_t in)
-{
-	for (size_t i = 0; i < rp->n; i++)
-		if (rp->t[i].node_guid == n->guid && rp->t[i].port == out && rp->t[i].in == in)
-			return;
-	if (rp->n == rp->cap) {
-		rp->cap = rp->cap ? 2 * rp->cap : 32;
-		rp->t = xreallocarray(rp->t, rp->cap, sizeof(*rp->t));
-	}
-	rp->t[rp->n++] = (struct sm_qos_target){ n->guid, out, in };
-}
-
-/* The switch ports on one route: every egress must be ACTIVE, cabled
- * and not degraded. */
-static void
-check_one_route(struct check *c, struct check *health, const struct host_view *a,
-    const struct host_view *b, struct route_ports *rp)
-{
-	struct routing_hop hops[MAX_HOPS];
-	size_t nh = 0, i;
-	int st = view_walk(a->first_active, b->first_active, hops, MAX_HOPS, &nh);
-
-	if (st != ROUTING_WALK_OK) {
-		const struct fabric_node *last = nh ? hops[nh - 1].node : a->first_active->node;
-		const struct fabric_port *lp = nh && hops[nh - 1].out_port <= last->nports ?
-		    &last->ports[hops[nh - 1].out_port] : NULL;
-		fault(c, a->host, NULL, lp, "Unroutable", "%s -> %s (LID %u): %s at %s", a->host,
-		    b->host, b->first_active->lid, routing_walk_status_str((enum routing_walk_status)st),
-		    last->desc);
-		return;
-	}
-	route_port_add(rp, a->first_active->node, a->first_active->num, 0);
-	for (i = 0; i < nh; i++) {
-		const struct fabric_node *n = hops[i].node;
-		const struct fabric_port *p;
-		if (n->type != FABRIC_SWITCH || hops[i].out_port == 0 || hops[i].out_port > n->nports)
-			continue;
-		route_port_add(rp, n, hops[i].out_port, hops[i].in_port);
-		p = &n->ports[hops[i].out_port];
-		if (p->state != FABRIC_PORT_ACTIVE || p->peer == NULL)
-			fault(c, NULL, NULL, p, "RouteLinkDown", "route %s -> %s leaves %s port %u, %s",
-			    a->host, b->host, n->desc, p->num, fabric_port_state_name(p->state));
-		else if (p->degraded)
-			fault(c, NULL, NULL, p, "RouteLinkDegraded", "route %s -> %s crosses degraded "
-			    "%s port %u", a->host, b->host, n->desc, p->num);
-		if (health != NULL) {
-			health_port(health, NULL, NULL, p, "route link");
-			if (p->peer != NULL)
-				health_port(health, NULL, NULL, p->peer, "route link");
-		}
-	}
-}
-
-static void
-check_routes(struct check *c, struct check *health, struct host_view *hv, size_t n,
-    struct route_ports *rp)
-{
-	size_t i, j, pairs = 0;
-
-	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++) {
-			if (i == j || hv[i].first_active == NULL || hv[j].first_active == NULL)
-				continue;
-			/* many hosts: a ring and a star keep it O(n) */
-			if (n > PAIRS_EXHAUSTIVE_MAX && j != (i + 1) % n && i != 0 && j != 0)
-				continue;
-			check_one_route(c, health, &hv[i], &hv[j], rp);
-			pairs++;
-		}
-	snprintf(c->detail, sizeof(c->detail), "%zu routes walked over the programmed LFTs", pairs);
-}
-
-static void
-skipped(struct check *c, const char *why)
-{
-	c->status = CHECK_SKIPPED;
-	snprintf(c->detail, sizeof(c->detail), "skipped: %s", why);
-}
 
 /* ---- the run ---- */
 
@@ -539,7 +228,7 @@ nccl_done(struct job *j, void *arg)
 	const struct verdict_result *r = job_result(j);
 	struct check c;
 
-	check_init(&c, "nccl");
+	pf_check_init(&c, "nccl");
 	snprintf(c.detail, sizeof(c.detail), "job %lld: %s: %s", (long long)job_id(j), r->code,
 	    r->reason);
 	if (r->verdict == VERDICT_FAIL) {
@@ -564,7 +253,7 @@ check_health_ports(struct check *c, struct host_view *hv, size_t n)
 
 	for (i = 0; i < n; i++)
 		for (j = 0; j < hv[i].nports; j++)
-			health_port(c, hv[i].host, hv[i].ports[j].hca, hv[i].ports[j].port, "host");
+			pf_health_port(c, hv[i].host, hv[i].ports[j].hca, hv[i].ports[j].port, "host");
 }
 
 /* The tenant's P_Key at one index on every host port: NCCL_IB_PKEY is
@@ -577,7 +266,7 @@ check_pkey(struct check *c, struct host_view *hv, size_t n, const char *tenant)
 	size_t i, j, ports = 0;
 
 	if ((want = partitions_index_of(tenant, &pkey)) < 0 && pkey == 0) {
-		fault(c, NULL, NULL, NULL, "TenantUnknown", "no partition \"%s\" is configured", tenant);
+		pf_fault(c, NULL, NULL, NULL, "TenantUnknown", "no partition \"%s\" is configured", tenant);
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -586,11 +275,11 @@ check_pkey(struct check *c, struct host_view *hv, size_t n, const char *tenant)
 			ports++;
 			idx = partitions_pkey_index(p->guid, pkey, NULL);
 			if (idx < 0)
-				fault(c, hv[i].host, hv[i].ports[j].hca, p, "PKeyMissing",
+				pf_fault(c, hv[i].host, hv[i].ports[j].hca, p, "PKeyMissing",
 				    "%s port %u does not hold P_Key 0x%04x (%s)", hv[i].host, p->num,
 				    pkey, tenant);
 			else if (want >= 0 && idx != want)
-				fault(c, hv[i].host, hv[i].ports[j].hca, p, "PKeyIndexMismatch",
+				pf_fault(c, hv[i].host, hv[i].ports[j].hca, p, "PKeyIndexMismatch",
 				    "%s port %u holds P_Key 0x%04x at index %d, not %d", hv[i].host,
 				    p->num, pkey, idx, want);
 			else if (want < 0)
@@ -641,7 +330,7 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *te
 	if (f == NULL) {
 		static const char *const names[] = { "hosts", "ports", "routes", "health", "pkey" };
 		for (i = 0; i < 5; i++) {
-			check_init(&c, names[i]);
+			pf_check_init(&c, names[i]);
 			c.status = CHECK_INCONCLUSIVE;
 			snprintf(c.detail, sizeof(c.detail), "skipped: SM not running "
 			    "(no fabric state)");
@@ -660,29 +349,29 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *te
 		free(hv);
 		return false;
 	}
-	check_init(&c, "hosts");
-	check_hosts(&c, f, hv, n);
+	pf_check_init(&c, "hosts");
+	pf_check_hosts(&c, f, hv, n);
 	add_check(pf, &c);
-	check_init(&c, "ports");
-	check_ports(&c, hv, n);
+	pf_check_init(&c, "ports");
+	pf_check_ports(&c, hv, n);
 	add_check(pf, &c);
-	check_init(&h, "health");
+	pf_check_init(&h, "health");
 	if (validation_module_up(MOD_HEALTH) && health_running()) {
 		check_health_ports(&h, hv, n);
 		snprintf(h.detail, sizeof(h.detail), "host ports and the links on their routes");
 	}
-	check_init(&c, "routes");
-	check_routes(&c, validation_module_up(MOD_HEALTH) && health_running() ? &h : NULL, hv, n,
+	pf_check_init(&c, "routes");
+	pf_check_routes(&c, validation_module_up(MOD_HEALTH) && health_running() ? &h : NULL, hv, n,
 	    &pf->route_ports);
 	add_check(pf, &c);
 	if (!validation_module_up(MOD_HEALTH) || !health_running())
-		skipped(&h, "health module not running");
+		pf_skipped(&h, "health module not running");
 	add_check(pf, &h);
-	check_init(&c, "pkey");
+	pf_check_init(&c, "pkey");
 	if (tenant == NULL)
-		skipped(&c, "no --partition given");
+		pf_skipped(&c, "no --partition given");
 	else if (!validation_module_up(MOD_PARTITIONS))
-		skipped(&c, "partitions module not running");
+		pf_skipped(&c, "partitions module not running");
 	else
 		check_pkey(&c, hv, n, tenant);
 	add_check(pf, &c);
@@ -697,16 +386,16 @@ roce_check(struct preflight *pf)
 	char why[256];
 	int rc;
 
-	check_init(&c, "roce");
+	pf_check_init(&c, "roce");
 	if (!validation_module_up(MOD_ROCE_QOS) || !roce_qos_active()) {
-		skipped(&c, "no RoCE profile on this host (roce_qos not active)");
+		pf_skipped(&c, "no RoCE profile on this host (roce_qos not active)");
 		add_check(pf, &c);
 		return;
 	}
 	/* roce_qos reads this host's NICs: the check covers the daemon's host */
 	rc = roce_qos_verify(NULL, why, sizeof(why));
 	if (rc == 1)
-		fault(&c, NULL, NULL, NULL, "RoceQosDrift", "%s", why);
+		pf_fault(&c, NULL, NULL, NULL, "RoceQosDrift", "%s", why);
 	else if (rc < 0) {
 		c.status = CHECK_INCONCLUSIVE;
 		snprintf(c.detail, sizeof(c.detail), "%s", why);
@@ -725,7 +414,7 @@ qos_check(struct preflight *pf)
 	struct check c;
 	size_t i, ok = 0, unknown = 0;
 
-	check_init(&c, "qos");
+	pf_check_init(&c, "qos");
 	for (i = 0; f && i < pf->route_ports.n; i++) {
 		const struct sm_qos_target *t = &pf->route_ports.t[i];
 		struct fabric_node *n = fabric_node_by_guid(f, t->node_guid);
@@ -736,13 +425,13 @@ qos_check(struct preflight *pf)
 			continue;
 		rc = sm_qos_sl_usable(&n->ports[t->port], t->in, (uint8_t)pf->sl, why, sizeof(why));
 		if (rc == 0)
-			fault(&c, NULL, NULL, &n->ports[t->port], "QosSlUnusable",
+			pf_fault(&c, NULL, NULL, &n->ports[t->port], "QosSlUnusable",
 			    "%s port %u (from port %u): %s", n->desc, t->port, t->in, why);
 		ok += rc == 1;
 		unknown += rc < 0;
 	}
 	if (c.status != CHECK_FAIL && unknown == pf->route_ports.n)
-		skipped(&c, "QoS tables unknown (QoS off, or no route)");
+		pf_skipped(&c, "QoS tables unknown (QoS off, or no route)");
 	else if (c.status != CHECK_FAIL)
 		snprintf(c.detail, sizeof(c.detail), "SL %d on a VL with weight on %zu route ports",
 		    pf->sl, ok);
@@ -786,7 +475,7 @@ nccl_check(struct preflight *pf)
 		return;		/* answered when the job ends */
 	}
 	launch_free(s.env);
-	check_init(&c, "nccl");
+	pf_check_init(&c, "nccl");
 	c.status = CHECK_INCONCLUSIVE;
 	snprintf(c.detail, sizeof(c.detail), "%s", err);
 	add_check(pf, &c);

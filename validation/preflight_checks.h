@@ -1,0 +1,58 @@
+/*
+ * What the pre-flight's checks share (validation/ only): a check and its
+ * faults, a host's ports, and the checks over the SM's fabric model
+ * (preflight_checks.c).  The run, the RoCE, QoS and NCCL checks and the
+ * answer are in preflight.c.
+ */
+#ifndef FABRICD_VALIDATION_PREFLIGHT_CHECKS_H
+#define FABRICD_VALIDATION_PREFLIGHT_CHECKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "sm/sm.h"
+#include "validation/fabric_view.h"
+
+#define PAIRS_EXHAUSTIVE_MAX	32	/* above: a ring and a star of pairs */
+#define MAX_HOPS		FABRIC_MAX_HOPS
+
+enum check_status { CHECK_PASS, CHECK_FAIL, CHECK_SKIPPED, CHECK_INCONCLUSIVE };
+
+struct check {
+	const char	*name;
+	enum check_status status;
+	char		 detail[400];
+	json_t		*faults;
+};
+
+struct host_view {
+	const char	*host;
+	struct view_port ports[VIEW_MAX_PORTS];
+	size_t		 nports;
+	const struct fabric_port *first_active;
+};
+
+/* The ports packets leave by on the routes, with the port they came in
+ * by: the pre-flight's QoS check reads their tables. */
+struct route_ports {
+	struct sm_qos_target	*t;
+	size_t			 n, cap;
+};
+
+void pf_check_init(struct check *c, const char *name);
+/* Adds a fault to the check; false when an equal one was there (one per
+ * code, host and port). */
+bool pf_fault(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
+    const char *code, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void pf_host_lost(struct check *c, struct fabric *f, const char *host);
+void pf_check_hosts(struct check *c, struct fabric *f, struct host_view *hv, size_t n);
+void pf_check_ports(struct check *c, struct host_view *hv, size_t n);
+void pf_health_port(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
+    const char *role);
+void pf_check_routes(struct check *c, struct check *health, struct host_view *hv, size_t n,
+    struct route_ports *rp);
+void pf_skipped(struct check *c, const char *why);
+
+#endif
