@@ -49,6 +49,9 @@ run_unit() {
 		echo "$b/$name skip $ns" >> "$rec"
 	fi
 	if [ "$nf" -gt 0 ]; then
+		# cmocka's own words first: a sanitizer's report after them
+		# (a leak of what the failed test left) fills any tail
+		printf '%s\n' "$out" | grep -E '^\[  (ERROR|FAILED) \]|: error: |Failure!' | head -20
 		printf '%s\n' "$out" | tail -40
 		echo "FAIL $b/$name ($np passed, $nf failed)"
 		echo "$b/$name fail $nf" >> "$rec"

@@ -18,6 +18,7 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "common/clock.h"
 #include "common/xmalloc.h"
 #include "daemon/fabricd.h"
 #include "daemon/store.h"
@@ -163,8 +164,11 @@ test_big_model_in_slices(void **state)
 	turns++;
 	assert_true(model_writer_pending(w) > 0);	/* 12,000 rows: not one slice */
 	/* the loop's slices, then the writer thread's batches (a while
-	 * under the sanitizers): waited for, not spun on */
-	for (int waits = 0; model_writer_pending(w) > 0 && turns < 100000 && waits < 60000; ) {
+	 * under the sanitizers, longer on a busy disk): waited for, not
+	 * spun on, for up to 60 s (a bound on turns ran out in CI while
+	 * the thread wrote) */
+	for (int64_t until = clock_mono_us() + 60 * 1000000LL;
+	    model_writer_pending(w) > 0 && clock_mono_us() < until; ) {
 		double c0 = thread_cpu_ms();
 
 		event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
@@ -172,10 +176,7 @@ test_big_model_in_slices(void **state)
 			max_cpu_ms = thread_cpu_ms() - c0;
 		turns++;
 		st = model_writer_status(w);
-		if (json_integer_value(json_object_get(st, "queued")) == 0) {
-			usleep(1000);
-			waits++;
-		}
+		usleep(json_integer_value(json_object_get(st, "queued")) == 0 ? 1000 : 100);
 		json_decref(st);
 	}
 	assert_int_equal(model_writer_pending(w), 0);
