@@ -47,6 +47,8 @@ on_port_set(const struct mad_result *res, void *owner, void *arg)
 	sm_unreachable(sm, "PortInfo Set on %s:%u (%s)",
 	    sm_node_label(p->node, name, sizeof(name)), p->num,
 	    res->status ? "no answer" : "rejected");
+	if (res->status == -ETIMEDOUT)
+		sm->cur.port_sets_unanswered++;	/* sweep.c reads the port again */
 	/* A port protecting another key drops our Set without a word:
 	 * wait for its lease to run out (mkey.c). */
 	if (sm->mkey.enabled && holds_gid(p) && res->status == -ETIMEDOUT)

@@ -80,6 +80,7 @@ struct sweep_record {
 	unsigned	 lft_blocks;		/* LFT blocks written */
 	unsigned	 mft_blocks;		/* MFT blocks written */
 	unsigned	 port_sets;		/* PortInfo Sets */
+	unsigned	 port_sets_unanswered;	/* of them, no answer after the retries */
 	unsigned	 qos_sets;		/* SL2VL and VLArbitration Sets */
 	unsigned	 rereg_sets;		/* of them with ClientReregister */
 	unsigned	 unreachable;		/* probes that failed */
@@ -204,6 +205,7 @@ struct sm {
 	/* sweep control */
 	bool			 sweeping;
 	bool			 again, again_heavy;	/* asked for while sweeping */
+	unsigned		 unanswered_resweeps;	/* heavy sweeps in a row for them */
 	struct mad_batch	 batch;			/* MADs of the current phase */
 	void			(*next_phase)(struct sm *);
 	struct mad_batch	 side;			/* standby polls, handover: no phase */

@@ -412,6 +412,35 @@ sweep_begin(struct sm *sm, bool heavy)
 	}
 }
 
+/*
+ * A PortInfo Set nobody answered, after its retries, may or may not have
+ * taken: the port's state is not known, and nothing else would look
+ * again (a port left in INIT raises no PortStateChange).  So a heavy
+ * sweep follows at once and reads every port again, arming and
+ * activating what is still to be, as OpenSM sweeps again after an
+ * initialization error; at most SM_UNANSWERED_RESWEEPS in a row, so that
+ * a port that never answers does not keep the SM sweeping.
+ */
+#define SM_UNANSWERED_RESWEEPS	3
+
+static void
+resweep_unanswered(struct sm *sm)
+{
+	if (sm->cur.kind != SWEEP_HEAVY || sm->state != SM_STATE_MASTER)
+		return;
+	if (sm->cur.port_sets_unanswered == 0) {
+		sm->unanswered_resweeps = 0;
+		return;
+	}
+	if (sm->unanswered_resweeps >= SM_UNANSWERED_RESWEEPS)
+		return;
+	sm->unanswered_resweeps++;
+	log_info("sm: %u PortInfo Sets got no answer: the ports are read again (heavy sweep %u of %d)",
+	    sm->cur.port_sets_unanswered, sm->unanswered_resweeps, SM_UNANSWERED_RESWEEPS);
+	sm->again = true;
+	sm->again_heavy = true;
+}
+
 static void
 sweep_finish(struct sm *sm)
 {
@@ -427,6 +456,7 @@ sweep_finish(struct sm *sm)
 		    sm->cur.unreachable, sm->cur.unreachable_text);
 	sm->last = sm->cur;
 	sm_recover_sweep_done(sm);
+	resweep_unanswered(sm);
 	if (sm->cur.kind == SWEEP_HEAVY || sm->cur.changes)
 		log_info("sm: %s sweep %s in %lld ms: %llu MADs, %llu retries, %u changes, "
 		    "%u LFT blocks, %u port sets, %u qos sets", sm->cur.kind == SWEEP_HEAVY ? "heavy" : "light",
