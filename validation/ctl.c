@@ -55,19 +55,21 @@ validation_partition_arg(json_t *args)
 	return p ? p : ctl_arg_str(args, "tenant");
 }
 
-/* One host name: checked, and refused when already in hosts[0..n). */
+/* One host name: checked, and refused when already given (seen: the
+ * names so far, hashed: comparing each with every earlier one took 8 ms
+ * of the loop for 1,296 hosts, and the limit is 4,096). */
 static bool
-host_add(struct ctl_req *req, char **hosts, size_t n, const char *s)
+host_add(struct ctl_req *req, char **hosts, size_t n, json_t *seen, const char *s)
 {
 	if (!valid_word(s, "._-")) {
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "invalid host name \"%s\"", s ? s : "");
 		return false;
 	}
-	for (size_t j = 0; j < n; j++)
-		if (strcmp(hosts[j], s) == 0) {
-			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "host \"%s\" given twice", s);
-			return false;
-		}
+	if (json_object_get(seen, s) != NULL) {
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "host \"%s\" given twice", s);
+		return false;
+	}
+	json_object_set_new(seen, s, json_true());
 	hosts[n] = xstrdup(s);
 	return true;
 }
@@ -77,7 +79,7 @@ host_add(struct ctl_req *req, char **hosts, size_t n, const char *s)
 char **
 validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n)
 {
-	json_t *a = json_object_get(args, "hosts"), *v;
+	json_t *a = json_object_get(args, "hosts"), *v, *seen;
 	char **hosts, **one, err[160];
 	size_t i, k, m, total = 0;
 	bool ok = true;
@@ -87,22 +89,26 @@ validation_hosts_arg(struct ctl_req *req, json_t *args, size_t *n)
 		return NULL;
 	}
 	hosts = xcalloc(VALIDATION_MAX_HOSTS + 1, sizeof(*hosts));
+	seen = json_object();
 	json_array_foreach(a, i, v) {
 		if (!json_is_string(v) || hostlist_expand(json_string_value(v), &one, &m,
 		    VALIDATION_MAX_HOSTS - total, err, sizeof(err)) != 0) {
 			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts: %s",
 			    json_is_string(v) ? err : "expected host names");
-			launch_free(hosts);
-			return NULL;
+			ok = false;
+			break;
 		}
 		for (k = 0; k < m; k++)
-			if (ok && (ok = host_add(req, hosts, total, one[k])))
+			if (ok && (ok = host_add(req, hosts, total, seen, one[k])))
 				total++;
 		launch_free(one);
-		if (!ok) {
-			launch_free(hosts);
-			return NULL;
-		}
+		if (!ok)
+			break;
+	}
+	json_decref(seen);
+	if (!ok) {
+		launch_free(hosts);
+		return NULL;
 	}
 	if (total == 0) {
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts names no host");

@@ -86,6 +86,91 @@ view_host_ports(struct fabric *f, const char *host, struct view_port *out, size_
 	return w;
 }
 
+/*
+ * The fabric's CA nodes by host name, for a request that looks up many
+ * hosts: view_host_ports() walks every node, and a pre-flight over 1,296
+ * hosts did that 1,296 times on the loop.  Built for one request and
+ * freed with it (a model is replaced by each heavy sweep).
+ */
+struct view_hosts {
+	struct fabric	*f;
+	size_t		 nbuckets;	/* a power of two */
+	size_t		*bucket;	/* first node of a bucket, or NONE */
+	size_t		*next;		/* the next node of its bucket, by node index */
+};
+
+static size_t
+name_bucket(const char *name, size_t len, size_t nb)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 16777619u;
+	return h & (nb - 1);
+}
+
+struct view_hosts *
+view_hosts_new(struct fabric *f)
+{
+	struct view_hosts *vh = xcalloc(1, sizeof(*vh));
+	size_t n = f ? fabric_node_count(f) : 0, i;
+
+	vh->f = f;
+	for (vh->nbuckets = 64; vh->nbuckets < 2 * n; vh->nbuckets *= 2)
+		;
+	vh->bucket = xreallocarray(NULL, vh->nbuckets, sizeof(*vh->bucket));
+	vh->next = xreallocarray(NULL, n ? n : 1, sizeof(*vh->next));
+	for (i = 0; i < vh->nbuckets; i++)
+		vh->bucket[i] = NONE;
+	/* from the last node back, so that each chain runs in node order */
+	for (i = n; i-- > 0;) {
+		const struct fabric_node *node = fabric_node_at(f, i);
+		size_t b;
+
+		if (node->type != FABRIC_CA)
+			continue;
+		b = name_bucket(node->desc, strcspn(node->desc, " "), vh->nbuckets);
+		vh->next[i] = vh->bucket[b];
+		vh->bucket[b] = i;
+	}
+	return vh;
+}
+
+size_t
+view_hosts_ports(const struct view_hosts *vh, const char *host, struct view_port *out,
+    size_t max)
+{
+	size_t i, w = 0;
+	uint8_t p;
+
+	if (vh->f == NULL)
+		return 0;
+	for (i = vh->bucket[name_bucket(host, strlen(host), vh->nbuckets)]; i != NONE;
+	    i = vh->next[i]) {
+		struct fabric_node *n = fabric_node_at(vh->f, i);
+		char hca[VIEW_NAME_LEN];
+
+		if (!desc_host(n->desc, host, hca, sizeof(hca)))
+			continue;
+		for (p = 1; p <= n->nports && w < max; p++) {
+			out[w].port = &n->ports[p];
+			snprintf(out[w].hca, sizeof(out[w].hca), "%s", hca);
+			w++;
+		}
+	}
+	return w;
+}
+
+void
+view_hosts_free(struct view_hosts *vh)
+{
+	if (vh == NULL)
+		return;
+	free(vh->bucket);
+	free(vh->next);
+	free(vh);
+}
+
 void
 view_port_name(const struct fabric_port *p, char *buf, size_t len)
 {

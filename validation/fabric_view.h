@@ -20,6 +20,13 @@ struct view_port {
 /* The SM's fabric, or NULL: SM not linked, disabled or not started. */
 struct fabric *view_fabric(void);
 size_t view_host_ports(struct fabric *f, const char *host, struct view_port *out, size_t max);
+/* The same for many hosts of one request: the nodes indexed by host name
+ * once (view_hosts_new), each lookup then a hash probe. */
+struct view_hosts;
+struct view_hosts *view_hosts_new(struct fabric *f);
+size_t view_hosts_ports(const struct view_hosts *vh, const char *host, struct view_port *out,
+    size_t max);
+void view_hosts_free(struct view_hosts *vh);
 void view_port_name(const struct fabric_port *p, char *buf, size_t len);
 /* routing_walk from src to dst's LID over the programmed tables. */
 int view_walk(const struct fabric_port *src, const struct fabric_port *dst,

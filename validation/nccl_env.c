@@ -20,7 +20,7 @@
 /* NCCL_IB_HCA: "=hca:port,..." over the ACTIVE ports of the hosts ("="
  * makes the match exact: mlx5_1 must not also pick mlx5_10). */
 static void
-env_hca(struct fabric *f, char *const *hosts, size_t n, json_t *env, json_t *notes,
+env_hca(const struct view_hosts *vh, char *const *hosts, size_t n, json_t *env, json_t *notes,
     json_t *faults)
 {
 	char list[1024] = "=";
@@ -28,7 +28,7 @@ env_hca(struct fabric *f, char *const *hosts, size_t n, json_t *env, json_t *not
 
 	for (i = 0; i < n; i++) {
 		struct view_port vp[VIEW_MAX_PORTS];
-		size_t np = view_host_ports(f, hosts[i], vp, VIEW_MAX_PORTS);
+		size_t np = view_hosts_ports(vh, hosts[i], vp, VIEW_MAX_PORTS);
 		if (np == 0)
 			json_array_append_new(faults, json_pack("{s:s, s:s}", "host", hosts[i],
 			    "code", "HostNotFound"));
@@ -60,7 +60,7 @@ env_hca(struct fabric *f, char *const *hosts, size_t n, json_t *env, json_t *not
 /* NCCL_IB_PKEY is an index, one value for every rank: it exists only
  * when the tenant's key sits at the same index on every host port. */
 static void
-env_pkey(struct fabric *f, char *const *hosts, size_t n, const char *tenant, json_t *env,
+env_pkey(const struct view_hosts *vh, char *const *hosts, size_t n, const char *tenant, json_t *env,
     json_t *notes, json_t *faults)
 {
 	uint16_t pkey = 0;
@@ -76,7 +76,7 @@ env_pkey(struct fabric *f, char *const *hosts, size_t n, const char *tenant, jso
 	}
 	for (i = 0; i < n; i++) {
 		struct view_port vp[VIEW_MAX_PORTS];
-		size_t np = view_host_ports(f, hosts[i], vp, VIEW_MAX_PORTS);
+		size_t np = view_hosts_ports(vh, hosts[i], vp, VIEW_MAX_PORTS);
 		for (j = 0; j < np; j++) {
 			idx = partitions_pkey_index(vp[j].port->guid, pkey, NULL);
 			if (idx >= 0 && (want < 0 || idx == want)) {
@@ -160,7 +160,9 @@ nccl_env_compute(char *const *hosts, size_t n, const char *tenant, const char *i
 		json_array_append_new(notes, json_string("NCCL_IB_HCA, NCCL_IB_PKEY: SM not "
 		    "available (no fabric state)"));
 	else {
-		env_hca(f, hosts, n, env, notes, faults);
+		struct view_hosts *vh = view_hosts_new(f);
+
+		env_hca(vh, hosts, n, env, notes, faults);
 		if (tenant == NULL)
 			json_array_append_new(notes, json_string("NCCL_IB_PKEY: no --partition (index 0, "
 			    "the default partition)"));
@@ -168,7 +170,8 @@ nccl_env_compute(char *const *hosts, size_t n, const char *tenant, const char *i
 			json_array_append_new(notes, json_string("NCCL_IB_PKEY: partitions module not "
 			    "running"));
 		else
-			env_pkey(f, hosts, n, tenant, env, notes, faults);
+			env_pkey(vh, hosts, n, tenant, env, notes, faults);
+		view_hosts_free(vh);
 	}
 	env_roce(ifname, env, notes);
 	env_qos(f != NULL, env, notes);

@@ -119,6 +119,7 @@ add_check(struct preflight *pf, struct check *c)
 	size_t i;
 	json_t *f;
 
+	pf_check_done(c);
 	collapse_faults(c);
 	json_array_foreach(c->faults, i, f)
 		json_array_append(pf->faults, f);
@@ -324,6 +325,7 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *te
 {
 	struct fabric *f = view_fabric();
 	struct host_view *hv;
+	struct view_hosts *vh;
 	struct check c, h;
 	size_t i;
 
@@ -341,10 +343,12 @@ fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *te
 	}
 	view_remember(f);
 	hv = xcalloc(n, sizeof(*hv));
+	vh = view_hosts_new(f);
 	for (i = 0; i < n; i++) {
 		hv[i].host = hosts[i];
-		hv[i].nports = view_host_ports(f, hosts[i], hv[i].ports, VIEW_MAX_PORTS);
+		hv[i].nports = view_hosts_ports(vh, hosts[i], hv[i].ports, VIEW_MAX_PORTS);
 	}
+	view_hosts_free(vh);
 	if (pf->slurm && unknown_hosts(pf->req, f, hv, n)) {
 		free(hv);
 		return false;

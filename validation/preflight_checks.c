@@ -21,33 +21,42 @@ pf_check_init(struct check *c, const char *name)
 	memset(c, 0, sizeof(*c));
 	c->name = name;
 	c->faults = json_array();
+	c->seen = json_object();
 }
 
-static bool
-same_str(json_t *f, const char *key, const char *want)
+void
+pf_check_done(struct check *c)
 {
-	const char *v = json_string_value(json_object_get(f, key));
-
-	return want == NULL ? v == NULL : v != NULL && strcmp(v, want) == 0;
+	json_decref(c->seen);
+	c->seen = NULL;
 }
 
-/* One fault per (code, host, port): every route over a bad switch port
+/*
+ * One fault per (code, host, port): every route over a bad switch port
  * meets it again, and the first says all a drain or a person needs.  A
- * fault that names no port is one per message. */
+ * fault that names no port is one per message.  The keys seen are
+ * hashed (c->seen): a scan of the faults so far for each new one held
+ * the loop 160 ms in a pre-flight over 1,296 degraded hosts.
+ */
 static bool
-fault_seen(const struct check *c, const char *host, const char *code, const char *port,
+fault_seen(struct check *c, const char *host, const char *code, const char *port,
     const char *msg)
 {
-	size_t i;
-	json_t *f;
+	char key[512];
+	int n;
 
-	json_array_foreach(c->faults, i, f)
-		if (same_str(f, "code", code) && same_str(f, "host", host) &&
-		    same_str(f, "port", port) && (port != NULL || same_str(f, "message", msg)))
-			return true;
+	/* NULL and "" kept apart; names from the fabric need not be UTF-8 */
+	n = snprintf(key, sizeof(key), "%s\x1f%c%s\x1f%c%s", code, host ? 'h' : '-',
+	    host ? host : "", port ? 'p' : 'm', port ? port : msg);
+	if (n < 0)
+		return false;
+	if ((size_t)n >= sizeof(key))
+		n = sizeof(key) - 1;
+	if (json_object_getn(c->seen, key, (size_t)n) != NULL)
+		return true;
+	json_object_setn_nocheck(c->seen, key, (size_t)n, json_true());
 	return false;
 }
-
 
 bool
 pf_fault(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
@@ -272,22 +281,40 @@ check_one_route(struct check *c, struct check *health, const struct host_view *a
 	}
 }
 
+/* Walks the route from host i to host j when both have a port up. */
+static size_t
+walk_pair(struct check *c, struct check *health, struct host_view *hv, size_t i, size_t j,
+    struct route_ports *rp)
+{
+	if (i == j || hv[i].first_active == NULL || hv[j].first_active == NULL)
+		return 0;
+	check_one_route(c, health, &hv[i], &hv[j], rp);
+	return 1;
+}
+
 void
 pf_check_routes(struct check *c, struct check *health, struct host_view *hv, size_t n,
     struct route_ports *rp)
 {
 	size_t i, j, pairs = 0;
 
-	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++) {
-			if (i == j || hv[i].first_active == NULL || hv[j].first_active == NULL)
-				continue;
-			/* many hosts: a ring and a star keep it O(n) */
-			if (n > PAIRS_EXHAUSTIVE_MAX && j != (i + 1) % n && i != 0 && j != 0)
-				continue;
-			check_one_route(c, health, &hv[i], &hv[j], rp);
-			pairs++;
+	if (n <= PAIRS_EXHAUSTIVE_MAX) {
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				pairs += walk_pair(c, health, hv, i, j, rp);
+	} else {
+		/* many hosts: a ring (i, i + 1) and a star (0, j), (i, 0)
+		 * keep it O(n), in the order the full square would walk
+		 * them (looping over the square found them in 1.7 million
+		 * steps at 1,296 hosts) */
+		for (j = 1; j < n; j++)
+			pairs += walk_pair(c, health, hv, 0, j, rp);
+		for (i = 1; i < n; i++) {
+			pairs += walk_pair(c, health, hv, i, 0, rp);
+			if (i + 1 < n)
+				pairs += walk_pair(c, health, hv, i, i + 1, rp);
 		}
+	}
 	snprintf(c->detail, sizeof(c->detail), "%zu routes walked over the programmed LFTs", pairs);
 }
 

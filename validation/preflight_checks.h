@@ -25,6 +25,7 @@ struct check {
 	enum check_status status;
 	char		 detail[400];
 	json_t		*faults;
+	json_t		*seen;		/* the faults' keys (preflight_checks.c) */
 };
 
 struct host_view {
@@ -42,6 +43,8 @@ struct route_ports {
 };
 
 void pf_check_init(struct check *c, const char *name);
+/* Frees what the check keeps for itself (its faults are the caller's). */
+void pf_check_done(struct check *c);
 /* Adds a fault to the check; false when an equal one was there (one per
  * code, host and port). */
 bool pf_fault(struct check *c, const char *host, const char *hca, const struct fabric_port *p,

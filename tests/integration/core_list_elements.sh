@@ -43,6 +43,12 @@ while read -r wire; do
 	done
 done < "$T/cmds"
 echo "refused $n malformed host lists over $(wc -l < "$T/cmds") commands"
+# a host named twice, once inside a range, is refused too
+for twice in '["a","b","a"]' '["gpu[1-3]","gpu2"]'; do
+	out=$(send validate.nccl "{\"hosts\":$twice}")
+	printf '%s' "$out" | grep -q '"code":"invalid_argument".*given twice' ||
+	    fail "hosts $twice: not refused as given twice: $out"
+done
 sleep 0.5
 [ "$(jobs)" = 0 ] || fail "a job was recorded for a refused request: $(db 'SELECT command FROM validation_jobs')"
 [ -s "$C.log" ] && fail "the launcher ran for a refused request: $(cat "$C.log")"
