@@ -13,6 +13,7 @@
 #ifndef FABRICD_FABRICD_H
 #define FABRICD_FABRICD_H
 
+#include <stdio.h>
 #include <time.h>
 #include <jansson.h>
 #include <event2/event.h>
@@ -57,6 +58,11 @@ struct fabricd_module {
 	 * (same c, a later turn of the loop), true when it has written all. */
 	bool			(*metrics_slice)(struct fabricd *fd, struct prom *p,
 				    struct prom_cursor *c);
+	/* What `fabricd -n` adds for a configuration that parses: notes to
+	 * out (the routing it will use), warnings to err (a program its jobs
+	 * will need, missing).  Asked of every module, so that main() calls
+	 * none by name.  NULL: nothing to say. */
+	void			(*config_notes)(const void *cfg, FILE *out, FILE *err);
 };
 
 extern const struct fabricd_module *const fabricd_modules[MOD_COUNT];

@@ -25,8 +25,6 @@
 #include "daemon/loopstat.h"
 #include "daemon/metrics.h"
 #include "daemon/notify.h"
-#include "sm/sm.h"
-#include "validation/validation.h"
 
 static struct fabricd daemon_state;
 
@@ -91,24 +89,6 @@ new_loop(void)
 	return base;
 }
 
-/* The configuration parses, but would its jobs run?  A warning, not an
- * error: the SM and the rest do not need mpirun, and the exit status of
- * -n is about the file. */
-static void
-warn_validation_tools(const void *cfg)
-{
-	const struct validation_config *c = cfg;
-	json_t *t, *m;
-	size_t i;
-
-	if (c == NULL || !c->enabled)
-		return;
-	t = validation_tools_check(c);
-	json_array_foreach(json_object_get(t, "missing"), i, m)
-		fprintf(stderr, "warning: validation: %s\n", json_string_value(m));
-	json_decref(t);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -141,12 +121,11 @@ main(int argc, char **argv)
 	}
 	cfg_errors_free(errs, n);
 	if (check_only) {
-		char note[200];
-
 		printf("configuration OK\n");
-		if (sm_routing_note(fabricd->config->module[MOD_SM], note, sizeof(note))[0])
-			printf("%s\n", note);
-		warn_validation_tools(fabricd->config->module[MOD_VALIDATION]);
+		for (int m = 0; m < MOD_COUNT; m++)
+			if (fabricd_modules[m]->config_notes)
+				fabricd_modules[m]->config_notes(fabricd->config->module[m], stdout,
+				    stderr);
 		config_free(fabricd->config);
 		return 0;
 	}

@@ -180,7 +180,9 @@ sm_config_init(void *p)
 	c->ipoib_default = true;	/* as OpenSM's Default=0x7fff,ipoib */
 }
 
-const char *
+/* For `fabricd -n`: which routing engine the configuration asks for and
+ * how it is chosen, one line ("" when the SM is off). */
+static const char *
 sm_routing_note(const void *cfgp, char *buf, size_t len)
 {
 	const struct sm_config *c = cfgp;
@@ -400,6 +402,17 @@ sm_status(struct fabricd *fd)
 	return sm_status_json(the_sm);
 }
 
+/* fabricd -n: the routing engine the configuration asks for. */
+static void
+sm_config_notes(const void *cfg, FILE *out, FILE *err)
+{
+	char note[200];
+
+	(void)err;
+	if (sm_routing_note(cfg, note, sizeof(note))[0])
+		fprintf(out, "%s\n", note);
+}
+
 const struct fabricd_module sm_module = {
 	.name = "sm",
 	.config_size = sizeof(struct sm_config),
@@ -412,6 +425,7 @@ const struct fabricd_module sm_module = {
 	.stop = sm_stop,
 	.status = sm_status,
 	.metrics = sm_metrics,
+	.config_notes = sm_config_notes,
 };
 
 /* ---- sm/sm.h ---- */

@@ -116,10 +116,6 @@ void sm_set_ipoib_partitions(sm_ipoib_fn fn, void *arg);
  * of the daemon's engine, as the port port_guid, number port_num.  io NULL
  * goes back to the engine.
  */
-/* For `fabricd -n`: which routing engine the configuration asks for and
- * how it is chosen, one line ("" when the SM is off).  cfg is the sm
- * module's parsed configuration. */
-const char *sm_routing_note(const void *cfg, char *buf, size_t len);
 
 void sm_test_use_io(const struct mad_io *io, uint64_t port_guid, uint8_t port_num);
 

@@ -3,6 +3,8 @@
  * vconfig.c; jobs, campaigns, the NCCL environment and pre-flight live in
  * their own files (validation/validation.h).
  */
+#include <stdio.h>
+
 #include "common/log.h"
 #include "daemon/fabricd.h"
 #include "validation/fabric_view.h"
@@ -17,6 +19,25 @@ warn_missing_tools(const struct validation_config *c)
 
 	json_array_foreach(json_object_get(t, "missing"), i, m)
 		log_warnx("validation: %s: jobs that need it will be inconclusive", json_string_value(m));
+	json_decref(t);
+}
+
+/* fabricd -n: the configuration parses, but would its jobs run?  A
+ * warning, not an error: the SM and the rest do not need mpirun, and the
+ * exit status of -n is about the file. */
+static void
+validation_config_notes(const void *cfg, FILE *out, FILE *err)
+{
+	const struct validation_config *c = cfg;
+	json_t *t, *m;
+	size_t i;
+
+	(void)out;
+	if (c == NULL || !c->enabled)
+		return;
+	t = validation_tools_check(c);
+	json_array_foreach(json_object_get(t, "missing"), i, m)
+		fprintf(err, "warning: validation: %s\n", json_string_value(m));
 	json_decref(t);
 }
 
@@ -71,4 +92,5 @@ const struct fabricd_module validation_module = {
 	.stop = validation_stop,
 	.status = validation_status,
 	.metrics = validation_metrics,
+	.config_notes = validation_config_notes,
 };
