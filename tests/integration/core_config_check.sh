@@ -63,6 +63,14 @@ printf 'socket: /x\nlist: [1, 2\n' > "$T/syntax.yaml"
 out=$("$FABRICD" -n -c "$T/syntax.yaml" 2>&1) && fail "syntax error accepted"
 printf '%s\n' "$out" | grep -q "syntax.yaml:[0-9]*:[0-9]*: " || fail "syntax error not located: $out"
 
+# what the modules add (config_notes): the SM's routing on stdout, a
+# launcher the jobs will not find on stderr, and still exit 0
+printf 'sm:\n  enabled: true\nvalidation:\n  enabled: true\n  mpirun: %s\n' "$T/no-mpirun" > "$T/notes.yaml"
+"$FABRICD" -n -c "$T/notes.yaml" > "$T/notes.out" 2> "$T/notes.err" || fail "notes.yaml rejected: $(cat "$T/notes.err")"
+grep -q '^sm: routing auto: ' "$T/notes.out" || fail "fabricd -n: no routing note: $(cat "$T/notes.out")"
+grep -qF "warning: validation: launcher mpirun: $T/no-mpirun is not executable" "$T/notes.err" ||
+    fail "fabricd -n: no warning of the missing launcher: $(cat "$T/notes.err")"
+
 out=$("$FABRICD" -n -c "$T/missing.yaml" 2>&1) && fail "missing file accepted"
 printf '%s\n' "$out" | grep -q "missing.yaml: cannot open" || fail "missing file: $out"
 pass
