@@ -8,6 +8,7 @@
  * "elapsed_human", "stdout_bytes" -> "stdout_bytes_human").
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -171,4 +172,42 @@ cli_humanize(json_t *v)
 	}
 	json_object_update_missing(v, add);
 	json_decref(add);
+}
+
+/* A scalar as a person reads it (a list of names as a1,a2); the other
+ * outputs and cli_value_text build on it. */
+const char *
+cli_scalar_text(json_t *v, char *buf, size_t len)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING: snprintf(buf, len, "%s", json_string_value(v)); break;
+	case JSON_INTEGER: snprintf(buf, len, "%lld", (long long)json_integer_value(v)); break;
+	case JSON_REAL: snprintf(buf, len, "%.3f", json_real_value(v)); break;
+	case JSON_TRUE: snprintf(buf, len, "yes"); break;
+	case JSON_FALSE: snprintf(buf, len, "no"); break;
+	case JSON_NULL: snprintf(buf, len, "-"); break;
+	default: {
+		char *s;
+		size_t i, off = 0;
+		json_t *e;
+		/* a list of names ("hosts") as a person writes it: a1,a2 */
+		if (json_is_array(v) && json_array_size(v) > 0) {
+			bool names = true;
+			json_array_foreach(v, i, e)
+				names = names && json_is_string(e);
+			if (names) {
+				buf[0] = '\0';
+				json_array_foreach(v, i, e)
+					if (off < len)
+						off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? "," : "",
+						    json_string_value(e));
+				break;
+			}
+		}
+		s = json_dumps(v, JSON_COMPACT);
+		snprintf(buf, len, "%s", s ? s : "?");
+		free(s);
+	}
+	}
+	return buf;
 }
