@@ -111,15 +111,6 @@ qos_sl2vl_bytes(const struct qos_tables *t, uint8_t op_vls, uint8_t out[QOS_SL2V
 		    masked(t->sl2vl[2 * i + 1], mask));
 }
 
-bool
-qos_unknown(const uint8_t *b, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (b[i] != 0xFF)
-			return false;
-	return true;
-}
-
 /* Set the VL of one SL in an SL2VL table. */
 static void
 sl2vl_put(uint8_t tbl[QOS_SL2VL_BYTES], uint8_t sl, uint8_t vl)
