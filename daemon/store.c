@@ -327,6 +327,26 @@ store_close(struct store *st)
 
 /* ---- writes handed over (store_writer.h) ---- */
 
+static sqlite3_stmt *
+loop_prepare(void *ctx, const char *sql)
+{
+	return store_prepare(ctx, sql);
+}
+
+int
+store_batch_run(struct store *st, const struct store_batch *b)
+{
+	if (b == NULL || store_batch_statements(b) == 0)
+		return 0;
+	if (store_begin(st) != 0)
+		return -1;
+	if (store_batch_apply(store_db(st), loop_prepare, st, b) != 0) {
+		store_rollback(st);
+		return -1;
+	}
+	return store_commit(st);
+}
+
 uint64_t
 store_write_later(struct store *st, struct store_batch *b)
 {

@@ -150,8 +150,6 @@ store_batch_statements(const struct store_batch *b)
 
 /* ---- writing one batch (either connection) ---- */
 
-typedef sqlite3_stmt *prepare_fn(void *ctx, const char *sql);
-
 static int
 bind_values(sqlite3_stmt *s, const struct store_batch *b, const struct batch_stmt *bs)
 {
@@ -172,8 +170,8 @@ bind_values(sqlite3_stmt *s, const struct store_batch *b, const struct batch_stm
 }
 
 /* Every statement of b; the caller holds the transaction.  0 or -1. */
-static int
-run_statements(sqlite3 *db, prepare_fn *prepare, void *ctx, const struct store_batch *b)
+int
+store_batch_apply(sqlite3 *db, prepare_fn *prepare, void *ctx, const struct store_batch *b)
 {
 	for (size_t i = 0; i < b->nstmts; i++) {
 		const struct batch_stmt *bs = &b->stmts[i];
@@ -195,26 +193,6 @@ run_statements(sqlite3 *db, prepare_fn *prepare, void *ctx, const struct store_b
 		}
 	}
 	return 0;
-}
-
-static sqlite3_stmt *
-loop_prepare(void *ctx, const char *sql)
-{
-	return store_prepare(ctx, sql);
-}
-
-int
-store_batch_run(struct store *st, const struct store_batch *b)
-{
-	if (b == NULL || b->nstmts == 0)
-		return 0;
-	if (store_begin(st) != 0)
-		return -1;
-	if (run_statements(store_db(st), loop_prepare, st, b) != 0) {
-		store_rollback(st);
-		return -1;
-	}
-	return store_commit(st);
 }
 
 /* ---- the thread ---- */
@@ -253,7 +231,7 @@ write_batch(struct store_writer *w, const struct store_batch *b)
 		log_warnx("store: writer: begin: %s", sqlite3_errmsg(w->db));
 		return false;
 	}
-	if (run_statements(w->db, writer_prepare, w, b) == 0 && writer_exec(w, "COMMIT"))
+	if (store_batch_apply(w->db, writer_prepare, w, b) == 0 && writer_exec(w, "COMMIT"))
 		return true;
 	log_warnx("store: writer: a batch of %zu statements not stored", b->nstmts);
 	writer_exec(w, "ROLLBACK");

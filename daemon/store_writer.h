@@ -50,8 +50,15 @@ uint64_t store_written(struct store *st);
 uint64_t store_write_failures(struct store *st);
 /* Blocks until every batch handed over is written: shutdown only. */
 void store_write_wait(struct store *st);
-/* Writes b on the loop's connection now, in one transaction: 0 or -1. */
+/* Writes b on the loop's connection now, in one transaction: 0 or -1
+ * (store.c). */
 int store_batch_run(struct store *st, const struct store_batch *b);
+/* Every statement of b on db, each prepared by prepare(ctx, sql); the
+ * caller holds the transaction: 0 or -1 (logged).  Either connection. */
+typedef struct sqlite3_stmt *prepare_fn(void *ctx, const char *sql);
+struct sqlite3;
+int store_batch_apply(struct sqlite3 *db, prepare_fn *prepare, void *ctx,
+    const struct store_batch *b);
 
 /* {thread, queued, batches, statements, failed, batch_max_ms,
  * yields_to_loop} */
