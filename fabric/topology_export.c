@@ -41,24 +41,6 @@ topology_format_name(enum topology_format fmt)
 	return names[fmt];
 }
 
-/*
- * A NodeDescription fit to sit between double quotes: both formats are
- * read by splitting on '"', so a quote in a description would shift every
- * field after it.  Control characters become spaces, as the diags do.
- */
-const char *
-topology_clean_desc(const char *desc, char *buf, size_t len)
-{
-	size_t i;
-
-	for (i = 0; desc[i] && i + 1 < len; i++) {
-		unsigned char c = (unsigned char)desc[i];
-		buf[i] = c == '"' ? '\'' : c == '\\' ? '/' : c < 0x20 || c == 0x7f ? ' ' : (char)c;
-	}
-	buf[i] = 0;
-	return buf;
-}
-
 /* "S-", "H-", "R-" and the GUID: ibnetdiscover's node names. */
 static const char *
 node_id(const struct fabric_node *n, char *buf, size_t len)
@@ -80,16 +62,6 @@ static bool
 is_enhanced_port0(const struct fabric_node *n)
 {
 	return ib_switch_info_is_enhanced_port0((const ib_switch_info_t *)n->si);
-}
-
-/* Each cable once: from the lower node GUID, or the lower port of a loop. */
-bool
-topology_link_first_end(const struct fabric_port *p)
-{
-	const struct fabric_port *q = p->peer;
-
-	return q != NULL && (q->node->guid > p->node->guid ||
-	    (q->node == p->node && q->num > p->num));
 }
 
 /* ---- ibnetdiscover ---- */
