@@ -139,6 +139,11 @@ check: deps-quiet
 	@$(MAKE) --no-print-directory O=build-san SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" CFLAGS="-O1 -g" FABRICD_NO_DEPS=1 all
 	@sh tests/run.sh build build-san
 
+# layout-check: no circle of files, no use up the folders' order, beyond
+# tests/layout-allow.txt (read from the objects; the suite runs it too).
+layout-check: all
+	@python3 tools/layout_check.py $(O) tests/layout-allow.txt
+
 # unit / integration alone, against the plain build.
 test: all
 	@sh tests/run.sh build
@@ -216,4 +221,4 @@ deb:
 clean:
 	rm -rf build build-san build-deb
 
-.PHONY: all deps deps-quiet check test demo sim sim-stop bench install deb clean completion
+.PHONY: all deps deps-quiet check layout-check test demo sim sim-stop bench install deb clean completion
