@@ -31,22 +31,11 @@
 #define CTL_MAX_ERROR	16384		/* bytes of one error message */
 #define CTL_MAX_REPLY	(32u << 20)	/* bytes of one reply line */
 
-struct ctl_command {
-	const char	*name;
-	enum ctl_access	 access;
-	ctl_handler	 handler;
-	const char	*spec_text;
-};
-
-static const struct ctl_command ctl_commands[] = {
-#define CMD(ident, wire, access, words, spec, help, ...) { wire, CTL_##access, ctl_##ident, spec },
-#include "common/commands.def"
-#undef CMD
-};
-#define NCOMMANDS (sizeof(ctl_commands) / sizeof(ctl_commands[0]))
-
-/* each command's spec, parsed once at start */
-static struct spec ctl_specs[NCOMMANDS];
+/* the commands (control_init), each one's spec parsed once at start */
+static const struct ctl_command *ctl_commands;
+static size_t ncommands;
+static struct spec *ctl_specs;
+#define NCOMMANDS ncommands
 
 struct ctl_req {
 	struct ctl_conn	*conn;		/* NULL once the client is gone */
@@ -462,8 +451,13 @@ control_configure(const struct fabricd_config *cfg)
 }
 
 int
-control_init(struct fabricd *fd, const struct fabricd_config *cfg)
+control_init(struct fabricd *fd, const struct fabricd_config *cfg,
+    const struct ctl_command *cmds, size_t n)
 {
+	ctl_commands = cmds;
+	ncommands = n;
+	free(ctl_specs);
+	ctl_specs = xcalloc(n ? n : 1, sizeof(*ctl_specs));
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (spec_parse(ctl_commands[i].spec_text, &ctl_specs[i]) != 0)
 			fatalx("commands.def: bad argument spec for %s", ctl_commands[i].name);
@@ -484,4 +478,7 @@ control_shutdown(void)
 {
 	ctl_conn_shutdown();
 	ctl_files_shutdown();
+	free(ctl_specs);
+	ctl_specs = NULL;
+	ncommands = 0;
 }

@@ -35,8 +35,20 @@ typedef void (*ctl_handler)(struct ctl_req *req, json_t *args);
 
 struct fabricd_config;
 
-/* Listen on cfg->socket with cfg's groups and limits. */
-int control_init(struct fabricd *fd, const struct fabricd_config *cfg);
+/* A command of commands.def: its wire name, who may run it, its handler
+ * and its argument spec.  The table (daemon/commands.c) names every
+ * module's handlers, so it sits above them and is handed in. */
+struct ctl_command {
+	const char	*name;
+	enum ctl_access	 access;
+	ctl_handler	 handler;
+	const char	*spec_text;
+};
+
+/* Listen on cfg->socket with cfg's groups and limits, answering the n
+ * commands of cmds (kept: a static table). */
+int control_init(struct fabricd *fd, const struct fabricd_config *cfg,
+    const struct ctl_command *cmds, size_t n);
 /* Apply a reloaded configuration's groups and limits (not the socket). */
 void control_configure(const struct fabricd_config *cfg);
 void control_shutdown(void);

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/xmalloc.h"
+#include "daemon/commands.h"
 #include "daemon/control.h"
 #include "daemon/control_conn.h"
 #include "daemon/daemon.h"
@@ -137,7 +138,7 @@ main(int argc, char **argv)
 		fatalx("cannot create the event loop");
 	if (store_open(fabricd->config->state_dir, &fabricd->store) != 0)
 		fatalx("cannot open the state database in %s", fabricd->config->state_dir);
-	if (control_init(fabricd, fabricd->config) != 0)
+	if (control_init(fabricd, fabricd->config, fabricd_commands, fabricd_ncommands) != 0)
 		fatalx("cannot open the control socket %s", fabricd->config->socket);
 	/* a port already taken is told, not fatal: the SM matters more */
 	if (metrics_http_start(fabricd) != 0)

@@ -15,8 +15,8 @@ happens fails too, so the list only shrinks.
 
 The order, lowest first: common, mad, fabric, the daemon's services
 (daemon/ but its top), sm, partitions, roce_qos, health, validation; then
-the top: daemon/main.c and daemon/modules.c (they instantiate the
-modules) and cli/.
+the top: daemon/main.c, daemon/modules.c and daemon/commands.c (they
+name the modules and their handlers) and cli/.
 """
 import os
 import subprocess
@@ -24,7 +24,7 @@ import sys
 
 RANK = {"common": 0, "mad": 1, "fabric": 2, "daemon": 3, "sm": 4, "partitions": 5,
         "roce_qos": 5, "health": 6, "validation": 7, "cli": 9}
-TOP = {"daemon/main.c", "daemon/modules.c"}
+TOP = {"daemon/main.c", "daemon/modules.c", "daemon/commands.c"}
 PRODUCT = set(RANK)
 
 
