@@ -416,10 +416,11 @@ static const struct cfg_field top_fields[] = {
 };
 
 static struct fabricd_config *
-config_defaults(const char *path)
+config_defaults(const char *path, const struct fabricd_module *const *modules)
 {
 	struct fabricd_config *cfg = xcalloc(1, sizeof(*cfg));
 
+	cfg->modules = modules;
 	cfg->file = xstrdup(path);
 	cfg->socket = xstrdup(FABRICD_DEFAULT_SOCKET);
 	cfg->state_dir = xstrdup(FABRICD_DEFAULT_STATE);
@@ -428,7 +429,7 @@ config_defaults(const char *path)
 	cfg->max_connections_per_user = 32;
 	cfg->idle_timeout_ms = 60000;
 	for (int m = 0; m < MOD_COUNT; m++) {
-		const struct fabricd_module *mod = fabricd_modules[m];
+		const struct fabricd_module *mod = cfg->modules[m];
 		cfg->module[m] = xcalloc(1, mod->config_size ? mod->config_size : 1);
 		if (mod->config_init)
 			mod->config_init(cfg->module[m]);
@@ -455,7 +456,7 @@ parse_top(struct cfg_ctx *ctx, yaml_node_t *root, struct fabricd_config *cfg)
 	for (const struct cfg_field *f = top_fields; f->key; f++)
 		known[nknown++] = f->key;
 	for (int m = 0; m < MOD_COUNT; m++)
-		known[nknown++] = fabricd_modules[m]->name;
+		known[nknown++] = cfg->modules[m]->name;
 
 	if (!cfg_expect_mapping(ctx, root, "the configuration file"))
 		return;
@@ -478,11 +479,11 @@ parse_top(struct cfg_ctx *ctx, yaml_node_t *root, struct fabricd_config *cfg)
 			continue;
 		}
 		for (m = 0; m < MOD_COUNT; m++)
-			if (strcmp(fabricd_modules[m]->name, k) == 0)
+			if (strcmp(cfg->modules[m]->name, k) == 0)
 				break;
 		if (m < MOD_COUNT) {
-			ctx->section = fabricd_modules[m]->name;
-			parse_module_section(ctx, fabricd_modules[m], val, cfg->module[m]);
+			ctx->section = cfg->modules[m]->name;
+			parse_module_section(ctx, cfg->modules[m], val, cfg->module[m]);
 			ctx->section = NULL;
 		}
 		else
@@ -492,10 +493,11 @@ parse_top(struct cfg_ctx *ctx, yaml_node_t *root, struct fabricd_config *cfg)
 
 int
 config_load_text(const char *name, const char *text, size_t len,
-    struct fabricd_config **out, char ***errors, size_t *nerrors)
+    const struct fabricd_module *const *modules, struct fabricd_config **out, char ***errors,
+    size_t *nerrors)
 {
 	struct cfg_ctx ctx = { .file = name };
-	struct fabricd_config *cfg = config_defaults(name);
+	struct fabricd_config *cfg = config_defaults(name, modules);
 	yaml_document_t doc;
 
 	*out = NULL;
@@ -520,7 +522,8 @@ config_load_text(const char *name, const char *text, size_t len,
 /* The daemon's own file, named by its operator; still only a regular file
  * of bounded size, so that `fabricd -n` on a FIFO cannot hang either. */
 int
-config_load(const char *path, struct fabricd_config **out, char ***errors, size_t *nerrors)
+config_load(const char *path, const struct fabricd_module *const *modules,
+    struct fabricd_config **out, char ***errors, size_t *nerrors)
 {
 	const char *why;
 	char *text;
@@ -534,7 +537,7 @@ config_load(const char *path, struct fabricd_config **out, char ***errors, size_
 		*nerrors = 1;
 		return -1;
 	}
-	rc = config_load_text(path, text, len, out, errors, nerrors);
+	rc = config_load_text(path, text, len, modules, out, errors, nerrors);
 	free(text);
 	return rc;
 }
@@ -545,7 +548,7 @@ config_free(struct fabricd_config *cfg)
 	if (cfg == NULL)
 		return;
 	for (int m = 0; m < MOD_COUNT; m++) {
-		const struct fabricd_module *mod = fabricd_modules[m];
+		const struct fabricd_module *mod = cfg->modules[m];
 		if (cfg->module[m] == NULL)
 			continue;
 		if (mod->config_free)

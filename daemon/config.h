@@ -110,6 +110,9 @@ struct fabricd_config {
 	uint64_t	 idle_timeout_ms;		/* close a silent connection */
 	char		*metrics_listen;	/* "HOST:PORT" of GET /metrics; NULL: none */
 	void		*module[MOD_COUNT];	/* indexed by enum module_id */
+	/* the modules whose sections these are (main.c's fabricd_modules,
+	 * handed in: config.c names none of them) */
+	const struct fabricd_module *const *modules;
 };
 
 /*
@@ -117,10 +120,13 @@ struct fabricd_config {
  * returns -1, *out is NULL and errors/nerrors hold every message (the
  * caller frees them with cfg_errors_free).
  */
-int config_load(const char *path, struct fabricd_config **out, char ***errors, size_t *nerrors);
+struct fabricd_module;
+int config_load(const char *path, const struct fabricd_module *const *modules,
+    struct fabricd_config **out, char ***errors, size_t *nerrors);
 /* The same from text already read (name labels the messages). */
 int config_load_text(const char *name, const char *text, size_t len,
-    struct fabricd_config **out, char ***errors, size_t *nerrors);
+    const struct fabricd_module *const *modules, struct fabricd_config **out, char ***errors,
+    size_t *nerrors);
 void config_free(struct fabricd_config *cfg);
 void cfg_errors_free(char **errors, size_t n);
 

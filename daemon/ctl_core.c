@@ -42,7 +42,7 @@ ctl_status(struct ctl_req *req, json_t *args)
 	    "state_dir", fabricd->config->state_dir);
 	mods = json_array();
 	for (int m = 0; m < MOD_COUNT; m++) {
-		const struct fabricd_module *mod = fabricd_modules[m];
+		const struct fabricd_module *mod = fabricd->config->modules[m];
 		json_t *st = mod->status ? mod->status(fabricd) : NULL;
 		const char *state;
 

@@ -50,7 +50,7 @@ restart_needed(const struct fabricd_config *newcfg, char *why, size_t len)
 	if (str_changed(newcfg->metrics_listen, old->metrics_listen))
 		why_add(why, len, "metrics.listen changes only at restart");
 	for (int m = 0; m < MOD_COUNT; m++) {
-		const struct fabricd_module *mod = fabricd_modules[m];
+		const struct fabricd_module *mod = fabricd->config->modules[m];
 
 		one[0] = '\0';
 		if (mod->reload_check && fabricd->module_running[m] != 0 &&
@@ -69,7 +69,7 @@ reload_config(json_t *errors)
 	size_t n;
 
 	log_info("reloading %s", old->file);
-	if (config_load(old->file, &newcfg, &errs, &n) != 0) {
+	if (config_load(old->file, old->modules, &newcfg, &errs, &n) != 0) {
 		for (size_t i = 0; i < n; i++) {
 			log_warnx("reload: %s", errs[i]);
 			if (errors)
@@ -92,7 +92,7 @@ reload_config(json_t *errors)
 	}
 	/* A module that cannot reload keeps the settings it started with. */
 	for (int m = 0; m < MOD_COUNT; m++) {
-		if (fabricd_modules[m]->reload == NULL) {
+		if (fabricd->config->modules[m]->reload == NULL) {
 			void *keep = old->module[m];
 			old->module[m] = newcfg->module[m];
 			newcfg->module[m] = keep;
@@ -102,10 +102,10 @@ reload_config(json_t *errors)
 	log_set_level(newcfg->log_level);
 	control_configure(newcfg);
 	for (int m = 0; m < MOD_COUNT; m++)
-		if (fabricd_modules[m]->reload && fabricd->module_running[m] > 0 &&
-		    fabricd_modules[m]->reload(fabricd, newcfg->module[m]) != 0)
+		if (fabricd->config->modules[m]->reload && fabricd->module_running[m] > 0 &&
+		    fabricd->config->modules[m]->reload(fabricd, newcfg->module[m]) != 0)
 			log_warnx("reload: module %s did not take its new settings",
-			    fabricd_modules[m]->name);
+			    fabricd->config->modules[m]->name);
 	config_free(old);
 	event_post(EV_INFO, "daemon", newcfg->file, "configuration reloaded");
 	return DAEMON_RELOADED;
@@ -138,7 +138,7 @@ open_mad_engine(void)
 	struct mad_engine_config mc;
 
 	for (int m = 0; m < MOD_COUNT; m++) {
-		const struct fabricd_module *mod = fabricd_modules[m];
+		const struct fabricd_module *mod = fabricd->config->modules[m];
 
 		if (mod->mad_config && mod->mad_config(fabricd->config->module[m], &mc)) {
 			fabricd->me = mad_engine_open(fabricd->base, &mc);
@@ -152,7 +152,7 @@ daemon_start_modules(void)
 {
 	open_mad_engine();
 	for (int m = 0; m < MOD_COUNT; m++) {
-		const struct fabricd_module *mod = fabricd_modules[m];
+		const struct fabricd_module *mod = fabricd->config->modules[m];
 		if (mod->start == NULL)
 			continue;
 		/* A module that fails is reported, not fatal: a RoCE host must
@@ -174,7 +174,7 @@ daemon_status_line(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (int m = 0; m < MOD_COUNT && off < len; m++) {
-		const struct fabricd_module *mod = fabricd_modules[m];
+		const struct fabricd_module *mod = fabricd->config->modules[m];
 		json_t *st = mod->status && fabricd->module_running[m] > 0 ? mod->status(fabricd) : NULL;
 		const char *state = fabricd->module_running[m] < 0 ? "failed" :
 		    json_string_value(json_object_get(st, "state"));
@@ -192,8 +192,8 @@ void
 daemon_stop_modules(void)
 {
 	for (int m = MOD_COUNT - 1; m >= 0; m--) {
-		if (fabricd->module_running[m] > 0 && fabricd_modules[m]->stop)
-			fabricd_modules[m]->stop(fabricd);
+		if (fabricd->module_running[m] > 0 && fabricd->config->modules[m]->stop)
+			fabricd->config->modules[m]->stop(fabricd);
 		fabricd->module_running[m] = 0;
 	}
 	/* Last: the modules have cancelled their MADs, so the engine's

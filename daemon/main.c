@@ -115,7 +115,7 @@ main(int argc, char **argv)
 
 	log_init("fabricd", LOG_LVL_INFO);
 	fabricd = &daemon_state;
-	if (config_load(conffile, &fabricd->config, &errs, &n) != 0) {
+	if (config_load(conffile, fabricd_modules, &fabricd->config, &errs, &n) != 0) {
 		print_errors(errs, n);
 		cfg_errors_free(errs, n);
 		return 1;
@@ -124,8 +124,8 @@ main(int argc, char **argv)
 	if (check_only) {
 		printf("configuration OK\n");
 		for (int m = 0; m < MOD_COUNT; m++)
-			if (fabricd_modules[m]->config_notes)
-				fabricd_modules[m]->config_notes(fabricd->config->module[m], stdout,
+			if (fabricd->config->modules[m]->config_notes)
+				fabricd->config->modules[m]->config_notes(fabricd->config->module[m], stdout,
 				    stderr);
 		config_free(fabricd->config);
 		return 0;

@@ -29,7 +29,7 @@ daemon_families(struct prom *pr)
 	prom_family(pr, "fabricd_module_up", "gauge",
 	    "1 when the module runs, 0 when it is off, -1 when it failed to start");
 	for (int m = 0; m < MOD_COUNT; m++) {
-		const struct fabricd_module *mod = fabricd_modules[m];
+		const struct fabricd_module *mod = fabricd->config->modules[m];
 		json_t *st = mod->status && fabricd->module_running[m] > 0 ? mod->status(fabricd) : NULL;
 		const char *state = json_string_value(json_object_get(st, "state"));
 		double up = fabricd->module_running[m] < 0 ? -1 :
@@ -170,7 +170,7 @@ build_slice(struct metrics_build *b)
 		b->module = 0;
 	}
 	for (; b->module < MOD_COUNT; b->module++) {
-		const struct fabricd_module *mod = fabricd_modules[b->module];
+		const struct fabricd_module *mod = fabricd->config->modules[b->module];
 		uint64_t until = b->cur.until_ns;
 
 		if (fabricd->module_running[b->module] > 0) {

@@ -261,7 +261,7 @@ lint_file(struct ctl_req *req, const struct ctl_file *f)
 	char **errs, *msg = NULL;
 	size_t n, len = 0;
 
-	if (config_load_text(f->name, f->data, f->len, &cfg, &errs, &n) == 0) {
+	if (config_load_text(f->name, f->data, f->len, fabricd->config->modules, &cfg, &errs, &n) == 0) {
 		const struct roce_qos_config *rc = cfg->module[MOD_ROCE_QOS];
 		ctl_reply_ok(req, json_pack("{s:s, s:s, s:o}", "file", f->name, "profile",
 		    rc->has_profile ? rc->profile.name : "none", "violations", json_array()));

@@ -29,7 +29,7 @@ static int
 load(const char *text, struct fabricd_config **cfg, char ***errs, size_t *n)
 {
 	char *path = write_tmp(text);
-	int rc = config_load(path, cfg, errs, n);
+	int rc = config_load(path, fabricd_modules, cfg, errs, n);
 
 	unlink(path);
 	free(path);

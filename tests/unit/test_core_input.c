@@ -21,6 +21,7 @@
 #include "common/spec.h"
 #include "common/utf8.h"
 #include "daemon/config.h"
+#include "daemon/fabricd.h"
 
 /* ---- UTF-8 ---- */
 
@@ -184,7 +185,7 @@ load_errors(const char *text, size_t len, double *ms)
 	size_t n, total = 1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (config_load_text("t.yaml", text, len, &cfg, &errs, &n) == 0) {
+	if (config_load_text("t.yaml", text, len, fabricd_modules, &cfg, &errs, &n) == 0) {
 		config_free(cfg);
 		cfg_errors_free(errs, n);
 		return NULL;

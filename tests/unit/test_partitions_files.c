@@ -137,7 +137,7 @@ test_config_section(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, two_tenants, strlen(two_tenants)), (ssize_t)strlen(two_tenants));
 	close(fd);
-	assert_int_equal(config_load(path, &cfg, &errs, &n), 0);
+	assert_int_equal(config_load(path, fabricd_modules, &cfg, &errs, &n), 0);
 	pc = cfg->module[MOD_PARTITIONS];
 	assert_true(pc->enabled);
 	assert_non_null(pc->model);
@@ -147,7 +147,7 @@ test_config_section(void **state)
 	fd = open(path, O_WRONLY | O_TRUNC);
 	assert_int_equal(write(fd, bad, strlen(bad)), (ssize_t)strlen(bad));
 	close(fd);
-	assert_int_equal(config_load(path, &cfg, &errs, &n), -1);
+	assert_int_equal(config_load(path, fabricd_modules, &cfg, &errs, &n), -1);
 	assert_true(n >= 1);
 	assert_non_null(strstr(errs[0], ":2:3: unknown key \"enabeld\""));
 	cfg_errors_free(errs, n);

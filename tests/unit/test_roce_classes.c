@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "daemon/config.h"
+#include "daemon/fabricd.h"
 #include "roce_qos/config.h"
 #include "roce_qos/profile.h"
 
@@ -30,7 +31,7 @@ test_three_classes(void **state)
 	const uint8_t tc_bw[8] = { 5, 0, 0, 50, 30, 15, 0, 0 };
 
 	(void)state;
-	if (config_load_text("t.yaml", THREE, strlen(THREE), &cfg, &errs, &n) != 0) {
+	if (config_load_text("t.yaml", THREE, strlen(THREE), fabricd_modules, &cfg, &errs, &n) != 0) {
 		for (size_t i = 0; i < n; i++)
 			print_message("%s\n", errs[i]);
 		fail();
@@ -61,7 +62,7 @@ expect_error(const char *classes, const char *where, const char *needle)
 	size_t n = 0, i;
 
 	snprintf(text, sizeof(text), "%s%s", HEAD, classes);
-	assert_int_equal(config_load_text("t.yaml", text, strlen(text), &cfg, &errs, &n), -1);
+	assert_int_equal(config_load_text("t.yaml", text, strlen(text), fabricd_modules, &cfg, &errs, &n), -1);
 	for (i = 0; i < n; i++)
 		if (strncmp(errs[i], where, strlen(where)) == 0 && strstr(errs[i], needle))
 			break;

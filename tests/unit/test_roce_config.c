@@ -24,7 +24,7 @@ load(const char *text, struct fabricd_config **cfg, char ***errs, size_t *n)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	rc = config_load(path, cfg, errs, n);
+	rc = config_load(path, fabricd_modules, cfg, errs, n);
 	unlink(path);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <iba/ib_types.h>
 
 #include "daemon/config.h"
+#include "daemon/fabricd.h"
 #include "sm/qos.h"
 #include "sm/sm_internal.h"
 
@@ -29,7 +30,7 @@ static const char POLICY[] =
 static int
 load(const char *text, struct fabricd_config **cfg, char ***errs, size_t *n)
 {
-	return config_load_text("t.yaml", text, strlen(text), cfg, errs, n);
+	return config_load_text("t.yaml", text, strlen(text), fabricd_modules, cfg, errs, n);
 }
 
 static const struct qos_policy *

@@ -389,7 +389,7 @@ setup(void **state)
 	fprintf(fp, "socket: %s/sock\nstate_dir: %s\nsm:\n  enabled: true\n"
 	    "  sweep_interval: %s\n", w->dir, w->dir, *state ? (const char *)*state : "1h");
 	fclose(fp);
-	assert_int_equal(config_load(path, &w->cfg, &errs, &nerr), 0);
+	assert_int_equal(config_load(path, fabricd_modules, &w->cfg, &errs, &nerr), 0);
 	w->fd.config = w->cfg;
 	assert_non_null(w->fd.base = event_base_new());
 	assert_int_equal(store_open(w->dir, &w->fd.store), 0);
