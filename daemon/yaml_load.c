@@ -15,13 +15,56 @@
  * each mapping's keys so that a mapping of many keys stays cheap.
  * Errors say file:line:column like every other config error.
  */
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/config.h"
+
+/* Every config error, here or in the field walkers, is one line with the
+ * file:line:column of its node; past CFG_MAX_ERRORS they are only counted. */
+void
+cfg_error(struct cfg_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
+{
+	char *msg, *line;
+	va_list ap;
+
+	if (ctx->nerrors >= CFG_MAX_ERRORS) {
+		ctx->ndropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		fatal("cfg_error");
+	va_end(ap);
+	if (node != NULL)
+		xasprintf(&line, "%s:%zu:%zu: %s", ctx->file, node->start_mark.line + 1,
+		    node->start_mark.column + 1, msg);
+	else
+		xasprintf(&line, "%s: %s", ctx->file, msg);
+	free(msg);
+	ctx->errors = xreallocarray(ctx->errors, ctx->nerrors + 1, sizeof(char *));
+	ctx->errors[ctx->nerrors++] = line;
+}
+
+void
+cfg_errors_finish(struct cfg_ctx *ctx)
+{
+	char *line;
+
+	if (ctx->ndropped == 0)
+		return;
+	xasprintf(&line, "%s: and %zu more error%s", ctx->file, ctx->ndropped,
+	    ctx->ndropped == 1 ? "" : "s");
+	ctx->errors = xreallocarray(ctx->errors, ctx->nerrors + 1, sizeof(char *));
+	ctx->errors[ctx->nerrors++] = line;
+	ctx->ndropped = 0;
+}
 
 struct budget_reader {
 	const unsigned char	*text;
