@@ -21,13 +21,14 @@
 #include <strings.h>
 #include <sys/time.h>
 #include <time.h>
+#include <event2/event.h>
 
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/events.h"
-#include "daemon/fabricd.h"
+#include "daemon/store.h"
 #include "daemon/store_writer.h"
 
 static const char *const severity_names[] = { "info", "warning", "error", "critical" };
@@ -54,6 +55,8 @@ static struct store_batch *pending;	/* rows of the events not handed over */
 static size_t pending_rows;
 static int64_t next_id;			/* 0: not read from the store yet */
 static struct event *flush_ev;
+static struct event_base *ev_base;	/* events_attach: where rows go, and the */
+static struct store *ev_store;		/* loop that hands them over */
 static uint64_t posted_total, handed_batches;
 
 const char *
@@ -107,8 +110,8 @@ take_id(void)
 {
 	sqlite3_stmt *s;
 
-	if (next_id == 0 && fabricd && fabricd->store &&
-	    (s = store_prepare(fabricd->store, "SELECT COALESCE((SELECT seq FROM "
+	if (next_id == 0 && ev_store &&
+	    (s = store_prepare(ev_store, "SELECT COALESCE((SELECT seq FROM "
 	    "sqlite_sequence WHERE name = 'events'), (SELECT MAX(id) FROM events), 0)")) != NULL) {
 		if (sqlite3_step(s) == SQLITE_ROW)
 			next_id = sqlite3_column_int64(s, 0) + 1;
@@ -149,9 +152,9 @@ forget_written(void)
 {
 	uint64_t written;
 
-	if (q_head == q_tail || fabricd == NULL || fabricd->store == NULL)
+	if (q_head == q_tail || ev_store == NULL)
 		return;
-	written = store_written(fabricd->store);
+	written = store_written(ev_store);
 	while (q_head < q_tail && queue[q_head].batch != 0 && queue[q_head].batch <= written)
 		queued_free(&queue[q_head++]);
 	if (q_head == q_tail)
@@ -164,9 +167,9 @@ hand_over(void)
 {
 	uint64_t seq;
 
-	if (pending == NULL || fabricd == NULL || fabricd->store == NULL)
+	if (pending == NULL || ev_store == NULL)
 		return;
-	seq = store_write_later(fabricd->store, pending);
+	seq = store_write_later(ev_store, pending);
 	pending = NULL;
 	pending_rows = 0;
 	handed_batches++;
@@ -189,8 +192,8 @@ flush_schedule(void)
 {
 	struct timeval now = { 0, 0 };
 
-	if (flush_ev == NULL && fabricd && fabricd->base)
-		flush_ev = evtimer_new(fabricd->base, flush_cb, NULL);
+	if (flush_ev == NULL && ev_base)
+		flush_ev = evtimer_new(ev_base, flush_cb, NULL);
 	if (flush_ev == NULL || pending_rows >= BATCH_ROWS) {
 		hand_over();			/* no loop (yet), or a full batch */
 		return;
@@ -200,11 +203,22 @@ flush_schedule(void)
 }
 
 void
+events_attach(struct event_base *base, struct store *store)
+{
+	if (base != ev_base && flush_ev != NULL) {
+		event_free(flush_ev);		/* a timer of the old loop */
+		flush_ev = NULL;
+	}
+	ev_base = base;
+	ev_store = store;
+}
+
+void
 events_flush_all(void)
 {
 	hand_over();
-	if (fabricd && fabricd->store) {
-		store_write_wait(fabricd->store);
+	if (ev_store) {
+		store_write_wait(ev_store);
 		forget_written();
 	}
 }
@@ -247,7 +261,7 @@ event_post(enum event_severity sev, const char *source, const char *object, cons
 	va_end(ap);
 	log_notice("event [%s] %s%s%s: %s", event_severity_name(sev), source,
 	    object ? " " : "", object ? object : "", e.message);
-	if (fabricd == NULL || fabricd->store == NULL) {
+	if (ev_store == NULL) {
 		queued_free(&e);
 		return;
 	}
@@ -363,7 +377,7 @@ passes(const struct ev_filter *f, int64_t time_ms, enum event_severity sev)
 static int64_t
 max_stored_id(void)
 {
-	sqlite3_stmt *s = store_prepare(fabricd->store, "SELECT COALESCE(MAX(id), 0) FROM events");
+	sqlite3_stmt *s = store_prepare(ev_store, "SELECT COALESCE(MAX(id), 0) FROM events");
 	int64_t id = 0;
 
 	if (s && sqlite3_step(s) == SQLITE_ROW)
@@ -379,7 +393,7 @@ max_stored_id(void)
 static json_t *
 rows_after(const struct ev_filter *f, int64_t after, size_t n)
 {
-	sqlite3_stmt *s = store_prepare(fabricd->store, "SELECT id, time_ms, severity, source, "
+	sqlite3_stmt *s = store_prepare(ev_store, "SELECT id, time_ms, severity, source, "
 	    "object, message FROM events WHERE id > ? AND time_ms >= ? AND severity >= ? "
 	    "ORDER BY id LIMIT ?");
 	json_t *rows, *last;
@@ -491,7 +505,7 @@ follow(struct ctl_req *req, const struct ev_filter *f, int64_t after, bool histo
 {
 	struct history *h;
 
-	if (!history || fabricd->base == NULL) {
+	if (!history || ev_base == NULL) {
 		follow_live(req, f->min);
 		return;
 	}
@@ -499,7 +513,7 @@ follow(struct ctl_req *req, const struct ev_filter *f, int64_t after, bool histo
 	h->req = req;
 	h->f = *f;
 	h->after = after;
-	if ((h->ev = evtimer_new(fabricd->base, history_page, h)) == NULL) {
+	if ((h->ev = evtimer_new(ev_base, history_page, h)) == NULL) {
 		free(h);
 		follow_live(req, f->min);
 		return;
@@ -559,7 +573,7 @@ window_found(struct window *w, int64_t after)
 static bool
 window_step(struct window *w)
 {
-	sqlite3_stmt *s = store_prepare(fabricd->store, "SELECT id FROM events WHERE id < ? AND "
+	sqlite3_stmt *s = store_prepare(ev_store, "SELECT id FROM events WHERE id < ? AND "
 	    "time_ms >= ? AND severity >= ? ORDER BY id DESC LIMIT 1 OFFSET ?");
 	long long chunk = w->left < WINDOW_CHUNK ? w->left : WINDOW_CHUNK;
 	bool found = false;
@@ -632,7 +646,7 @@ window_start(struct ctl_req *req, const struct ev_filter *f, long long limit, bo
 	w->below = stored + 1;
 	if (window_step(w))
 		return;
-	if (fabricd->base == NULL || (w->ev = evtimer_new(fabricd->base, window_turn, w)) == NULL) {
+	if (ev_base == NULL || (w->ev = evtimer_new(ev_base, window_turn, w)) == NULL) {
 		while (!window_step(w))
 			;
 		return;

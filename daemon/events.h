@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <jansson.h>
 
+struct event_base;
+struct store;
+
 enum event_severity { EV_INFO, EV_WARNING, EV_ERROR, EV_CRITICAL };
 
 const char *event_severity_name(enum event_severity s);
@@ -28,6 +31,9 @@ int64_t event_now_ms(void);
  * to epoch milliseconds; -1 if unparseable.  Shared by every --since. */
 int event_parse_since(const char *s, int64_t *out_ms);
 
+/* Where events are written (the durable record) and the loop whose timer
+ * hands them over; until then, or with NULL, they wait in memory. */
+void events_attach(struct event_base *base, struct store *store);
 /* End all follow streams (daemon shutdown); flush_ev is freed, later
  * events are written at once. */
 void events_shutdown(void);

@@ -138,6 +138,7 @@ main(int argc, char **argv)
 		fatalx("cannot create the event loop");
 	if (store_open(fabricd->config->state_dir, &fabricd->store) != 0)
 		fatalx("cannot open the state database in %s", fabricd->config->state_dir);
+	events_attach(fabricd->base, fabricd->store);
 	if (control_init(fabricd, fabricd->config, fabricd_commands, fabricd_ncommands) != 0)
 		fatalx("cannot open the control socket %s", fabricd->config->socket);
 	/* a port already taken is told, not fatal: the SM matters more */

@@ -220,6 +220,7 @@ test_events_written(void **state)
 	assert_int_equal(store_open(dir, &st), 0);
 	fake.store = st;
 	fabricd = &fake;
+	events_attach(NULL, st);
 	for (int i = 0; i < 600; i++)
 		event_post(EV_INFO, "test", i % 2 ? "obj" : NULL, "event %d", i);
 	events_flush_all();
@@ -228,6 +229,7 @@ test_events_written(void **state)
 	    "object IS NULL"), 300);
 	assert_int_equal(count(st, "SELECT count(DISTINCT id) FROM events WHERE source = 'test'"), 600);
 	fabricd = NULL;
+	events_attach(NULL, NULL);
 	store_close(st);
 }
 

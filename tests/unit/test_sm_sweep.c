@@ -394,6 +394,7 @@ setup(void **state)
 	assert_non_null(w->fd.base = event_base_new());
 	assert_int_equal(store_open(w->dir, &w->fd.store), 0);
 	fabricd = &w->fd;
+	events_attach(w->fd.base, w->fd.store);
 	fake_init(&w->fk);
 	current = w;
 	sm_add_hook(SM_HOOK_BEFORE_ACTIVATE, before_hook, &current);
@@ -412,6 +413,7 @@ teardown(void **state)
 	sm_test_use_io(NULL, 0, 0);
 	events_flush_all();	/* the queued events, and their timer, go with this base */
 	events_shutdown();
+	events_attach(NULL, NULL);
 	store_close(w->fd.store);
 	event_base_free(w->fd.base);
 	config_free(w->cfg);
