@@ -121,10 +121,21 @@ void hports_free(struct health *h);
 
 /* Evaluate a port's counter checks after a round (ports.c). */
 void health_eval_counters(struct hport *p, int64_t now_ms, uint64_t dt_ms);
-/* module.c: alarm transitions between hold and release are posted at the
- * release, many ports with one cause as one event (see module.c). */
+/* event_hold.c: alarm transitions between hold and release are posted at
+ * the release, many ports with one cause as one event (see there). */
+struct held_event {
+	enum hchk		 check;
+	enum event_severity	 sev;
+	bool			 raised;
+	char			 object[80];
+	char			 detail[160];
+	int64_t			 first_seen_ms;
+	uint32_t		 failures;
+};
 void health_events_hold(void);
 void health_events_release(void);
+void health_event_note(const struct held_event *e);
+void health_events_forget(void);
 /* isolate.c: isolate or restore ports after a round or a sweep; the cap in
  * force; unisolate (-1 when the port is not isolated). */
 void health_isolate_review(int64_t now_ms);
