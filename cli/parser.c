@@ -7,17 +7,6 @@
 #include "cli/parser.h"
 #include "common/spec.h"
 
-enum { CLI_READ, CLI_ADMIN };
-
-const struct cli_command cli_commands[] = {
-/* "" __VA_ARGS__: the arguments' descriptions, "" where a line has none */
-#define CMD(ident, wire, access, words, spec, help, ...) \
-	{ wire, words, spec, help, CLI_##access == CLI_ADMIN, "" __VA_ARGS__ },
-#include "common/commands.def"
-#undef CMD
-};
-const size_t cli_ncommands = sizeof(cli_commands) / sizeof(cli_commands[0]);
-
 /*
  * A comma-separated list, split only at commas outside brackets, so that a
  * Slurm hostlist (gpu[001-064,070]) stays one item for the daemon to

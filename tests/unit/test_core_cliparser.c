@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "cli/commands.c"
 #include "cli/parser.c"
 #include "cli/resolve.c"
 #include "cli/usage.c"
