@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "cli/fanout.h"
 #include "common/hostlist.h"
 
@@ -65,10 +66,7 @@ fanout_fault(json_t *res, const char *host, const char *hca, unsigned port, cons
 static double
 now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)clock_mono_us() / 1e6;
 }
 
 /* The launcher's command line for one host. */

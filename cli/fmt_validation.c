@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "cli/fabricctl.h"
 
 /* A word as a shell would read it back: quoted when it must be. */
@@ -118,9 +119,9 @@ static void
 job_progress(json_t *item)
 {
 	static char last[256];
-	static struct timespec t0;
+	static int64_t t0_ms = -1;
 	char a[32], b[32], c[32], line[256], el[32];
-	struct timespec now;
+	int64_t now_ms;
 	int n;
 
 	if (json_object_get(item, "probes") != NULL) {
@@ -137,14 +138,13 @@ job_progress(json_t *item)
 			    cli_size_text((long long)json_integer_value(json_object_get(item, "size")), a,
 			    sizeof(a)), cli_scalar_text(json_object_get(item, "busbw"), b, sizeof(b)));
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (t0.tv_sec == 0 && t0.tv_nsec == 0)
-		t0 = now;
+	now_ms = clock_mono_ms();
+	if (t0_ms < 0)
+		t0_ms = now_ms;
 	if (strcmp(line, last) == 0)
 		return;
 	snprintf(last, sizeof(last), "%s", line);
-	printf("[%s] %s\n", cli_duration_text((now.tv_sec - t0.tv_sec) * 1000LL +
-	    (now.tv_nsec - t0.tv_nsec) / 1000000, el, sizeof(el)), line);
+	printf("[%s] %s\n", cli_duration_text(now_ms - t0_ms, el, sizeof(el)), line);
 }
 
 static void

@@ -2,11 +2,23 @@
 
 #include "common/clock.h"
 
-int64_t
-clock_mono_us(void)
+uint64_t
+clock_mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int64_t
+clock_mono_us(void)
+{
+	return (int64_t)(clock_mono_ns() / 1000);
+}
+
+int64_t
+clock_mono_ms(void)
+{
+	return (int64_t)(clock_mono_ns() / 1000000);
 }

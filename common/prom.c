@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/xmalloc.h"
 #include "common/prom.h"
 
@@ -128,10 +129,5 @@ prom_sample_double(struct prom *p, const char *name, const struct prom_label *la
 bool
 prom_cursor_spent(const struct prom_cursor *c)
 {
-	struct timespec ts;
-
-	if (c->until_ns == 0)
-		return false;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec >= c->until_ns;
+	return c->until_ns != 0 && clock_mono_ns() >= c->until_ns;
 }

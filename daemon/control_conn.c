@@ -26,6 +26,7 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/xmalloc.h"
@@ -83,15 +84,6 @@ static struct {
 } cc = {
 	.policy = { (gid_t)-1, (gid_t)-1, 512, 32, 60000 },
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static size_t
 out_len(const struct ctl_conn *c)
@@ -336,7 +328,7 @@ on_readable(evutil_socket_t fd, short what, void *arg)
 	queue_fds(c, &mh);
 	evbuffer_add(c->in, buf, (size_t)n);
 	c->in_total += (uint64_t)n;
-	c->last_active = now_ms();
+	c->last_active = (uint64_t)clock_mono_ms();
 	process_lines(c);
 }
 
@@ -346,7 +338,7 @@ on_drained(struct bufferevent *bev, void *arg)
 	struct ctl_conn *c = arg;
 
 	(void)bev;
-	c->last_active = now_ms();
+	c->last_active = (uint64_t)clock_mono_ms();
 	if (c->closing) {
 		if (out_len(c) == 0)
 			conn_doom(c);
@@ -477,7 +469,7 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 	c->fd = fd;
 	c->uid = cred.uid;
 	c->role = role;
-	c->last_active = c->last_progress = now_ms();
+	c->last_active = c->last_progress = (uint64_t)clock_mono_ms();
 	c->in = evbuffer_new();
 	c->bev = bufferevent_socket_new(cc.base, fd, BEV_OPT_CLOSE_ON_FREE);
 	bufferevent_setcb(c->bev, NULL, on_drained, on_bev_event, c);
@@ -525,7 +517,7 @@ on_relisten(evutil_socket_t fd, short what, void *arg)
 static void
 on_tick(evutil_socket_t fd, short what, void *arg)
 {
-	uint64_t now = now_ms(), idle = cc.policy.idle_ms;
+	uint64_t now = (uint64_t)clock_mono_ms(), idle = cc.policy.idle_ms;
 
 	(void)fd; (void)what; (void)arg;
 	for (struct ctl_conn *c = cc.conns; c; c = c->next) {
@@ -560,8 +552,7 @@ arm_tick(void)
 		ms = 1000;
 	if (ms < 50)
 		ms = 50;
-	tv.tv_sec = (time_t)(ms / 1000);
-	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	tv = clock_tv_ms(ms);
 	if (cc.tick)
 		evtimer_add(cc.tick, &tv);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/file.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -180,7 +181,7 @@ int
 ctl_files_read(const int *fds, size_t n, uid_t uid, ctl_files_cb cb, void *arg, char *why,
     size_t whylen)
 {
-	struct timeval tv = { CTL_FILE_DEADLINE_MS / 1000, (CTL_FILE_DEADLINE_MS % 1000) * 1000 };
+	struct timeval tv = clock_tv_ms(CTL_FILE_DEADLINE_MS);
 	struct file_job *j;
 
 	if (!cf.open || n == 0 || n > CTL_MAX_FDS) {

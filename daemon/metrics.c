@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/prom.h"
 #include "common/proto.h"
 #include "common/xmalloc.h"
@@ -149,21 +150,12 @@ build_free(struct metrics_build *b)
 	free(b);
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* One slice; true when the text is complete.  A module stopped between
  * two slices is skipped from there on. */
 static bool
 build_slice(struct metrics_build *b)
 {
-	b->cur.until_ns = now_ns() + METRICS_SLICE_NS;
+	b->cur.until_ns = clock_mono_ns() + METRICS_SLICE_NS;
 	if (b->module < 0) {
 		daemon_families(&b->pr);
 		mad_families(&b->pr);

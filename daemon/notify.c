@@ -12,6 +12,7 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "daemon/notify.h"
 
@@ -65,8 +66,7 @@ start_tick(struct event_base *base)
 		log_info("systemd: watchdog every %llu ms (WatchdogSec %llu ms)",
 		    (unsigned long long)(usec / 2000), (unsigned long long)(usec / 1000));
 	}
-	tv.tv_sec = (time_t)(every / 1000000);
-	tv.tv_usec = (suseconds_t)(every % 1000000);
+	tv = clock_tv_us(every);
 	tick = event_new(base, -1, EV_PERSIST, on_tick, NULL);
 	if (tick == NULL || event_add(tick, &tv) != 0)
 		log_warnx("systemd: cannot arm the watchdog and status timer");

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/config.h"
@@ -69,17 +70,14 @@ cfg_errors_finish(struct cfg_ctx *ctx)
 struct budget_reader {
 	const unsigned char	*text;
 	size_t			 len, off;
-	struct timespec		 deadline;
+	int64_t			 deadline_us;
 	bool			 expired;
 };
 
 static bool
-past(const struct timespec *t)
+past(int64_t deadline_us)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+	return clock_mono_us() >= deadline_us;
 }
 
 /* libyaml read handler: small chunks, so the clock is looked at often. */
@@ -89,7 +87,7 @@ read_chunk(void *data, unsigned char *buf, size_t size, size_t *size_read)
 	struct budget_reader *r = data;
 	size_t n = r->len - r->off;
 
-	if (past(&r->deadline)) {
+	if (past(r->deadline_us)) {
 		r->expired = true;
 		return 0;
 	}
@@ -104,9 +102,9 @@ read_chunk(void *data, unsigned char *buf, size_t size, size_t *size_read)
 }
 
 static void
-reader_init(struct budget_reader *r, const char *text, size_t len, const struct timespec *dl)
+reader_init(struct budget_reader *r, const char *text, size_t len, int64_t deadline_us)
 {
-	*r = (struct budget_reader){ (const unsigned char *)text, len, 0, *dl, false };
+	*r = (struct budget_reader){ (const unsigned char *)text, len, 0, deadline_us, false };
 }
 
 static void
@@ -135,7 +133,7 @@ parser_error(struct cfg_ctx *ctx, yaml_parser_t *p, const struct budget_reader *
 
 /* Pass 1: nesting depth, on events, before any tree exists. */
 static bool
-check_depth(struct cfg_ctx *ctx, const char *text, size_t len, const struct timespec *dl)
+check_depth(struct cfg_ctx *ctx, const char *text, size_t len, int64_t deadline_us)
 {
 	struct budget_reader r;
 	yaml_parser_t p;
@@ -143,7 +141,7 @@ check_depth(struct cfg_ctx *ctx, const char *text, size_t len, const struct time
 	int depth = 0;
 	bool ok = true, done = false;
 
-	reader_init(&r, text, len, dl);
+	reader_init(&r, text, len, deadline_us);
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input(&p, read_chunk, &r);
 	while (ok && !done) {
@@ -325,20 +323,13 @@ bool
 cfg_yaml_load(struct cfg_ctx *ctx, const char *text, size_t len, yaml_document_t *doc)
 {
 	struct budget_reader r;
-	struct timespec dl;
+	int64_t deadline_us = clock_mono_us() + (int64_t)CFG_PARSE_BUDGET_MS * 1000;
 	yaml_parser_t p;
 	bool ok;
 
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += CFG_PARSE_BUDGET_MS / 1000;
-	dl.tv_nsec += (long)(CFG_PARSE_BUDGET_MS % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
-	if (!check_depth(ctx, text, len, &dl))
+	if (!check_depth(ctx, text, len, deadline_us))
 		return false;
-	reader_init(&r, text, len, &dl);
+	reader_init(&r, text, len, deadline_us);
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input(&p, read_chunk, &r);
 	ok = yaml_parser_load(&p, doc);

@@ -14,16 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "fabric/routing_internal.h"
-
-static uint64_t
-now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 static size_t
 ptr_hash(const void *p, size_t mask)
@@ -590,7 +582,7 @@ routing_compute(struct fabric_node *const *nodes, size_t n,
 {
 	static const struct routing_params dflt = { .engine = ROUTING_MINHOP };
 	const struct routing_params *p = params ? params : &dflt;
-	uint64_t start = now_usec();
+	uint64_t start = (uint64_t)clock_mono_us();
 	struct routing_table *t = calloc(1, sizeof(*t));
 	struct graph g;
 	struct work w = { 0 };
@@ -652,7 +644,7 @@ out:
 		routing_table_free(t);
 		return NULL;
 	}
-	t->usec = now_usec() - start;
+	t->usec = (uint64_t)clock_mono_us() - start;
 	return t;
 }
 

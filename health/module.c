@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
@@ -175,8 +176,7 @@ static void
 roce_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct health *h = arg;
-	struct timeval tv = { (time_t)(h->cfg.roce_interval_ms / 1000),
-	    (suseconds_t)(h->cfg.roce_interval_ms % 1000) * 1000 };
+	struct timeval tv = clock_tv_ms(h->cfg.roce_interval_ms);
 
 	health_events_hold();
 	roce_sample(&h->roce, event_now_ms(), h->alarms);

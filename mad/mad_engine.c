@@ -719,7 +719,7 @@ mad_engine_set_window(struct mad_engine *me, unsigned window)
 void
 mad_engine_set_timing(struct mad_engine *me, unsigned timeout_ms, unsigned retries)
 {
-	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
+	struct timeval tv = clock_tv_ms(timeout_ms);
 
 	/* libevent's common timeouts: one queue per duration, so the many
 	 * MAD timers cost O(1) each.  MADs in flight keep the one they had. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
@@ -295,7 +296,7 @@ subscribe(struct fabricd *fd)
 static void
 schedule(struct fabricd *fd)
 {
-	struct timeval tv = { (time_t)(R.cfg->poll_ms / 1000), (suseconds_t)(R.cfg->poll_ms % 1000) * 1000 };
+	struct timeval tv = clock_tv_ms(R.cfg->poll_ms);
 	struct timeval now = { 0, 0 };
 
 	if (R.poll_ev == NULL)

@@ -28,6 +28,7 @@
 
 #include <iba/ib_types.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "daemon/events.h"
 #include "sm/audit.h"
@@ -438,10 +439,7 @@ sm_audit_sweep_ended(struct sm *sm)
 static void
 arm_timer(struct sm *sm)
 {
-	struct timeval tv = {
-		.tv_sec = sm->cfg.audit_interval_ms / 1000,
-		.tv_usec = (sm->cfg.audit_interval_ms % 1000) * 1000,
-	};
+	struct timeval tv = clock_tv_ms(sm->cfg.audit_interval_ms);
 
 	if (sm->audit.timer)
 		event_free(sm->audit.timer);

@@ -17,6 +17,7 @@
 
 #include <iba/ib_types.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "daemon/events.h"
 #include "sm/sm_internal.h"
@@ -362,7 +363,7 @@ static void
 poll_start(struct sm *sm, const struct sm_remote *r)
 {
 	uint64_t ms = poll_interval_ms(sm);
-	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+	struct timeval tv = clock_tv_ms(ms);
 
 	if (r != &sm->polled)
 		sm->polled = *r;

@@ -16,6 +16,7 @@
 
 #include <iba/ib_types.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "daemon/events.h"
 #include "sm/sm_internal.h"
@@ -507,10 +508,7 @@ periodic_cb(evutil_socket_t fd, short what, void *arg)
 void
 sm_sweep_start_timer(struct sm *sm)
 {
-	struct timeval tv = {
-		.tv_sec = sm->cfg.sweep_interval_ms / 1000,
-		.tv_usec = (sm->cfg.sweep_interval_ms % 1000) * 1000,
-	};
+	struct timeval tv = clock_tv_ms(sm->cfg.sweep_interval_ms);
 
 	if (sm->kick == NULL)
 		sm->kick = evtimer_new(sm->fd->base, kick_cb, sm);

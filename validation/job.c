@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <event2/event.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
@@ -375,17 +376,11 @@ grace_ms(const struct job *j)
 	return g < j->spec.timeout_ms / 2 ? g : j->spec.timeout_ms / 2;
 }
 
-static struct timeval
-ms_tv(uint64_t ms)
-{
-	return (struct timeval){ (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
-}
-
 static void
 on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct job *j = arg;
-	struct timeval tv = ms_tv(grace_ms(j));
+	struct timeval tv = clock_tv_ms(grace_ms(j));
 
 	if (!j->term_sent) {
 		if (!j->outcome.cancelled)
@@ -510,7 +505,7 @@ job_start(const struct job_spec *spec, job_done_fn done, void *arg, char *err, s
 	jobstore_started(id, j->pid, argv, j->spec.env, j->dir, j->out, j->err);
 	launch_free(argv);
 	j->timer = evtimer_new(base, on_timer, j);
-	tv = ms_tv(j->spec.timeout_ms - grace_ms(j));
+	tv = clock_tv_ms(j->spec.timeout_ms - grace_ms(j));
 	evtimer_add(j->timer, &tv);
 	log_info("validation: job %lld started: %s on %zu host(s), pid %d", (long long)id,
 	    j->spec.test, j->spec.nhosts, (int)j->pid);
