@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <iba/ib_types.h>
+#include <infiniband/umad_sm.h>
 
 #include "common/xmalloc.h"
 #include "mad/batch.h"
@@ -194,7 +195,7 @@ on_reply(const struct mad_result *res, void *owner, void *op)
 }
 
 static void
-send(struct run *r, size_t port, uint16_t block, uint8_t method, const uint16_t *table)
+send_block(struct run *r, size_t port, uint16_t block, uint8_t method, const uint16_t *table)
 {
 	struct pt_port_plan *pp = &r->plan->ports[port];
 	uint8_t data[64];
@@ -208,7 +209,7 @@ send(struct run *r, size_t port, uint16_t block, uint8_t method, const uint16_t 
 		r->rep.gets++;
 		pt_mad_counts.gets++;
 	}
-	mad_batch_smp(&r->batch, &pp->addr, method, PT_ATTR_PKEY_TABLE, pp->attr_mod_port | block,
+	mad_batch_smp(&r->batch, &pp->addr, method, UMAD_SM_ATTR_PKEY_TABLE, pp->attr_mod_port | block,
 	    table ? data : NULL, on_reply, op_of(port, block));
 }
 
@@ -222,7 +223,7 @@ start_read(struct run *r)
 			continue;
 		pp->have = xcalloc((size_t)pp->nblocks * PT_BLOCK, sizeof(uint16_t));
 		for (uint16_t b = 0; b < pp->nblocks; b++)
-			send(r, i, b, 0x01, NULL);
+			send_block(r, i, b, 0x01, NULL);
 	}
 }
 
@@ -239,7 +240,7 @@ start_write(struct run *r)
 				r->rep.ports_written++;
 			r->pr[i].written = true;
 			r->pr[i].sent[b] = 1;
-			send(r, i, b, 0x02, pp->want);
+			send_block(r, i, b, 0x02, pp->want);
 		}
 	}
 }
@@ -250,7 +251,7 @@ start_verify(struct run *r)
 	for (size_t i = 0; i < r->plan->nports; i++)
 		for (uint16_t b = 0; b < r->plan->ports[i].nblocks; b++)
 			if (r->pr[i].sent[b])
-				send(r, i, b, 0x01, NULL);
+				send_block(r, i, b, 0x01, NULL);
 }
 
 static void
@@ -260,7 +261,7 @@ start_rollback(struct run *r)
 	for (size_t i = 0; i < r->plan->nports; i++)
 		for (uint16_t b = 0; b < r->plan->ports[i].nblocks; b++)
 			if (r->pr[i].sent[b])
-				send(r, i, b, 0x02, r->plan->ports[i].have);
+				send_block(r, i, b, 0x02, r->plan->ports[i].have);
 }
 
 /*
@@ -300,7 +301,7 @@ on_enforce(struct run *r, size_t port, uint16_t step, const struct mad_result *r
 	r->rep.enforce_sets++;
 	pt_mad_counts.enforce_sets++;
 	/* sent before this reply is counted: the phase stays open for it */
-	mad_batch_smp(&r->batch, &pp->addr, 0x02, PT_ATTR_PORT_INFO, pp->port, &pi, on_reply,
+	mad_batch_smp(&r->batch, &pp->addr, 0x02, UMAD_SM_ATTR_PORT_INFO, pp->port, &pi, on_reply,
 	    op_of(port, ENFORCE_SET));
 }
 
@@ -313,7 +314,7 @@ start_enforce(struct run *r)
 		if (!pp->switch_ext || !r->pr[i].written)
 			continue;
 		pt_mad_counts.enforce_gets++;
-		mad_batch_smp(&r->batch, &pp->addr, 0x01, PT_ATTR_PORT_INFO, pp->port, NULL,
+		mad_batch_smp(&r->batch, &pp->addr, 0x01, UMAD_SM_ATTR_PORT_INFO, pp->port, NULL,
 		    on_reply, op_of(i, ENFORCE_GET));
 	}
 }

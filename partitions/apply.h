@@ -19,8 +19,6 @@
 #include "partitions/plan.h"
 #include "mad/io.h"
 
-#define PT_ATTR_PKEY_TABLE	0x0016
-#define PT_ATTR_PORT_INFO	0x0015
 #define PT_ENFORCE_BITS		0x0c	/* PortInfo: PartitionEnforcementInbound | Outbound */
 
 /* Counters of P_KeyTable MADs since start, for status and tests. */

@@ -158,7 +158,7 @@ port_set_rereg(struct sm *sm, struct fabric_port *p, uint16_t lid, uint16_t smli
 		return;
 	/* never echo a ClientReregister a port reported back */
 	ib_port_info_set_client_rereg(&pi, rereg ? 1 : 0);
-	sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_PORT_INFO, p->num, &pi, on_port_set, p);
+	sm_send(sm, &a, IB_MAD_METHOD_SET, UMAD_SM_ATTR_PORT_INFO, p->num, &pi, on_port_set, p);
 	/* A Set that only reregisters changes nothing of the port: it is
 	 * counted apart, so that "a restart sets no port" stays measurable. */
 	if (rereg)

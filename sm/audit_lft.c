@@ -31,7 +31,7 @@ lft_gets(struct sm *sm, const struct fabric_node *n, size_t k, struct audit_get 
 {
 	memset(out, 0, sizeof(*out));
 	sm_path_of(n, &out->addr);
-	out->attr = SM_ATTR_LFT;
+	out->attr = UMAD_SM_ATTR_LINEAR_FT;
 	out->mod = (uint32_t)k;
 	out->block = (uint16_t)k;
 	return 1;

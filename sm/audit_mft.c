@@ -30,7 +30,7 @@ mft_gets(struct sm *sm, const struct fabric_node *n, size_t k, struct audit_get 
 		return 0;
 	memset(out, 0, sizeof(*out));
 	sm_path_of(n, &out->addr);
-	out->attr = SM_ATTR_MFT;
+	out->attr = UMAD_SM_ATTR_MCAST_FT;
 	out->mod = sm_mcast_mft_mod(block, pos);
 	out->port = (uint8_t)(pos * 16);
 	out->block = (uint16_t)block;

@@ -12,7 +12,6 @@
 
 #include "sm/audit.h"
 
-#define PKEY_ATTR	0x0016
 #define PKEY_BLOCK	32
 #define PKEY_MAX	(AUDIT_MAX_GETS * PKEY_BLOCK)
 
@@ -60,7 +59,7 @@ pkey_gets(struct sm *sm, const struct fabric_node *n, size_t k, struct audit_get
 	for (b = 0; b < nb; b++) {
 		memset(&out[b], 0, sizeof(out[b]));
 		out[b].addr = a;
-		out[b].attr = PKEY_ATTR;
+		out[b].attr = UMAD_SM_ATTR_PKEY_TABLE;
 		out[b].mod = (n->type == FABRIC_SWITCH && k > 0 ? (uint32_t)k << 16 : 0) | (uint32_t)b;
 		out[b].port = (uint8_t)k;
 		out[b].block = (uint16_t)b;

@@ -58,7 +58,7 @@ pi_gets(struct sm *sm, const struct fabric_node *n, size_t k, struct audit_get *
 	out->addr.directed = true;
 	if (!fabric_port_path(p, out->addr.path, &out->addr.hops))
 		return 0;
-	out->attr = SM_ATTR_PORT_INFO;
+	out->attr = UMAD_SM_ATTR_PORT_INFO;
 	out->mod = (uint32_t)k;
 	out->port = (uint8_t)k;
 	return 1;

@@ -53,7 +53,7 @@ collect_table(void *arg, const char *what, unsigned in, unsigned block)
 	g = &c->out[c->n++];
 	memset(g, 0, sizeof(*g));
 	g->addr = c->a;
-	g->attr = sl2vl ? SM_ATTR_SLVL : SM_ATTR_VLARB;
+	g->attr = sl2vl ? UMAD_SM_ATTR_SLVL_TABLE : UMAD_SM_ATTR_VL_ARB_TABLE;
 	g->mod = sl2vl ? sm_qos_sl2vl_mod(c->p, in) : sm_qos_vlarb_mod(c->p, block);
 	g->port = c->p->num;
 	g->block = (uint16_t)(sl2vl ? in : block);	/* the event's "block": in port or block */
@@ -93,7 +93,7 @@ qos_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const
 	if (!sm->cfg.qos.enabled || !qos_port_programmed(p))
 		return AUDIT_SKIP;
 	qos_port_caps_of(p, &c);
-	if (g->attr == SM_ATTR_SLVL) {
+	if (g->attr == UMAD_SM_ATTR_SLVL_TABLE) {
 		/* what was read is what the port holds: the mirror learns it */
 		sm_qos_note_held(&n->ports[g->port], g->attr, g->mod, data);
 		if (!qos_sl2vl_want(&sm->qos_tables, c.op_vls, data, want))
@@ -108,7 +108,7 @@ qos_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const
 		return AUDIT_SKIP;
 	if (memcmp(data, want, nbytes) == 0)
 		return AUDIT_SAME;
-	if (g->attr == SM_ATTR_SLVL) {
+	if (g->attr == UMAD_SM_ATTR_SLVL_TABLE) {
 		uint8_t sl = 0;
 
 		while (sl < QOS_NUM_SL - 1 && qos_sl2vl_get(data, sl) == qos_sl2vl_get(want, sl))

@@ -141,7 +141,7 @@ send_phys(struct sm *sm, struct ctl_req *req, struct fabric_port *p, uint8_t phy
 	op->phys = phys;
 	op->was_in_set = was_in_set;
 	sm_node_label(p->node, op->label, sizeof(op->label));
-	mad_batch_smp(&sm->admin, &a, IB_MAD_METHOD_SET, SM_ATTR_PORT_INFO, p->num, pi, on_set, op);
+	mad_batch_smp(&sm->admin, &a, IB_MAD_METHOD_SET, UMAD_SM_ATTR_PORT_INFO, p->num, pi, on_set, op);
 }
 
 /* The SM, master, with a model; else answered. */

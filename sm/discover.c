@@ -71,7 +71,7 @@ on_nodedesc(const struct mad_result *res, void *owner, void *arg)
 	const ib_smp_t *smp = smp_ok(res);
 	size_t i;
 
-	if (smp == NULL && !ask_node_again(owner, res, n, SM_ATTR_NODE_DESC, on_nodedesc))
+	if (smp == NULL && !ask_node_again(owner, res, n, UMAD_SM_ATTR_NODE_DESC, on_nodedesc))
 		sm_recover_node(owner, n);
 	if (smp) {
 		memcpy(n->desc, smp->data, FABRIC_NODE_DESC_LEN);
@@ -109,10 +109,10 @@ on_switchinfo(const struct mad_result *res, void *owner, void *arg)
 			 * (Not yet master: sm_clear_state_changes() does it
 			 * once we are; a standby SM writes nothing.) */
 			sm_path_of(n, &a);
-			sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0,
+			sm_send(sm, &a, IB_MAD_METHOD_SET, UMAD_SM_ATTR_SWITCH_INFO, 0,
 			    n->si, on_switchinfo_clear, n);
 		}
-	} else if (!ask_node_again(sm, res, n, SM_ATTR_SWITCH_INFO, on_switchinfo)) {
+	} else if (!ask_node_again(sm, res, n, UMAD_SM_ATTR_SWITCH_INFO, on_switchinfo)) {
 		sm_unreachable(sm, "SwitchInfo of %s", sm_node_label(n, name, sizeof(name)));
 		sm_recover_node(sm, n);		/* its table as last known */
 	}
@@ -159,7 +159,7 @@ on_portinfo(const struct mad_result *res, void *owner, void *arg)
 		struct mad_addr a = { .directed = true };
 
 		if (fabric_port_path(p, a.path, &a.hops) &&
-		    ask_again(sm, res, &p->probe_tries, &a, SM_ATTR_PORT_INFO, p->num, on_portinfo, p))
+		    ask_again(sm, res, &p->probe_tries, &a, UMAD_SM_ATTR_PORT_INFO, p->num, on_portinfo, p))
 			return;
 		sm_unreachable(sm, "PortInfo of %s:%u", sm_node_label(n, name, sizeof(name)), p->num);
 		/* as the last model saw it, so that what lies behind is
@@ -211,15 +211,15 @@ query_node(struct sm *sm, struct fabric_node *n, uint8_t port)
 	unsigned i;
 
 	sm_path_of(n, &a);
-	sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_DESC, 0, NULL, on_nodedesc, n);
+	sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_NODE_DESC, 0, NULL, on_nodedesc, n);
 	if (n->type == FABRIC_SWITCH) {
-		sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, NULL,
+		sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_SWITCH_INFO, 0, NULL,
 		    on_switchinfo, n);
 		for (i = 0; i <= n->nports; i++)
-			sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, i, NULL,
+			sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, i, NULL,
 			    on_portinfo, &n->ports[i]);
 	} else
-		sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, port, NULL,
+		sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, port, NULL,
 		    on_portinfo, &n->ports[port]);
 }
 
@@ -231,7 +231,7 @@ query_ca_port(struct sm *sm, struct fabric_port *p)
 
 	if (!fabric_port_path(p, a.path, &a.hops))
 		return;
-	sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, p->num, NULL,
+	sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, p->num, NULL,
 	    on_portinfo, p);
 }
 
@@ -338,7 +338,7 @@ probe_port(struct sm *sm, struct fabric_port *from)
 	sm_path_of(from->node, &a);
 	a.hops++;
 	a.path[a.hops] = from->num;
-	sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, from);
+	sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, from);
 }
 
 void
@@ -350,7 +350,7 @@ sm_discover(struct sm *sm)
 	sm->next = fabric_new();
 	sm->ndup_reported = 0;
 	sm_standby_discovery_start(sm);
-	sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, NULL);
+	sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, NULL, on_nodeinfo, NULL);
 }
 
 void
@@ -365,7 +365,7 @@ sm_clear_state_changes(struct sm *sm)
 		    !ib_switch_info_get_state_change((const ib_switch_info_t *)n->si))
 			continue;
 		sm_path_of(n, &a);
-		sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, n->si,
+		sm_send(sm, &a, IB_MAD_METHOD_SET, UMAD_SM_ATTR_SWITCH_INFO, 0, n->si,
 		    on_switchinfo_clear, n);
 	}
 }
@@ -396,7 +396,7 @@ sm_light_probe(struct sm *sm)
 		if (n->type != FABRIC_SWITCH)
 			continue;
 		sm_path_of(n, &a);
-		sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, NULL,
+		sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_SWITCH_INFO, 0, NULL,
 		    on_light_switchinfo, n);
 	}
 	sm_standby_light_probe(sm);	/* nothing to ask on a subnet with one SM */

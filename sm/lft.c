@@ -80,7 +80,7 @@ sm_lft_readback(struct sm *sm)
 		memset(n->lft, ROUTING_UNKNOWN_PORT, n->lft_len);
 		sm_path_of(n, &a);
 		for (b = 0; b <= n->lft_top / BLOCK; b++)
-			sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_LFT, b, NULL, on_lft_get, n);
+			sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_LINEAR_FT, b, NULL, on_lft_get, n);
 	}
 }
 
@@ -116,7 +116,7 @@ lft_send_block(struct sm *sm, struct fabric_node *n, const struct mad_addr *a,
     const struct routing_lft *want, uint16_t block)
 {
 	sm_lft_mark_unknown(n, block);
-	sm_send(sm, a, IB_MAD_METHOD_SET, SM_ATTR_LFT, block,
+	sm_send(sm, a, IB_MAD_METHOD_SET, UMAD_SM_ATTR_LINEAR_FT, block,
 	    want->port + (size_t)block * BLOCK, on_lft_set, n);
 	sm->cur.lft_blocks++;
 }
@@ -194,7 +194,7 @@ program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *w
 		/* PortStateChange is write-1-to-clear: leave it for the
 		 * sweep that reads the ports. */
 		si->life_state &= (uint8_t)~IB_SWITCH_PSC;
-		sm_send(sm, &a, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, data, on_top_set, n);
+		sm_send(sm, &a, IB_MAD_METHOD_SET, UMAD_SM_ATTR_SWITCH_INFO, 0, data, on_top_set, n);
 	}
 	lft_write_diff(sm, n, &a, want);
 }

@@ -206,7 +206,7 @@ write_block(struct sm *sm, struct mft_switch *s, unsigned block, unsigned pos)
 
 	block_data(s, s->want, block, pos, data);
 	s->known[block] &= (uint16_t)~(1u << pos);	/* until the switch says yes */
-	sm_send(sm, &s->addr, IB_MAD_METHOD_SET, SM_ATTR_MFT, mft_mod(block, pos), data,
+	sm_send(sm, &s->addr, IB_MAD_METHOD_SET, UMAD_SM_ATTR_MCAST_FT, mft_mod(block, pos), data,
 	    on_mft_set, s);
 	sm->cur.mft_blocks++;
 	sm->mft_blocks_written++;
@@ -252,7 +252,7 @@ set_top(struct sm *sm, struct mft_switch *s, uint16_t top)
 	si->life_state &= (uint8_t)~IB_SWITCH_PSC;	/* write-1-to-clear: not ours */
 	s->top = top;
 	s->top_known = false;
-	sm_send(sm, &s->addr, IB_MAD_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, data, on_top_set, s);
+	sm_send(sm, &s->addr, IB_MAD_METHOD_SET, UMAD_SM_ATTR_SWITCH_INFO, 0, data, on_top_set, s);
 }
 
 /* Blocks holding an MLID in use, and the highest such MLID. */
@@ -328,7 +328,7 @@ program_switch_mft(struct sm *sm, struct fabric_node *n, unsigned nblocks, uint1
 	for (unsigned b = 0; b < upto; b++)
 		for (unsigned pos = 0; pos < s->npos; pos++) {
 			if (!(s->known[b] & (1u << pos)))
-				sm_send(sm, &s->addr, IB_MAD_METHOD_GET, SM_ATTR_MFT,
+				sm_send(sm, &s->addr, IB_MAD_METHOD_GET, UMAD_SM_ATTR_MCAST_FT,
 				    mft_mod(b, pos), NULL, on_mft_get, s);
 			else if (block_differs(s, b, pos))
 				write_block(sm, s, b, pos);
@@ -535,7 +535,7 @@ sm_mcast_mft_verify(struct sm *sm, struct fabric *f)
 		for (unsigned b = 0; b < s->used_blocks; b++)
 			for (unsigned pos = 0; pos < s->npos; pos++)
 				if (s->known[b] & (1u << pos)) {
-					sm_send(sm, &s->addr, IB_MAD_METHOD_GET, SM_ATTR_MFT,
+					sm_send(sm, &s->addr, IB_MAD_METHOD_GET, UMAD_SM_ATTR_MCAST_FT,
 					    mft_mod(b, pos), NULL, on_verify_get, s);
 					sent++;
 				}

@@ -75,7 +75,7 @@ sm_qos_note_held(struct fabric_port *p, uint16_t attr, uint32_t mod, const uint8
 
 	if (n->qos == NULL)
 		return;
-	if (attr == SM_ATTR_SLVL) {
+	if (attr == UMAD_SM_ATTR_SLVL_TABLE) {
 		n->qos = sw ? note_sl2vl(n->qos, mod, data) : qos_held_set_sl2vl(n->qos, 0, p->num, data);
 		return;
 	}
@@ -176,7 +176,7 @@ static void
 send_table(struct sm *sm, const struct fabric_port *p, uint8_t method, bool sl2vl, unsigned in,
     unsigned block, const uint8_t *data, mad_batch_cb cb)
 {
-	uint16_t attr = sl2vl ? SM_ATTR_SLVL : SM_ATTR_VLARB;
+	uint16_t attr = sl2vl ? UMAD_SM_ATTR_SLVL_TABLE : UMAD_SM_ATTR_VL_ARB_TABLE;
 	uint32_t mod = sl2vl ? sm_qos_sl2vl_mod(p, in) : sm_qos_vlarb_mod(p, block);
 	struct mad_addr a;
 
@@ -213,7 +213,7 @@ on_get_then_fix(const struct mad_result *res, void *owner, void *arg)
 	if (!mad_reply_ok(res))
 		return;
 	mod = be32toh(smp->attr_mod);
-	sl2vl = be16toh(smp->attr_id) == SM_ATTR_SLVL;
+	sl2vl = be16toh(smp->attr_id) == UMAD_SM_ATTR_SLVL_TABLE;
 	in = sl2vl && p->node->type == FABRIC_SWITCH ? (mod >> 8) & 0xFF : 0;
 	block = sl2vl ? 0 : (mod >> 16) - 1;
 	if (table_want(sm, p, sl2vl, in, block, data))
@@ -327,8 +327,8 @@ optimized_sl2vl(struct sm *sm, const struct fabric_node *n)
 	memset(data, 0, sizeof(data));
 	qos_sl2vl_bytes(&sm->qos_tables, common, data);
 	sm->cur.qos_sets++;
-	forget_held(&n->ports[0], SM_ATTR_SLVL, SL2VL_ALL_IN | SL2VL_ALL_OUT);
-	sm_send(sm, &addr, IB_MAD_METHOD_SET, SM_ATTR_SLVL, SL2VL_ALL_IN | SL2VL_ALL_OUT, data,
+	forget_held(&n->ports[0], UMAD_SM_ATTR_SLVL_TABLE, SL2VL_ALL_IN | SL2VL_ALL_OUT);
+	sm_send(sm, &addr, IB_MAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, SL2VL_ALL_IN | SL2VL_ALL_OUT, data,
 	    on_qos_reply, &n->ports[0]);
 	for (unsigned j = 0; j <= n->nports; j++) {
 		const struct fabric_port *p = &n->ports[j];
@@ -338,8 +338,8 @@ optimized_sl2vl(struct sm *sm, const struct fabric_node *n)
 			continue;
 		qos_sl2vl_bytes(&sm->qos_tables, op, data);
 		sm->cur.qos_sets++;
-		forget_held(p, SM_ATTR_SLVL, SL2VL_ALL_IN | j);
-		sm_send(sm, &addr, IB_MAD_METHOD_SET, SM_ATTR_SLVL, SL2VL_ALL_IN | j, data,
+		forget_held(p, UMAD_SM_ATTR_SLVL_TABLE, SL2VL_ALL_IN | j);
+		sm_send(sm, &addr, IB_MAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, SL2VL_ALL_IN | j, data,
 		    on_qos_reply, (void *)p);
 	}
 }

@@ -65,10 +65,10 @@ send_gets(struct reread *r, struct sm_qos_target *t)
 
 	if (p == NULL || !sm_qos_port_addr(p, &a))
 		return;
-	mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, SM_ATTR_SLVL, sm_qos_sl2vl_mod(p, t->in),
+	mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_SLVL_TABLE, sm_qos_sl2vl_mod(p, t->in),
 	    NULL, on_reply, t);
 	for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b += 2)	/* the first block of each table */
-		mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, SM_ATTR_VLARB, sm_qos_vlarb_mod(p, b),
+		mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_VL_ARB_TABLE, sm_qos_vlarb_mod(p, b),
 		    NULL, on_reply, t);
 }
 

@@ -173,9 +173,9 @@ sm_recover_light_probe(struct sm *sm)
 			continue;
 		lost++;
 		sm_path_of(n, &a);
-		sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_NODE_INFO, 0, NULL, on_probe, n);
+		sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, NULL, on_probe, n);
 		sm_path_of(via->node, &a);
-		sm_send(sm, &a, IB_MAD_METHOD_GET, SM_ATTR_PORT_INFO, via->num, NULL, on_link, n);
+		sm_send(sm, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, via->num, NULL, on_link, n);
 	}
 	if (lost == 0) {
 		sm->lost_backoff = 0;

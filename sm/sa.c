@@ -19,6 +19,7 @@
 #include <endian.h>
 
 #include <iba/ib_types.h>
+#include <infiniband/umad_sa.h>
 
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -28,7 +29,6 @@
 #include "sm/sa.h"
 #include "sm/sm_internal.h"
 
-#define SA_CLASS_VERSION	2
 #define SA_RMPP_VERSION		1
 #define SA_PAYLOAD_HDR		20	/* SM_Key, AttributeOffset, ComponentMask */
 
@@ -67,7 +67,7 @@ answer_error(struct sa_counters *cnt, const ib_sa_mad_t *q, uint8_t *resp, size_
 	cnt->errors++;
 	cnt->attr[sa_attr_index(be16toh(q->attr_id))].errors++;
 	resp_header(q, resp, status);
-	*resp_len = SA_HDR_SIZE;
+	*resp_len = IB_SA_MAD_HDR_SIZE;
 }
 
 static const struct { uint16_t id; const char *name; } counted[SA_NATTR] = {
@@ -143,11 +143,11 @@ check_request(struct sa_counters *cnt, const ib_sa_mad_t *q, size_t len)
 {
 	uint16_t attr = be16toh(q->attr_id);
 
-	if (q->base_ver != 1 || q->class_ver != SA_CLASS_VERSION) {
+	if (q->base_ver != 1 || q->class_ver != UMAD_SA_CLASS_VERSION) {
 		cnt->malformed++;
 		return be16toh(IB_MAD_STATUS_UNSUP_CLASS_VER);
 	}
-	if (len < SA_HDR_SIZE || !rmpp_acceptable(q)) {
+	if (len < IB_SA_MAD_HDR_SIZE || !rmpp_acceptable(q)) {
 		cnt->malformed++;
 		return be16toh(IB_MAD_STATUS_INVALID_FIELD);
 	}
@@ -179,7 +179,7 @@ frame_get(const struct sa_sink *s, uint8_t *resp, size_t *resp_len)
 	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
 
 	r->attr_offset = htobe16((uint16_t)(s->rec_size / 8));
-	*resp_len = SA_HDR_SIZE + s->rec_size;
+	*resp_len = IB_SA_MAD_HDR_SIZE + s->rec_size;
 }
 
 static void
@@ -195,7 +195,7 @@ frame_table(const struct sa_sink *s, uint8_t *resp, size_t *resp_len)
 	r->seg_num = htobe32(1);
 	r->paylen_newwin = htobe32((uint32_t)(SA_PAYLOAD_HDR + data));
 	r->attr_offset = htobe16((uint16_t)(s->rec_size / 8));
-	*resp_len = SA_HDR_SIZE + data;
+	*resp_len = IB_SA_MAD_HDR_SIZE + data;
 }
 
 /* Kernel RMPP: the whole table in one buffer with only Active set; the
@@ -205,12 +205,12 @@ static uint8_t *
 frame_table_rmpp(const struct sa_sink *s, const uint8_t *hdr, size_t *resp_len)
 {
 	size_t data = s->n * s->rec_size;
-	uint8_t *resp = xmalloc(SA_HDR_SIZE + (data ? data : 1));
+	uint8_t *resp = xmalloc(IB_SA_MAD_HDR_SIZE + (data ? data : 1));
 	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
 
-	memcpy(resp, hdr, SA_HDR_SIZE);
+	memcpy(resp, hdr, IB_SA_MAD_HDR_SIZE);
 	if (data)
-		memcpy(resp + SA_HDR_SIZE, s->buf, data);
+		memcpy(resp + IB_SA_MAD_HDR_SIZE, s->buf, data);
 	r->rmpp_version = SA_RMPP_VERSION;
 	r->rmpp_type = IB_RMPP_TYPE_DATA;
 	r->rmpp_flags = IB_RMPP_FLAG_ACTIVE;
@@ -218,7 +218,7 @@ frame_table_rmpp(const struct sa_sink *s, const uint8_t *hdr, size_t *resp_len)
 	r->seg_num = 0;
 	r->paylen_newwin = 0;
 	r->attr_offset = htobe16((uint16_t)(s->rec_size / 8));
-	*resp_len = SA_HDR_SIZE + data;
+	*resp_len = IB_SA_MAD_HDR_SIZE + data;
 	return resp;
 }
 
@@ -255,7 +255,7 @@ answer_membership(const struct sa_ctx *ctx, struct sa_counters *cnt, const ib_sa
 		resp_header(q, resp, 0);
 		memcpy(r->data, ii, sizeof(ii));
 		r->attr_offset = htobe16(sizeof(ii) / 8);
-		*resp_len = SA_HDR_SIZE + sizeof(ii);
+		*resp_len = IB_SA_MAD_HDR_SIZE + sizeof(ii);
 		return;
 	}
 	if (q->attr_id == IB_MAD_ATTR_SERVICE_RECORD) {
@@ -270,7 +270,7 @@ answer_membership(const struct sa_ctx *ctx, struct sa_counters *cnt, const ib_sa
 		resp_header(q, resp, 0);
 		memcpy(r->data, &sr, sizeof(sr));
 		r->attr_offset = htobe16(sizeof(sr) / 8);
-		*resp_len = SA_HDR_SIZE + sizeof(sr);
+		*resp_len = IB_SA_MAD_HDR_SIZE + sizeof(sr);
 		cnt->records++;
 		return;
 	}
@@ -285,7 +285,7 @@ answer_membership(const struct sa_ctx *ctx, struct sa_counters *cnt, const ib_sa
 	resp_header(q, resp, 0);
 	memcpy(r->data, &rec, sizeof(rec));
 	r->attr_offset = htobe16(sizeof(rec) / 8);
-	*resp_len = SA_HDR_SIZE + sizeof(rec);
+	*resp_len = IB_SA_MAD_HDR_SIZE + sizeof(rec);
 	cnt->records++;
 }
 

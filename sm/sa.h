@@ -69,8 +69,6 @@ struct sa_services {
 };
 struct _ib_member_rec;
 
-#define SA_HDR_SIZE	56	/* MAD + RMPP + SA headers (IB_SA_MAD_HDR_SIZE) */
-#define SA_DATA_SIZE	200	/* IB_SA_DATA_SIZE */
 #define SA_TABLE_BYTES	168	/* records per GetTableResp: see above */
 
 /* The attributes counted one by one (`fabricctl sa`); the rest as "other". */
@@ -130,7 +128,7 @@ struct sa_ctx {
 
 /*
  * A query as the records see it: the template record of the request
- * (SA data, zero padded to SA_DATA_SIZE), its component mask
+ * (SA data, zero padded to IB_SA_DATA_SIZE), its component mask
  * and the attribute modifier (PortInfoRecord: bit 31 makes the
  * CapabilityMask match any of the bits given).
  */

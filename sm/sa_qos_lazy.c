@@ -119,7 +119,7 @@ sa_qos_lazy(struct sm *sm, const struct mad_in *in)
 
 		if (p == NULL || !sm_qos_port_addr(p, &a))
 			continue;
-		mad_batch_smp(&l->batch, &a, IB_MAD_METHOD_GET, t->sl2vl ? SM_ATTR_SLVL : SM_ATTR_VLARB,
+		mad_batch_smp(&l->batch, &a, IB_MAD_METHOD_GET, t->sl2vl ? UMAD_SM_ATTR_SLVL_TABLE : UMAD_SM_ATTR_VL_ARB_TABLE,
 		    t->sl2vl ? sm_qos_sl2vl_mod(p, t->in) : sm_qos_vlarb_mod(p, t->block), NULL,
 		    on_reply, (void *)t);
 	}

@@ -44,7 +44,7 @@ send_notice(struct sm *sm, const struct sa_sub *sub, const ib_mad_notice_attr_t 
 	sa->attr_id = IB_MAD_ATTR_NOTICE;
 	memcpy(sa->data, notice, sizeof(*notice));
 	if (sm->me && mad_send_raw(sm->me, sub->lid, sub->qpn, QP1_QKEY, mad,
-	    SA_HDR_SIZE + sizeof(*notice), on_report, NULL) == 0)
+	    IB_SA_MAD_HDR_SIZE + sizeof(*notice), on_report, NULL) == 0)
 		sm->reports_sent++;
 }
 
@@ -82,7 +82,7 @@ send_report(struct sm *sm, const struct sa_sub *sub, uint16_t trap, const uint8_
 	n->issuer_lid = htobe16(sm->own_lid);
 	memcpy(&n->data_details.ntc_64_67.gid, gid, 16);
 	if (sm->me && mad_send_raw(sm->me, sub->lid, sub->qpn, QP1_QKEY, mad,
-	    SA_HDR_SIZE + sizeof(*n), on_report, NULL) == 0)
+	    IB_SA_MAD_HDR_SIZE + sizeof(*n), on_report, NULL) == 0)
 		sm->reports_sent++;
 }
 

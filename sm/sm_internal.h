@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <event2/event.h>
+#include <infiniband/umad_sm.h>
 
 #include "common/guid.h"
 #include "daemon/fabricd.h"
@@ -33,14 +34,8 @@
 #include "sm/route_job.h"
 #include "sm/store_model.h"
 
-/* Attribute IDs in host order (iba/ib_types.h has them in network order). */
-#define SM_ATTR_NODE_DESC	0x0010
-#define SM_ATTR_NODE_INFO	0x0011
-#define SM_ATTR_SWITCH_INFO	0x0012
-#define SM_ATTR_PORT_INFO	0x0015
-#define SM_ATTR_LFT		0x0019
-#define SM_ATTR_MFT		0x001B
-#define SM_ATTR_SM_INFO		0x0020
+/* Attribute IDs in host order: libibumad's UMAD_SM_ATTR_* (umad_sm.h);
+ * iba/ib_types.h has them in network order. */
 
 #define SM_MAX_ROOTS	64
 
@@ -373,8 +368,6 @@ void sm_qos_readback(struct sm *sm);
 void sm_qos_program(struct sm *sm);
 /* qos_program.c, for the audit's checker (audit_qos.c): where a port's
  * tables are read and written, and what a reply says the port holds. */
-#define SM_ATTR_SLVL	0x0017
-#define SM_ATTR_VLARB	0x0018
 bool sm_qos_port_addr(const struct fabric_port *p, struct mad_addr *a);
 uint32_t sm_qos_sl2vl_mod(const struct fabric_port *p, unsigned in);
 uint32_t sm_qos_vlarb_mod(const struct fabric_port *p, unsigned block);

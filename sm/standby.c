@@ -138,7 +138,7 @@ sm_standby_query(struct sm *sm, const struct fabric_port *p)
 	r->info.lid = p->node->type == FABRIC_SWITCH ? p->node->ports[0].lid :
 	    be16toh(((const ib_port_info_t *)p->pi)->base_lid);
 	sm->nremotes++;
-	sm_send(sm, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL, on_remote_sminfo, r);
+	sm_send(sm, &r->addr, IB_MAD_METHOD_GET, UMAD_SM_ATTR_SM_INFO, 0, NULL, on_remote_sminfo, r);
 }
 
 /* ---- light sweeps: have the other SMs changed? ---- */
@@ -181,7 +181,7 @@ sm_standby_light_probe(struct sm *sm)
 		struct sm_remote *r = &sm->remotes[i];
 
 		if (r->answered)
-			sm_send(sm, &r->addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL,
+			sm_send(sm, &r->addr, IB_MAD_METHOD_GET, UMAD_SM_ATTR_SM_INFO, 0, NULL,
 			    on_light_sminfo, r);
 	}
 }
@@ -216,7 +216,7 @@ hand_over(struct sm *sm, const struct sm_remote *r)
 	fill_sminfo(sm, si);		/* still MASTER: only a master hands over */
 	poll_start(sm, r);
 	/* Not queued: on_handover_sent() has already said so and stays master. */
-	if (mad_batch_smp(&sm->side, &r->addr, IB_MAD_METHOD_SET, SM_ATTR_SM_INFO,
+	if (mad_batch_smp(&sm->side, &r->addr, IB_MAD_METHOD_SET, UMAD_SM_ATTR_SM_INFO,
 	    SM_MOD_HANDOVER, data, on_handover_sent, NULL) != 0)
 		return;
 	snprintf(why, sizeof(why), "handed over to SM %s, priority %u",
@@ -349,7 +349,7 @@ poll_cb(evutil_socket_t fd, short what, void *arg)
 	if (!sm->polling || sm->poll_outstanding)
 		return;
 	sm->poll_outstanding = true;
-	mad_batch_smp(&sm->side, &sm->polled.addr, IB_MAD_METHOD_GET, SM_ATTR_SM_INFO, 0, NULL,
+	mad_batch_smp(&sm->side, &sm->polled.addr, IB_MAD_METHOD_GET, UMAD_SM_ATTR_SM_INFO, 0, NULL,
 	    on_poll, NULL);
 }
 

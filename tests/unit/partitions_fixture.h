@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <infiniband/umad_sm.h>
 
 #include "partitions/apply.h"
 #include "fabric/fabric.h"
@@ -205,7 +206,7 @@ fake_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_i
 {
 	struct fake_mad *fm = ctx;
 	struct fake_reply *r = &fm->q[fm->qtail++ % FAKE_MAX_QUEUE];
-	bool pi = attr_id == PT_ATTR_PORT_INFO;
+	bool pi = attr_id == UMAD_SM_ATTR_PORT_INFO;
 	struct fake_port *p = fake_find(fm, addr, (uint8_t)(pi ? attr_mod : attr_mod >> 16));
 	unsigned block = attr_mod & 0xffff;
 	uint8_t *d = r->mad + MAD_DATA_OFFSET;
@@ -213,7 +214,7 @@ fake_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_i
 	memset(r, 0, sizeof(*r));
 	r->cb = cb;
 	r->arg = arg;
-	if ((attr_id != PT_ATTR_PKEY_TABLE && !pi) || p == NULL || p->node == fm->drop_node) {
+	if ((attr_id != UMAD_SM_ATTR_PKEY_TABLE && !pi) || p == NULL || p->node == fm->drop_node) {
 		r->status = -ETIMEDOUT;
 		return 0;
 	}

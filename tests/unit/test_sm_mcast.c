@@ -116,7 +116,7 @@ ask(struct mfix *s, uint8_t method, uint16_t from, uint16_t who, uint64_t mask,
 	r->mtu = (uint8_t)(2 << 6 | 4);
 	r->scope_state = (uint8_t)(0x20 | state);
 	s->ctx.requester_lid = from;
-	assert_true(sa_answer(&s->ctx, req, SA_HDR_SIZE + sizeof(*r), s->resp, &s->len));
+	assert_true(sa_answer(&s->ctx, req, IB_SA_MAD_HDR_SIZE + sizeof(*r), s->resp, &s->len));
 	return be16toh(((ib_sa_mad_t *)s->resp)->status);
 }
 
@@ -134,7 +134,7 @@ test_broadcast_join(void **state)
 
 	mc_ipoib_broadcast_mgid(0xFFFF, 2, mgid);
 	assert_int_equal(ask(s, IB_MAD_METHOD_SET, 1, 1, IPOIB_MASK, mgid, 0xFFFF, 1, 0), 0);
-	assert_int_equal(s->len, SA_HDR_SIZE + sizeof(ib_member_rec_t));
+	assert_int_equal(s->len, IB_SA_MAD_HDR_SIZE + sizeof(ib_member_rec_t));
 	assert_int_equal(((ib_sa_mad_t *)s->resp)->method, IB_MAD_METHOD_GET_RESP);
 	assert_int_equal(be16toh(answer(s)->mlid), 0xC000);
 	assert_int_equal(be32toh(answer(s)->qkey), 0x0B1B);
@@ -227,7 +227,7 @@ table(struct mfix *s, uint16_t from, uint64_t mask, uint16_t mlid)
 	s->ctx.requester_lid = from;
 	assert_true(sa_answer(&s->ctx, req, MAD_SIZE, s->resp, &s->len));
 	assert_int_equal(((ib_sa_mad_t *)s->resp)->status, 0);
-	return (s->len - SA_HDR_SIZE) / sizeof(ib_member_rec_t);
+	return (s->len - IB_SA_MAD_HDR_SIZE) / sizeof(ib_member_rec_t);
 }
 
 static void

@@ -27,7 +27,7 @@ struct sfix {
 	struct rfix	 x;
 	struct sa_ctx	 ctx;
 	struct sa_counters cnt;
-	uint8_t		 tmpl[SA_DATA_SIZE];
+	uint8_t		 tmpl[IB_SA_DATA_SIZE];
 	uint8_t		 buf[BIG * 112];
 	struct sa_sink	 sink;
 };
@@ -358,7 +358,7 @@ answer(struct sfix *s, uint8_t method, uint16_t attr, uint64_t mask_net, size_t 
 	assert_true(sa_answer(&s->ctx, req, len, resp, &rlen));
 	assert_int_equal(((ib_sa_mad_t *)resp)->trans_id, q->trans_id);
 	assert_int_equal(((ib_sa_mad_t *)resp)->attr_id, q->attr_id);
-	assert_true(rlen >= SA_HDR_SIZE && rlen <= MAD_BLOCK_SIZE);
+	assert_true(rlen >= IB_SA_MAD_HDR_SIZE && rlen <= MAD_BLOCK_SIZE);
 	return rlen;
 }
 
@@ -515,7 +515,7 @@ test_mad_fuzz(void **state)
 			req[17] = (const uint8_t[]){ 0x01, 0x11, 0x12, 0x18, 0x20, 0x35 }[i % 6];
 		}
 		if (sa_answer(&s->ctx, req, len, resp, &rlen))
-			assert_true(rlen >= SA_HDR_SIZE && rlen <= MAD_BLOCK_SIZE);
+			assert_true(rlen >= IB_SA_MAD_HDR_SIZE && rlen <= MAD_BLOCK_SIZE);
 	}
 }
 
@@ -740,7 +740,7 @@ test_mad_rmpp_whole(void **state)
 	assert_int_equal(r->rmpp_type, IB_RMPP_TYPE_DATA);
 	assert_int_equal(r->rmpp_version, 1);
 	/* every LinkRecord, not the 21 one MAD would hold: 2 per cabled link */
-	assert_int_equal(rlen, SA_HDR_SIZE + query(s, 0x20, 0) * sizeof(ib_link_record_t));
+	assert_int_equal(rlen, IB_SA_MAD_HDR_SIZE + query(s, 0x20, 0) * sizeof(ib_link_record_t));
 	assert_true(rlen > MAD_BLOCK_SIZE || query(s, 0x20, 0) <= 10);
 	free(resp);
 	/* a later segment alone is half a request */

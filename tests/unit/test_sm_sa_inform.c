@@ -21,7 +21,7 @@
 struct sfix {
 	struct rfix	 x;
 	struct sa_ctx	 ctx;
-	uint8_t		 tmpl[SA_DATA_SIZE] __attribute__((aligned(8)));
+	uint8_t		 tmpl[IB_SA_DATA_SIZE] __attribute__((aligned(8)));
 	uint8_t		 buf[BIG * sizeof(ib_inform_info_record_t)];
 	struct sa_sink	 sink;
 };

@@ -28,7 +28,7 @@ struct mfix {
 	struct fabric_node	*sw3;
 	struct sa_ctx		 ctx;
 	bool			 unknown_b1;	/* sw1's block 1 not known */
-	uint8_t			 tmpl[SA_DATA_SIZE] __attribute__((aligned(8)));
+	uint8_t			 tmpl[IB_SA_DATA_SIZE] __attribute__((aligned(8)));
 	uint8_t			 buf[BIG * sizeof(ib_mft_record_t)];
 	struct sa_sink		 sink;
 };

@@ -98,7 +98,7 @@ ask(struct mfix *s, uint8_t method, uint16_t attr, uint64_t mask, const void *da
 	if (r->status != 0)
 		return -1;
 	assert_int_equal(be16toh(r->attr_offset), sizeof(ib_path_rec_t) / 8);
-	return (int)((rlen - SA_HDR_SIZE) / sizeof(ib_path_rec_t));
+	return (int)((rlen - IB_SA_MAD_HDR_SIZE) / sizeof(ib_path_rec_t));
 }
 
 static const ib_path_rec_t *

@@ -27,7 +27,7 @@
 struct qfix {
 	struct rfix	 x;
 	struct sa_ctx	 ctx;
-	uint8_t		 tmpl[SA_DATA_SIZE];
+	uint8_t		 tmpl[IB_SA_DATA_SIZE];
 	uint8_t		 buf[BIG * 72];
 	struct sa_sink	 sink;
 };
@@ -275,7 +275,7 @@ test_mad(void **state)
 	((ib_slvl_table_record_t *)q->data)->lid = htobe16(1);
 	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &len));
 	assert_int_equal(a->status, 0);
-	assert_int_equal(len, SA_HDR_SIZE + 16);
+	assert_int_equal(len, IB_SA_MAD_HDR_SIZE + 16);
 	assert_memory_equal(((const ib_slvl_table_record_t *)a->data)->slvl_tbl.raw_vl_by_sl,
 	    H1_SL2VL, QOS_SL2VL_BYTES);
 	q->method = IB_MAD_METHOD_GETTABLE;
@@ -284,7 +284,7 @@ test_mad(void **state)
 	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &len));
 	assert_int_equal(a->status, 0);
 	assert_int_equal(be16toh(a->attr_offset), 72 / 8);
-	assert_int_equal(len, SA_HDR_SIZE + 2 * 72);	/* 4 records, 2 fit in 168 bytes */
+	assert_int_equal(len, IB_SA_MAD_HDR_SIZE + 2 * 72);	/* 4 records, 2 fit in 168 bytes */
 	/* P_KeyTableRecord Get: only with the SA key in the MAD's SM_Key */
 	s->ctx.sa_key = 1;
 	q->method = IB_MAD_METHOD_GET;
@@ -297,7 +297,7 @@ test_mad(void **state)
 	q->sm_key = htobe64(1);
 	assert_true(sa_answer(&s->ctx, req, sizeof(req), resp, &len));
 	assert_int_equal(a->status, 0);
-	assert_int_equal(len, SA_HDR_SIZE + 72);
+	assert_int_equal(len, IB_SA_MAD_HDR_SIZE + 72);
 }
 
 int

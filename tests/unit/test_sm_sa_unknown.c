@@ -35,7 +35,7 @@ struct ufix {
 	struct rfix		 x;
 	struct sa_ctx		 ctx;
 	struct unknowns		 u;
-	uint8_t			 tmpl[SA_DATA_SIZE];
+	uint8_t			 tmpl[IB_SA_DATA_SIZE];
 	uint8_t			 buf[BIG * 72];
 	struct sa_sink		 sink;
 };
