@@ -1,6 +1,6 @@
 /*
- * What the SA unit tests share (header-only, like sm_route_fixture.h):
- * the hand-built fabric of sm_route_fixture.h with the PortInfo the SM
+ * What the SA unit tests share (header-only, like fabric_route_fixture.h):
+ * the hand-built fabric of fabric_route_fixture.h with the PortInfo the SM
  * would hold on every port, and a query that collects every record of an
  * attribute without cutting.
  */
@@ -8,7 +8,7 @@
 #define SA_FIXTURE_H
 
 #include "sm/sa.h"
-#include "tests/unit/sm_route_fixture.h"
+#include "tests/unit/fabric_route_fixture.h"
 
 /* The PortInfo the SM would hold: the fixture's widths and speeds, MTU
  * 2048, the port's LID and state. */

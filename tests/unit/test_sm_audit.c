@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "sm/audit.h"
-#include "sm_route_fixture.h"
+#include "fabric_route_fixture.h"
 
 struct afix {
 	struct rfix	 r;

@@ -1,7 +1,7 @@
 /*
  * Multicast groups (sm/mcast.c), MCMemberRecord Set/Delete/GetTable
  * (sm/sa_mcast.c through sa_answer) and forwarding trees
- * (sm/mcast_tree.c) over the hand-built model of sm_route_fixture.h:
+ * (sm/mcast_tree.c) over the hand-built model of fabric_route_fixture.h:
  * an IPoIB broadcast join with the kernel's component mask gets the
  * SM's group, the partition rules refuse a non-member and a limited
  * member's create, a join must agree with the group, a leave frees the
@@ -21,7 +21,7 @@
 
 #include "sm/mcast.h"
 #include "sm/sa.h"
-#include "tests/unit/sm_route_fixture.h"
+#include "tests/unit/fabric_route_fixture.h"
 
 #define IPOIB_MASK (IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_PKEY | \
 	IB_MCR_COMPMASK_JOIN_STATE)

@@ -1,6 +1,6 @@
 /*
  * The MFT blocks fabricd programs (sm/mcast_mft.c) on the hand-built model
- * of sm_route_fixture.h, behind a fake mad/io.h that keeps each switch's
+ * of fabric_route_fixture.h, behind a fake mad/io.h that keeps each switch's
  * MFT in memory: sm_mcast_program writes the group's tree, a second
  * programming writes nothing, sm_mcast_mft_verify finds a block another
  * host changed (and the next programming rewrites it), and the audit's
@@ -21,7 +21,7 @@
 #include "mad/io.h"
 #include "sm/audit.h"
 #include "sm/mcast.h"
-#include "sm_route_fixture.h"
+#include "fabric_route_fixture.h"
 
 #define QMAX 256
 

@@ -14,7 +14,7 @@
 
 #include "mad/mad.h"
 #include "sm/mkey.h"
-#include "sm_route_fixture.h"
+#include "fabric_route_fixture.h"
 
 #define SECRET "fabricd-test-secret"
 

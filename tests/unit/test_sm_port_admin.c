@@ -15,7 +15,7 @@
 
 #include "common/log.h"
 #include "sm/port_admin.h"
-#include "sm_route_fixture.h"
+#include "fabric_route_fixture.h"
 
 static char dir[] = "/tmp/fabricd-portadmin-XXXXXX";
 

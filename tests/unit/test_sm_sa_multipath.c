@@ -1,6 +1,6 @@
 /*
  * MultiPathRecord (sm/sa_multipath.c) over the hand-built model of
- * tests/unit/sm_route_fixture.h, through sa_answer() as a GetMulti comes
+ * tests/unit/fabric_route_fixture.h, through sa_answer() as a GetMulti comes
  * (RMPP header with only Active set): the path it returns for a pair is
  * byte for byte the PathRecord a PathRecord query returns for the same
  * pair (same SL from a QoS class, same P_Key, MTU, rate), NumbPath caps

@@ -1,7 +1,7 @@
 /*
  * The SA's SLtoVLMappingTableRecord and VLArbitrationTableRecord
  * (sm/sa_qos_records.c) over the hand-built model of
- * tests/unit/sm_route_fixture.h with QoS mirrors filled by hand: a record
+ * tests/unit/fabric_route_fixture.h with QoS mirrors filled by hand: a record
  * carries the bytes the mirror says the port holds, keyed as IBA and
  * OpenSM key it (a CA by its port's LID with port numbers 0, a switch by
  * its LID and the (in, out) pair), the component mask selects exactly the

@@ -10,8 +10,8 @@
  * sw1 sends LID 2 and 11 out of 7, LID 3 out of 8; sw2 sends LIDs 1 and
  * 10 out of 7.  Both hold 64 entries with LinearFDBTop 11.
  */
-#ifndef SM_ROUTE_FIXTURE_H
-#define SM_ROUTE_FIXTURE_H
+#ifndef FABRIC_ROUTE_FIXTURE_H
+#define FABRIC_ROUTE_FIXTURE_H
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
  * `route SRC DST` (fabric/route_query.c) on a hand-built model whose tables
- * were set by hand (tests/unit/sm_route_fixture.h): the hops the reply
+ * were set by hand (tests/unit/fabric_route_fixture.h): the hops the reply
  * lists are the ones the fixture's tables spell out, ends are named every
  * way the command accepts, broken tables give the status that names the
  * fault, and the programmed-table lookup never reads what the model does
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "fabric/route_query.h"
-#include "tests/unit/sm_route_fixture.h"
+#include "tests/unit/fabric_route_fixture.h"
 
 static const char *
 jstr(json_t *o, const char *key)

@@ -1,6 +1,6 @@
 /*
  * The topology export (fabric/topology_export.c) of a hand-built model
- * (tests/unit/sm_route_fixture.h).  The ibnetdiscover lines expected here
+ * (tests/unit/fabric_route_fixture.h).  The ibnetdiscover lines expected here
  * are written from ibnetdiscover's own layout (infiniband-diags), not from
  * our output; the rest are invariants: every cabled port listed once, each
  * link once in dot, degraded links marked, quotes kept out of fields.
@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "fabric/topology_export.h"
-#include "tests/unit/sm_route_fixture.h"
+#include "tests/unit/fabric_route_fixture.h"
 
 static void
 assert_line(const char *text, const char *line)

@@ -1,7 +1,7 @@
 /*
  * The cabling-plan diff (fabric/topology_diff.c) and the hostlist
  * compression behind the Slurm export, on the hand-built fixture
- * (tests/unit/sm_route_fixture.h): a plan that is the fixture has no
+ * (tests/unit/fabric_route_fixture.h): a plan that is the fixture has no
  * difference; a plan whose h2 and h3 sit on each other's sw2 port is one
  * swap; a plan with a cable the fabric lacks is one missing; plan lines
  * neither format reads say FILE:LINE:COLUMN.
@@ -15,7 +15,7 @@
 #include "common/hostlist.h"
 #include "fabric/topology_diff.h"
 #include "fabric/topology_export.h"
-#include "tests/unit/sm_route_fixture.h"
+#include "tests/unit/fabric_route_fixture.h"
 
 static const char plan_ok[] =
     "# the fixture, as an operator would write it\n"
