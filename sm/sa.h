@@ -13,11 +13,14 @@
  * response (status, AttributeOffset, the RMPP header of a GetTableResp)
  * and is called by the SM's MAD dispatch with the engine's mad_respond().
  *
- * One MAD per answer.  A GetTableResp is a single RMPP DATA segment
- * (Active, First and Last, segment 1) holding as many whole records as
- * fit in SA_TABLE_BYTES: 1 NodeRecord, 2 PortInfoRecords, 2 PathRecords,
- * 5 SMInfoRecords, 21 LinkRecords.  The rest of a longer table is not
- * sent (no multi-segment RMPP).
+ * Two ways to answer a table.  Where the port's kernel does RMPP (real
+ * hardware: ib_umad with RMPP registered), sa_answer_rmpp() gives the
+ * whole table, up to SA_RMPP_MAX_RECORDS records, for the kernel to send
+ * in as many segments as it needs.  Where it does not (ibsim), sa_answer()
+ * sends one MAD: a single RMPP DATA segment (Active, First and Last,
+ * segment 1) holding as many whole records as fit in SA_TABLE_BYTES:
+ * 1 NodeRecord, 2 PortInfoRecords, 2 PathRecords, 5 SMInfoRecords,
+ * 21 LinkRecords; the rest of a longer table is not sent.
  *
  * Why 168 bytes and not the 200 a MAD has room for: under ibsim a client
  * receives at most 224 bytes of any MAD intact (umad2sim's receive thread
@@ -245,8 +248,9 @@ struct sa_path_req {
 /*
  * The one place the SL of a PathRecord and a MultiPathRecord is chosen
  * (a QoS policy hooks in here): false when the request cannot be given a
- * path (an SL asked for that the path cannot have).  Today every path is
- * on SL 0.
+ * path (an SL asked for that the path cannot have).  The SL is the QoS
+ * policy's for the request's ServiceID or P_Key (qos_select_sl, ctx->qos),
+ * SL 0 without a policy.
  */
 bool sa_path_sl(const struct sa_ctx *ctx, const struct sa_path_req *req,
     const struct fabric_port *src, const struct fabric_port *dst, uint8_t *sl);
