@@ -363,6 +363,7 @@ sm_stop(struct fabricd *fd)
 	sm_phase_cancel(sm);
 	sm_audit_stop(sm);
 	sm_port_admin_stop(sm);
+	sa_qos_lazy_stop(sm);
 	if (sm->me)
 		mad_engine_set_mkey(sm->me, NULL, NULL);
 	sm_mkey_free(&sm->mkey);

@@ -30,7 +30,9 @@ struct lazy_table {
 	bool		sl2vl;
 };
 
-struct lazy {
+struct sa_lazy {
+	struct sm		*sm;
+	struct sa_lazy		*next;		/* sm->sa_lazy: the queries waiting */
 	struct mad_batch	 batch;
 	struct mad_in		 in;
 	uint8_t			 mad[MAD_SIZE] MAD_ALIGNED;
@@ -41,7 +43,7 @@ struct lazy {
 static void
 collect(void *arg, const struct fabric_port *p, bool sl2vl, unsigned in, unsigned block)
 {
-	struct lazy *l = arg;
+	struct sa_lazy *l = arg;
 
 	if (l->n < SA_LAZY_MAX)
 		l->t[l->n++] = (struct lazy_table){ .node_guid = p->node->guid, .port = p->num,
@@ -49,10 +51,9 @@ collect(void *arg, const struct fabric_port *p, bool sl2vl, unsigned in, unsigne
 }
 
 static struct fabric_port *
-port_now(const struct lazy_table *t)
+port_now(struct sm *sm, const struct lazy_table *t)
 {
-	struct sm *sm = sm_current();
-	struct fabric_node *n = sm && sm->fabric ? fabric_node_by_guid(sm->fabric, t->node_guid) : NULL;
+	struct fabric_node *n = sm->fabric ? fabric_node_by_guid(sm->fabric, t->node_guid) : NULL;
 
 	return n && n->qos && t->port <= n->nports ? &n->ports[t->port] : NULL;
 }
@@ -60,7 +61,8 @@ port_now(const struct lazy_table *t)
 static void
 on_reply(const struct mad_result *res, void *owner, void *arg)
 {
-	struct fabric_port *p = port_now(arg);
+	struct sa_lazy *l = owner;
+	struct fabric_port *p = port_now(l->sm, arg);
 	const ib_smp_t *smp = (const ib_smp_t *)res->mad;
 
 	if (p && mad_reply_ok(res))
@@ -68,17 +70,38 @@ on_reply(const struct mad_result *res, void *owner, void *arg)
 }
 
 static void
-finished(void *owner)
+forget(struct sa_lazy *l)
 {
-	struct lazy *l = owner;
-	struct sm *sm = sm_current();
+	struct sa_lazy **pp;
 
-	if (sm && sm->sa_lazy_running)
-		sm->sa_lazy_running--;
-	if (sm && sm->state == SM_STATE_MASTER)
-		sa_handle_now(sm, &l->in);
+	for (pp = &l->sm->sa_lazy; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == l) {
+			*pp = l->next;
+			break;
+		}
+	if (l->sm->sa_lazy_running)
+		l->sm->sa_lazy_running--;
 	mad_batch_free(&l->batch);
 	free(l);
+}
+
+static void
+finished(void *owner)
+{
+	struct sa_lazy *l = owner;
+
+	if (l->sm->state == SM_STATE_MASTER)
+		sa_handle_now(l->sm, &l->in);
+	forget(l);
+}
+
+/* The SM stops: the queries still waiting go unanswered, their Gets are
+ * cancelled (nothing of theirs reaches the freed SM). */
+void
+sa_qos_lazy_stop(struct sm *sm)
+{
+	while (sm->sa_lazy != NULL)
+		forget(sm->sa_lazy);
 }
 
 bool
@@ -88,7 +111,7 @@ sa_qos_lazy(struct sm *sm, const struct mad_in *in)
 	uint8_t scratch[MAD_SIZE] MAD_ALIGNED;
 	size_t len = 0;
 	struct sa_ctx ctx;
-	struct lazy *l;
+	struct sa_lazy *l;
 
 	if (in->len < sizeof(ib_sa_mad_t) || sm->fabric == NULL || sm->sa_lazy_running >= SA_LAZY_RUNNING ||
 	    (q->attr_id != IB_MAD_ATTR_SLVL_RECORD && q->attr_id != IB_MAD_ATTR_VLARB_RECORD) ||
@@ -110,11 +133,14 @@ sa_qos_lazy(struct sm *sm, const struct mad_in *in)
 	l->in.mad = l->mad;
 	if (l->in.len > MAD_SIZE)
 		l->in.len = MAD_SIZE;
+	l->sm = sm;
+	l->next = sm->sa_lazy;
+	sm->sa_lazy = l;
 	sm->sa_lazy_running++;
 	mad_batch_init(&l->batch, &sm->batch.io, l);
 	for (size_t i = 0; i < l->n; i++) {
 		const struct lazy_table *t = &l->t[i];
-		struct fabric_port *p = port_now(t);
+		struct fabric_port *p = port_now(sm, t);
 		struct mad_addr a;
 
 		if (p == NULL || !sm_qos_port_addr(p, &a))

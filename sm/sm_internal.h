@@ -222,6 +222,7 @@ struct sm {
 	bool			 qos_reread_all;	/* next heavy sweep: no carry-over */
 	struct sm_qos_feed	 qos_feed;		/* qos_program.c's cursor */
 	unsigned		 sa_lazy_running;	/* SA queries waiting for tables (sa_qos_lazy.c) */
+	struct sa_lazy		*sa_lazy;		/* those queries */
 
 	/* election (standby.c) */
 	uint8_t			 state;		/* enum sm_state */
@@ -298,6 +299,8 @@ void sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx);
  * not read: true when they are being read and the query will be answered
  * then (sa_handle_now); false: answer it now. */
 bool sa_qos_lazy(struct sm *sm, const struct mad_in *in);
+/* At the SM's stop: the queries still waiting dropped, their Gets cancelled. */
+void sa_qos_lazy_stop(struct sm *sm);
 
 /* inbound.c: every MAD addressed to us (the engine's handler). */
 void sm_handle_mad(struct mad_engine *me, const struct mad_in *in, void *arg);
