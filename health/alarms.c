@@ -45,6 +45,9 @@ struct alarm_table {
 	uint64_t	  quiet_ms;
 	struct alarm	  recent[ALARM_RECENT];	/* ring of cleared alarms, object owned */
 	size_t		  recent_next, recent_n;
+	/* ring entries per by_port bucket: a port whose bucket has none
+	 * skips the ring (a pre-flight asks for thousands of ports) */
+	uint16_t	  recent_in_bucket[ALARM_BUCKETS];
 	alarm_notify_fn	  notify;
 	void		 *arg;
 };
@@ -198,10 +201,12 @@ alarm_remember(struct alarm_table *t, struct alarm *a, int64_t now_ms)
 {
 	struct alarm *slot = &t->recent[t->recent_next];
 
-	if (t->recent_n == ALARM_RECENT)
+	if (t->recent_n == ALARM_RECENT) {
 		free(slot->object);
-	else
+		t->recent_in_bucket[port_hash(slot->node_guid, slot->port) % ALARM_BUCKETS]--;
+	} else
 		t->recent_n++;
+	t->recent_in_bucket[port_hash(a->node_guid, a->port) % ALARM_BUCKETS]++;
 	*slot = *a;
 	slot->cleared_ms = now_ms;
 	a->object = NULL;
@@ -249,6 +254,19 @@ alarm_recent_at(const struct alarm_table *t, size_t i)
 		return NULL;
 	/* Oldest first: the ring starts at recent_next once it is full. */
 	return &t->recent[(t->recent_n == ALARM_RECENT ? t->recent_next + i : i) % ALARM_RECENT];
+}
+
+const struct alarm *
+alarm_recent_of_port(const struct alarm_table *t, uint64_t node_guid, uint8_t port, size_t *i)
+{
+	const struct alarm *a;
+
+	if (t->recent_in_bucket[port_hash(node_guid, port) % ALARM_BUCKETS] == 0)
+		return NULL;
+	while (*i > 0)
+		if ((a = alarm_recent_at(t, --*i))->node_guid == node_guid && a->port == port)
+			return a;
+	return NULL;
 }
 
 const struct alarm *

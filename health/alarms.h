@@ -79,6 +79,10 @@ int64_t alarm_clears_at(const struct alarm_table *t, const struct alarm *a);
 #define ALARM_RECENT 1024
 size_t alarm_recent_count(const struct alarm_table *t);
 const struct alarm *alarm_recent_at(const struct alarm_table *t, size_t i);
+/* One port's cleared alarms, newest first: *i = alarm_recent_count(t) to
+ * begin; NULL at the end.  Cheap for a port with none (no ring walk). */
+const struct alarm *alarm_recent_of_port(const struct alarm_table *t, uint64_t node_guid,
+    uint8_t port, size_t *i);
 
 /* Clear at once, without waiting for clear_after passes (e.g. ReLink). */
 void alarm_clear(struct alarm_table *t, const char *object, enum hchk check);

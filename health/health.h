@@ -36,6 +36,20 @@ json_t *health_port_events(uint64_t node_guid, uint8_t port);
  * since_ms (those carry cleared_ms, active ones clears_at_ms). */
 json_t *health_port_failures_since(uint64_t node_guid, uint8_t port, int64_t since_ms);
 
+/* The failure a pre-flight names for a port, without building JSON for
+ * it (asked for thousands of ports in one loop step): the port's first
+ * active alarm, else its newest cleared one that last failed at or after
+ * since_ms and that skip_cleared (NULL: none) does not refuse.  The
+ * strings are valid until health next runs.  false: none. */
+struct health_failure {
+	const char	*check;		/* "degraded", "symbol_errors", ... */
+	const char	*detail;	/* the last failing reason */
+	int64_t		 last_seen_ms;
+	bool		 cleared;
+};
+bool health_port_failure(uint64_t node_guid, uint8_t port, int64_t since_ms,
+    bool (*skip_cleared)(const char *check), struct health_failure *out);
+
 /* Active events anywhere at or above min severity. */
 size_t health_active_count(enum event_severity min);
 

@@ -271,12 +271,42 @@ health_port_failures_since(uint64_t node_guid, uint8_t port, int64_t since_ms)
 	while ((a = alarm_next_of_port(health->alarms, node_guid, port, &cur)) != NULL)
 		json_array_append_new(out, alarm_event_json(a));
 	/* Newest first, so that a caller naming one names the latest. */
-	for (size_t i = alarm_recent_count(health->alarms); i-- > 0;) {
-		a = alarm_recent_at(health->alarms, i);
-		if (a->node_guid == node_guid && a->port == port && a->last_seen_ms >= since_ms)
+	size_t i = alarm_recent_count(health->alarms);
+	while ((a = alarm_recent_of_port(health->alarms, node_guid, port, &i)) != NULL)
+		if (a->last_seen_ms >= since_ms)
 			json_array_append_new(out, alarm_event_json(a));
-	}
 	return out;
+}
+
+static void
+failure_of(const struct alarm *a, struct health_failure *out)
+{
+	*out = (struct health_failure){ .check = hchk_name(a->check), .detail = a->detail,
+	    .last_seen_ms = a->last_seen_ms, .cleared = a->cleared_ms != 0 };
+}
+
+bool
+health_port_failure(uint64_t node_guid, uint8_t port, int64_t since_ms,
+    bool (*skip_cleared)(const char *check), struct health_failure *out)
+{
+	const struct alarm *a;
+	const void *cur = NULL;
+	size_t i;
+
+	if (health == NULL)
+		return false;
+	if ((a = alarm_next_of_port(health->alarms, node_guid, port, &cur)) != NULL) {
+		failure_of(a, out);
+		return true;
+	}
+	i = alarm_recent_count(health->alarms);
+	while ((a = alarm_recent_of_port(health->alarms, node_guid, port, &i)) != NULL)
+		if (a->last_seen_ms >= since_ms &&
+		    (skip_cleared == NULL || !skip_cleared(hchk_name(a->check)))) {
+			failure_of(a, out);
+			return true;
+		}
+	return false;
 }
 
 size_t

@@ -45,74 +45,6 @@ struct preflight {
 	uint64_t	 timeout_ms;
 };
 
-/*
- * A fabric-wide condition is named once.  When one check finds the same
- * code on more than PREFLIGHT_SAME_FAULTS ports (every link of a fabric
- * cabled below its best: 1,296 IBPortDegraded lines), those faults become
- * one with the count, the hosts it touches and a few examples; the port
- * list is `fabricctl ports --degraded`.  Such a fault names no host, so it
- * drains nobody: draining the whole cluster does not mend a fabric.
- */
-#define PREFLIGHT_SAME_FAULTS	8
-#define PREFLIGHT_EXAMPLES	3
-
-static json_t *
-fabric_wide_fault(const struct check *c, const char *code, json_t *same, size_t nhosts)
-{
-	json_t *ex = json_array(), *first = json_array_get(same, 0), *f;
-	size_t n = json_array_size(same);
-	char msg[400];
-
-	for (size_t i = 0; i < n && i < PREFLIGHT_EXAMPLES; i++) {
-		const char *port = json_string_value(json_object_get(json_array_get(same, i), "port"));
-		const char *host = json_string_value(json_object_get(json_array_get(same, i), "host"));
-		json_array_append_new(ex, json_string(port ? port : host ? host : "?"));
-	}
-	snprintf(msg, sizeof(msg), "fabric-wide: %s on %zu ports of %zu hosts (e.g. %s); "
-	    "list: fabricctl ports --degraded", code, n, nhosts,
-	    json_string_value(json_object_get(first, "message")));
-	f = json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:o}", "check", c->name, "code", code,
-	    "message", msg, "fabric_wide", 1, "count", (json_int_t)n, "hosts",
-	    (json_int_t)nhosts, "examples", ex);
-	return f;
-}
-
-static void
-collapse_faults(struct check *c)
-{
-	json_t *by_code = json_object(), *out = json_array(), *f, *same;
-	const char *code;
-	size_t i;
-
-	json_array_foreach(c->faults, i, f) {
-		code = json_string_value(json_object_get(f, "code"));
-		if ((same = json_object_get(by_code, code)) == NULL)
-			json_object_set_new(by_code, code, same = json_array());
-		json_array_append(same, f);
-	}
-	json_array_foreach(c->faults, i, f) {
-		code = json_string_value(json_object_get(f, "code"));
-		same = json_object_get(by_code, code);
-		if (json_array_size(same) <= PREFLIGHT_SAME_FAULTS) {
-			json_array_append(out, f);
-			continue;
-		}
-		if (json_array_get(same, 0) != f)
-			continue;	/* named once, at its first fault */
-		json_t *hosts = json_object(), *g;
-		size_t k;
-		json_array_foreach(same, k, g)
-			if (json_object_get(g, "host"))
-				json_object_set_new(hosts, json_string_value(json_object_get(g,
-				    "host")), json_true());
-		json_array_append_new(out, fabric_wide_fault(c, code, same, json_object_size(hosts)));
-		json_decref(hosts);
-	}
-	json_decref(by_code);
-	json_decref(c->faults);
-	c->faults = out;
-}
-
 static void
 add_check(struct preflight *pf, struct check *c)
 {
@@ -120,7 +52,6 @@ add_check(struct preflight *pf, struct check *c)
 	json_t *f;
 
 	pf_check_done(c);
-	collapse_faults(c);
 	json_array_foreach(c->faults, i, f)
 		json_array_append(pf->faults, f);
 	if (c->status == CHECK_FAIL)

@@ -4,11 +4,13 @@
  * forwarding tables, and the ports on those routes are healthy.  Faults
  * name a node or port (preflight_checks.h).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/guid.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
 #include "health/health.h"
@@ -22,13 +24,94 @@ pf_check_init(struct check *c, const char *name)
 	c->name = name;
 	c->faults = json_array();
 	c->seen = json_object();
+	c->tally = json_object();
+}
+
+/*
+ * A fabric-wide condition is named once.  When one check finds the same
+ * code on more than PF_SAME_FAULTS ports (every link of a fabric cabled
+ * below its best: 1,296 IBPortDegraded lines), those faults become one
+ * with the count, the hosts it touches and a few examples; the port list
+ * is `fabricctl ports --degraded`.  Such a fault names no host, so it
+ * drains nobody: draining the whole cluster does not mend a fabric.
+ * Past the first PF_SAME_FAULTS + 1 of a code a fault is only counted
+ * (c->tally), never built: building 1,296 objects to fold them into one
+ * held the loop 3-6 ms of a pre-flight's 15.
+ */
+#define PF_SAME_FAULTS	8
+#define PF_EXAMPLES	3
+
+/* code -> {"n": faults, "hosts": {host: true}} */
+static size_t
+tally_add(struct check *c, const char *code, const char *host)
+{
+	json_t *t = json_object_get(c->tally, code), *n;
+
+	if (t == NULL)
+		json_object_set_new(c->tally, code, t = json_pack("{s:i, s:{}}", "n", 0, "hosts"));
+	n = json_object_get(t, "n");
+	json_integer_set(n, json_integer_value(n) + 1);
+	if (host != NULL)
+		json_object_set_new(json_object_get(t, "hosts"), host, json_true());
+	return (size_t)json_integer_value(n);
+}
+
+static json_t *
+fabric_wide_fault(const struct check *c, const char *code, json_t *tally, json_t *faults)
+{
+	json_t *ex = json_array(), *first = NULL, *f;
+	size_t n = (size_t)json_integer_value(json_object_get(tally, "n")), i;
+	char msg[400];
+
+	json_array_foreach(faults, i, f) {
+		const char *port, *host;
+		if (strcmp(json_string_value(json_object_get(f, "code")), code) != 0)
+			continue;
+		if (first == NULL)
+			first = f;
+		if (json_array_size(ex) == PF_EXAMPLES)
+			break;
+		port = json_string_value(json_object_get(f, "port"));
+		host = json_string_value(json_object_get(f, "host"));
+		json_array_append_new(ex, json_string(port ? port : host ? host : "?"));
+	}
+	snprintf(msg, sizeof(msg), "fabric-wide: %s on %zu ports of %zu hosts (e.g. %s); "
+	    "list: fabricctl ports --degraded", code, n,
+	    json_object_size(json_object_get(tally, "hosts")),
+	    json_string_value(json_object_get(first, "message")));
+	return json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:o}", "check", c->name, "code", code,
+	    "message", msg, "fabric_wide", 1, "count", (json_int_t)n, "hosts",
+	    (json_int_t)json_object_size(json_object_get(tally, "hosts")), "examples", ex);
+}
+
+/* Each code over PF_SAME_FAULTS becomes one fault, where its first was. */
+static void
+collapse_faults(struct check *c)
+{
+	json_t *out = json_array(), *f, *t;
+	size_t i;
+
+	json_array_foreach(c->faults, i, f) {
+		const char *code = json_string_value(json_object_get(f, "code"));
+		t = json_object_get(c->tally, code);
+		if (t == NULL || json_integer_value(json_object_get(t, "n")) <= PF_SAME_FAULTS)
+			json_array_append(out, f);
+		else if (json_object_get(t, "named") == NULL) {
+			json_array_append_new(out, fabric_wide_fault(c, code, t, c->faults));
+			json_object_set_new(t, "named", json_true());
+		}
+	}
+	json_decref(c->faults);
+	c->faults = out;
 }
 
 void
 pf_check_done(struct check *c)
 {
+	collapse_faults(c);
 	json_decref(c->seen);
-	c->seen = NULL;
+	json_decref(c->tally);
+	c->seen = c->tally = NULL;
 }
 
 /*
@@ -62,18 +145,27 @@ bool
 pf_fault(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
     const char *code, const char *fmt, ...)
 {
-	char msg[256], where[96] = "";
+	char msg[256] = "", where[96] = "";
 	va_list ap;
 	json_t *f;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (p != NULL)
 		view_port_name(p, where, sizeof(where));
+	else {
+		/* the message is the key of a fault that names no port */
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+	}
 	c->status = CHECK_FAIL;
-	if (fault_seen(c, host, code, p != NULL ? where : NULL, msg))
+	if (fault_seen(c, host, code, p != NULL ? where : NULL, msg) ||
+	    tally_add(c, code, host) > PF_SAME_FAULTS + 1)
 		return false;
+	if (p != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+	}
 	f = json_pack("{s:s, s:s, s:s}", "check", c->name, "code", code, "message", msg);
 	if (host != NULL)
 		json_object_set_new(f, "host", json_string(host));
@@ -169,13 +261,10 @@ format_when(int64_t ms, char *buf, size_t len)
  * "flapping".  A cleared error-counter failure (symbol errors, BER...)
  * still marks a suspect cable while it is inside the window. */
 static bool
-cleared_state_event(json_t *e)
+state_check(const char *check)
 {
 	static const char *const state_checks[] = { "link_down", "not_active", "degraded" };
-	const char *check = json_string_value(json_object_get(e, "check"));
 
-	if (check == NULL || json_object_get(e, "cleared_ms") == NULL)
-		return false;
 	for (size_t i = 0; i < sizeof(state_checks) / sizeof(state_checks[0]); i++)
 		if (strcmp(check, state_checks[i]) == 0)
 			return true;
@@ -190,61 +279,89 @@ void
 pf_health_port(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
     const char *role)
 {
-	int64_t now = event_now_ms();
+	int64_t since = event_now_ms() - (int64_t)validation_config()->preflight_window_ms;
 	enum health_port_status st = health_port_status(p->node->guid, p->num);
-	json_t *ev = health_port_failures_since(p->node->guid, p->num,
-	    now - (int64_t)validation_config()->preflight_window_ms);
-	json_t *e = NULL;
-	const char *detail, *check;
-	int64_t last;
+	struct health_failure e;
+	bool failed = health_port_failure(p->node->guid, p->num, since, state_check, &e);
 	char when[40] = "";
-	size_t k;
 
-	json_array_foreach(ev, k, e)
-		if (!cleared_state_event(e))
-			break;
-	if (k == json_array_size(ev))
-		e = NULL;
-	detail = json_string_value(json_object_get(e, "detail"));
-	check = json_string_value(json_object_get(e, "check"));
-	last = (int64_t)json_integer_value(json_object_get(e, "last_seen_ms"));
-	if (e != NULL)
-		format_when(last, when, sizeof(when));
-	if (e != NULL || st == HEALTH_PORT_DOWN || st == HEALTH_PORT_DEGRADED ||
-	    st == HEALTH_PORT_WARNING) {
-		bool added = pf_fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s%s%s%s",
-		    role, p->node->desc, p->num, health_port_status_name(st), check ? ", " : "",
-		    check ? check : "", e ? " failing at " : "", when,
-		    json_object_get(e, "cleared_ms") ? " (cleared since): " : ": ",
-		    detail ? detail : "");
-		if (added && e != NULL) {
-			json_t *f = json_array_get(c->faults, json_array_size(c->faults) - 1);
-			json_object_set_new(f, "health_check", json_string(check));
-			json_object_set_new(f, "when", json_string(when));
-			json_object_set_new(f, "when_ms", json_integer(last));
-		}
+	if (!failed && st != HEALTH_PORT_DOWN && st != HEALTH_PORT_DEGRADED &&
+	    st != HEALTH_PORT_WARNING)
+		return;
+	if (failed)
+		format_when(e.last_seen_ms, when, sizeof(when));
+	if (pf_fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s%s%s%s", role,
+	    p->node->desc, p->num, health_port_status_name(st), failed ? ", " : "",
+	    failed ? e.check : "", failed ? " failing at " : "", when,
+	    failed && e.cleared ? " (cleared since): " : ": ", failed ? e.detail : "") && failed) {
+		json_t *f = json_array_get(c->faults, json_array_size(c->faults) - 1);
+		json_object_set_new(f, "health_check", json_string(e.check));
+		json_object_set_new(f, "when", json_string(when));
+		json_object_set_new(f, "when_ms", json_integer(e.last_seen_ms));
 	}
-	json_decref(ev);
+}
+
+/*
+ * The routes' walk: what it has seen, so that each (out port, in port)
+ * is a QoS target once and each port's health is asked once, however
+ * many routes cross it (3,884 routes at 1,296 hosts: a linear search
+ * per hop held the loop 24 ms).  Both maps are keyed by the port's
+ * address, never 0 as a GUID is never 0.
+ */
+struct route_walk {
+	struct check		*c, *health;
+	struct route_ports	*rp;
+	struct guid_map		 outs;		/* out port -> uint64_t[4]: the in ports seen */
+	struct guid_map		 asked;		/* ports whose health was asked */
+};
+
+static uint64_t
+port_key(const struct fabric_port *p)
+{
+	return (uint64_t)(uintptr_t)p;
 }
 
 static void
-route_port_add(struct route_ports *rp, const struct fabric_node *n, uint8_t out, uint8_t in)
+route_port_add(struct route_walk *w, const struct fabric_port *out, uint8_t in)
 {
-	for (size_t i = 0; i < rp->n; i++)
-		if (rp->t[i].node_guid == n->guid && rp->t[i].port == out && rp->t[i].in == in)
-			return;
+	struct route_ports *rp = w->rp;
+	uint64_t *ins = guid_map_get(&w->outs, port_key(out));
+
+	if (ins == NULL)
+		guid_map_put(&w->outs, port_key(out), ins = xcalloc(4, sizeof(*ins)));
+	if (ins[in / 64] & (1ULL << (in % 64)))
+		return;
+	ins[in / 64] |= 1ULL << (in % 64);
 	if (rp->n == rp->cap) {
 		rp->cap = rp->cap ? 2 * rp->cap : 32;
 		rp->t = xreallocarray(rp->t, rp->cap, sizeof(*rp->t));
 	}
-	rp->t[rp->n++] = (struct sm_qos_target){ n->guid, out, in };
+	rp->t[rp->n++] = (struct sm_qos_target){ out->node->guid, out->num, in };
+}
+
+static void
+route_health(struct route_walk *w, const struct fabric_port *p)
+{
+	if (w->health == NULL || guid_map_get(&w->asked, port_key(p)) != NULL)
+		return;
+	guid_map_put(&w->asked, port_key(p), (void *)p);
+	pf_health_port(w->health, NULL, NULL, p, "route link");
+}
+
+static void
+route_walk_free(struct route_walk *w)
+{
+	for (size_t i = 0; i < w->outs.cap; i++)
+		if (w->outs.keys[i])
+			free(w->outs.vals[i]);
+	guid_map_free(&w->outs);
+	guid_map_free(&w->asked);
 }
 
 /* The switch ports on one route: every egress must be ACTIVE, cabled
  * and not degraded. */
 static void
-check_one_route(struct check *c, struct check *health, const struct host_view *a,
-    const struct host_view *b, struct route_ports *rp)
+check_one_route(struct route_walk *w, const struct host_view *a, const struct host_view *b)
 {
 	struct routing_hop hops[MAX_HOPS];
 	size_t nh = 0, i;
@@ -254,41 +371,38 @@ check_one_route(struct check *c, struct check *health, const struct host_view *a
 		const struct fabric_node *last = nh ? hops[nh - 1].node : a->first_active->node;
 		const struct fabric_port *lp = nh && hops[nh - 1].out_port <= last->nports ?
 		    &last->ports[hops[nh - 1].out_port] : NULL;
-		pf_fault(c, a->host, NULL, lp, "Unroutable", "%s -> %s (LID %u): %s at %s", a->host,
-		    b->host, b->first_active->lid, routing_walk_status_str((enum routing_walk_status)st),
-		    last->desc);
+		pf_fault(w->c, a->host, NULL, lp, "Unroutable", "%s -> %s (LID %u): %s at %s",
+		    a->host, b->host, b->first_active->lid,
+		    routing_walk_status_str((enum routing_walk_status)st), last->desc);
 		return;
 	}
-	route_port_add(rp, a->first_active->node, a->first_active->num, 0);
+	route_port_add(w, a->first_active, 0);
 	for (i = 0; i < nh; i++) {
 		const struct fabric_node *n = hops[i].node;
 		const struct fabric_port *p;
 		if (n->type != FABRIC_SWITCH || hops[i].out_port == 0 || hops[i].out_port > n->nports)
 			continue;
-		route_port_add(rp, n, hops[i].out_port, hops[i].in_port);
 		p = &n->ports[hops[i].out_port];
+		route_port_add(w, p, hops[i].in_port);
 		if (p->state != FABRIC_PORT_ACTIVE || p->peer == NULL)
-			pf_fault(c, NULL, NULL, p, "RouteLinkDown", "route %s -> %s leaves %s port %u, %s",
+			pf_fault(w->c, NULL, NULL, p, "RouteLinkDown", "route %s -> %s leaves %s port %u, %s",
 			    a->host, b->host, n->desc, p->num, fabric_port_state_name(p->state));
 		else if (p->degraded)
-			pf_fault(c, NULL, NULL, p, "RouteLinkDegraded", "route %s -> %s crosses degraded "
+			pf_fault(w->c, NULL, NULL, p, "RouteLinkDegraded", "route %s -> %s crosses degraded "
 			    "%s port %u", a->host, b->host, n->desc, p->num);
-		if (health != NULL) {
-			pf_health_port(health, NULL, NULL, p, "route link");
-			if (p->peer != NULL)
-				pf_health_port(health, NULL, NULL, p->peer, "route link");
-		}
+		route_health(w, p);
+		if (p->peer != NULL)
+			route_health(w, p->peer);
 	}
 }
 
 /* Walks the route from host i to host j when both have a port up. */
 static size_t
-walk_pair(struct check *c, struct check *health, struct host_view *hv, size_t i, size_t j,
-    struct route_ports *rp)
+walk_pair(struct route_walk *w, struct host_view *hv, size_t i, size_t j)
 {
 	if (i == j || hv[i].first_active == NULL || hv[j].first_active == NULL)
 		return 0;
-	check_one_route(c, health, &hv[i], &hv[j], rp);
+	check_one_route(w, &hv[i], &hv[j]);
 	return 1;
 }
 
@@ -296,25 +410,27 @@ void
 pf_check_routes(struct check *c, struct check *health, struct host_view *hv, size_t n,
     struct route_ports *rp)
 {
+	struct route_walk w = { .c = c, .health = health, .rp = rp };
 	size_t i, j, pairs = 0;
 
 	if (n <= PAIRS_EXHAUSTIVE_MAX) {
 		for (i = 0; i < n; i++)
 			for (j = 0; j < n; j++)
-				pairs += walk_pair(c, health, hv, i, j, rp);
+				pairs += walk_pair(&w, hv, i, j);
 	} else {
 		/* many hosts: a ring (i, i + 1) and a star (0, j), (i, 0)
 		 * keep it O(n), in the order the full square would walk
 		 * them (looping over the square found them in 1.7 million
 		 * steps at 1,296 hosts) */
 		for (j = 1; j < n; j++)
-			pairs += walk_pair(c, health, hv, 0, j, rp);
+			pairs += walk_pair(&w, hv, 0, j);
 		for (i = 1; i < n; i++) {
-			pairs += walk_pair(c, health, hv, i, 0, rp);
+			pairs += walk_pair(&w, hv, i, 0);
 			if (i + 1 < n)
-				pairs += walk_pair(c, health, hv, i, i + 1, rp);
+				pairs += walk_pair(&w, hv, i, i + 1);
 		}
 	}
+	route_walk_free(&w);
 	snprintf(c->detail, sizeof(c->detail), "%zu routes walked over the programmed LFTs", pairs);
 }
 

@@ -26,6 +26,7 @@ struct check {
 	char		 detail[400];
 	json_t		*faults;
 	json_t		*seen;		/* the faults' keys (preflight_checks.c) */
+	json_t		*tally;		/* faults per code, for the fabric-wide ones */
 };
 
 struct host_view {
@@ -43,10 +44,12 @@ struct route_ports {
 };
 
 void pf_check_init(struct check *c, const char *name);
-/* Frees what the check keeps for itself (its faults are the caller's). */
+/* Names a code found on many ports once (a fabric-wide fault) and frees
+ * what the check keeps for itself (its faults are the caller's). */
 void pf_check_done(struct check *c);
 /* Adds a fault to the check; false when an equal one was there (one per
- * code, host and port). */
+ * code, host and port) or when it is only counted, one of a fabric-wide
+ * condition's many. */
 bool pf_fault(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
     const char *code, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void pf_host_lost(struct check *c, struct fabric *f, const char *host);

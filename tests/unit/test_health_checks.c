@@ -193,6 +193,26 @@ quiet_time_and_recent_ring(void **state)
 	assert_int_equal(alarm_recent_count(t), ALARM_RECENT);
 	assert_int_equal(alarm_recent_at(t, 0)->last_seen_ms, 100005);
 	assert_int_equal(alarm_recent_at(t, ALARM_RECENT - 1)->last_seen_ms, 100000 + ALARM_RECENT + 4);
+	/* One port's cleared alarms, newest first; h:1's has been pushed out. */
+	size_t i = alarm_recent_count(t), k = 0;
+	int64_t newer = INT64_MAX;
+	const struct alarm *a;
+	assert_null(alarm_recent_of_port(t, 0x10, 1, &i));
+	i = alarm_recent_count(t);
+	while ((a = alarm_recent_of_port(t, 0x10, 2, &i)) != NULL) {
+		assert_true(a->last_seen_ms < newer);
+		newer = a->last_seen_ms;
+		k++;
+	}
+	assert_int_equal(k, ALARM_RECENT);
+	assert_int_equal(newer, 100005);
+	/* a port cleared once among them is found */
+	alarm_update(t, "h:3", 0x10, 3, HCHK_RCV_ERRORS, true, EV_WARNING, 200000, "y");
+	alarm_clear(t, "h:3", HCHK_RCV_ERRORS);
+	i = alarm_recent_count(t);
+	assert_non_null(a = alarm_recent_of_port(t, 0x10, 3, &i));
+	assert_int_equal(a->last_seen_ms, 200000);
+	assert_null(alarm_recent_of_port(t, 0x10, 3, &i));
 	alarm_table_free(t);
 }
 
