@@ -41,6 +41,12 @@ sim_fabric_up() {
 }
 
 # sm_start_fabricd HOST [YAML-EXTRA]: fabricd as the SM attached to HOST.
+# The one setting it lowers is sweep_interval, 2 s (SM_SWEEP) against the
+# default 10 s, so that a test which waits for a sweep to see a change
+# waits 2 s, not 10.  Everything else is the default, and the tests that
+# change no setting at all prove the same features on the defaults:
+# sm_defaults (audit repair beside the light sweeps, loss recovery,
+# osmtest, status under load), sm_cost_gate, health_storm, sm_qos_rss.
 sm_start_fabricd() {
 	fd_config "sm:
   enabled: true
