@@ -1,5 +1,5 @@
 /*
- * MADs addressed to the SM: SA queries (to sa.c), SMInfo from other SMs
+ * MADs addressed to the SM: SA queries (to sa_agent.c), SMInfo from other SMs
  * (to standby.c), traps, and a polite refusal of anything else a
  * requester would wait for.
  */

@@ -8,10 +8,17 @@
  *   and P_Key table records (Get and GetTable), MultiPathRecord
  *   (GetMulti), and more (docs/multicast-sa.md).
  *
- * Two layers, both pure (no I/O): sa_records.c builds the records that
- * match a query's component mask; sa.c checks the request, frames the
- * response (status, AttributeOffset, the RMPP header of a GetTableResp)
- * and is called by the SM's MAD dispatch with the engine's mad_respond().
+ * Pure (no I/O, no struct sm): every attribute is one line of
+ * sa_attrs.def (size, methods, builder, whether it wants the SA key),
+ * and its builder (sa_records.c, sa_path.c, sa_tables.c, ...) puts the
+ * records that match a query's component mask into a sink (sa_sink.c);
+ * sa_answer.c checks the request against that table and frames the
+ * response (status, AttributeOffset, the RMPP header of a GetTableResp).
+ * The SM's side, sa_agent.c, gives it the context (what the SM holds) and
+ * sends the answer with the engine's mad_respond().
+ *
+ * A new record type: a line in sa_attrs.def and its builder, in a file of
+ * its own or beside its kin.
  *
  * Two ways to answer a table.  Where the port's kernel does RMPP (real
  * hardware: ib_umad with RMPP registered), sa_answer_rmpp() gives the
@@ -74,9 +81,17 @@ struct _ib_member_rec;
 
 #define SA_TABLE_BYTES	168	/* records per GetTableResp: see above */
 
-/* The attributes counted one by one (`fabricctl sa`); the rest as "other". */
-#define SA_NATTR 9
-/* Index of attr_id (host order) in the counters, SA_NATTR - 1 for others. */
+/* Every attribute of sa_attrs.def, counted one by one (`fabricctl sa`),
+ * and "other" for the rest. */
+enum {
+	SA_NATTR = 1
+#define SA_ATTR(id, name, size, methods, key, build, change) + 1
+#include "sm/sa_attrs.def"
+#undef SA_ATTR
+};
+/* Index of attr_id (host order) in the table and the counters,
+ * SA_NATTR - 1 for others; the name and ID (host order, 0 for "other")
+ * of an index. */
 unsigned sa_attr_index(uint16_t attr_id);
 const char *sa_attr_name(unsigned idx);
 uint16_t sa_attr_id(unsigned idx);
@@ -158,7 +173,7 @@ struct sa_sink {
 	size_t		 grow_to;	/* > max: buf is malloc'd and grows up to this */
 };
 
-/* Room for more records in a growing sink (sa.c). */
+/* Room for more records in a growing sink (sa_sink.c). */
 void sa_sink_grow(struct sa_sink *s);
 
 /* Add one record; false once the builder should stop. */
@@ -175,34 +190,52 @@ sa_sink_put(struct sa_sink *s, const void *rec)
 	return s->stop == 0 || s->total < s->stop;
 }
 
+/*
+ * The attribute table (sa_attrs.def, sa_attrs.c).  A builder answers
+ * Get, GetTable and GetMulti: the records matching q into out, 0 or an SA
+ * status in host order (IB_SA_MAD_STATUS_*: ERR_REQ_INVALID for a
+ * malformed template, ERR_INSUFFICIENT_COMPONENTS and so on).  A change
+ * answers Set (set) or Delete: the one record of the answer into rec
+ * (the attribute's record size), 0 or an SA status.
+ */
+typedef uint16_t sa_build_fn(const struct sa_ctx *ctx, const struct sa_query *q,
+    struct sa_sink *out);
+typedef uint16_t sa_change_fn(const struct sa_ctx *ctx, const struct sa_query *q, bool set,
+    void *rec);
+
+enum {
+	SA_M_GET = 1 << 0, SA_M_GETTABLE = 1 << 1, SA_M_GETMULTI = 1 << 2,
+	SA_M_SET = 1 << 3, SA_M_DELETE = 1 << 4, SA_M_GETTRACETABLE = 1 << 5,
+};
+
+struct sa_attr {
+	uint16_t	 id;		/* network order, as ib_types.h */
+	const char	*name;
+	uint16_t	 rec_size;
+	uint8_t		 methods;	/* SA_M_* */
+	bool		 needs_key;
+	sa_build_fn	*build;
+	sa_change_fn	*change;
+};
+
+#define SA_ATTR(id, name, size, methods, key, build, change) sa_build_fn build; sa_change_fn change;
+#include "sm/sa_attrs.def"
+#undef SA_ATTR
+sa_build_fn sa_no_build;
+sa_change_fn sa_no_change;
+
+/* The attribute attr_id (host order), NULL when not served. */
+const struct sa_attr *sa_attr_of(uint16_t attr_id);
+/* SA_M_* of an SA method, 0 for a method the SA does not know. */
+uint8_t sa_method_bit(uint8_t method);
 /* Record sizes (bytes, multiples of 8); 0 for an attribute not served. */
 size_t sa_record_size(uint16_t attr_id);
 
-/*
- * Build the records of attribute attr_id (host order) matching q.
- * Returns 0, or an SA status in host order for a query that cannot be
- * answered at all (IB_SA_MAD_STATUS_* values): ERR_REQ_INVALID for a
- * malformed template, ERR_INSUFFICIENT_COMPONENTS and so on.
- */
+/* The records of attribute attr_id (host order) matching q, through the
+ * table: its builder, or ERR_REQ_INVALID (not served, or the SA key
+ * missing where the attribute wants it). */
 uint16_t sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id,
     const struct sa_query *q, struct sa_sink *out);
-
-/* SwitchInfoRecord, LFTRecord, MFTRecord, GUIDInfoRecord (sa_tables.c):
- * false for another attribute. */
-bool sa_table_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
-    struct sa_sink *out);
-
-/* SLtoVLMappingTableRecord, VLArbitrationTableRecord (sa_qos_records.c):
- * false for another attribute. */
-bool sa_qos_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
-    struct sa_sink *out);
-
-/* P_KeyTableRecord (sa_pkey_records.c). */
-void sa_pkey_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out);
-
-/* PathRecords (sa_path.c), called by sa_build_records(). */
-uint16_t sa_path_records(const struct sa_ctx *ctx, const struct sa_query *q,
-    struct sa_sink *out);
 
 /*
  * The PathRecord of one (src, dst) pair for a PathRecord query q (its
@@ -215,9 +248,6 @@ bool sa_path_pair(const struct sa_ctx *ctx, const struct sa_query *q,
 /* The port a GID names (a switch: its port 0), NULL when none has a LID. */
 const struct fabric_port *sa_path_end_by_gid(const struct fabric *f, const ib_gid_t *gid);
 
-/* MultiPathRecord GetMulti (sa_multipath.c): PathRecords into out. */
-uint16_t sa_multipath_records(const struct sa_ctx *ctx, const struct sa_query *q,
-    struct sa_sink *out);
 
 /*
  * The entry (membership bit included) port p holds for P_Key base (15
@@ -259,28 +289,23 @@ bool sa_path_sl(const struct sa_ctx *ctx, const struct sa_path_req *req,
  * bytes) gets the InformInfo back.  0 or an SA status. */
 uint16_t sa_inform_set(const struct sa_ctx *ctx, const struct sa_query *q, uint8_t *resp,
     size_t len);
-void sa_inform_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out);
 /* Does sub want trap about lid? */
 bool sa_sub_wants(const struct sa_sub *sub, uint16_t trap, uint16_t lid);
 void sa_subs_free(struct sa_subs *s);
 
-/* ServiceRecord Set (register), Delete and Get/GetTable. */
+/* ServiceRecord Set (register) and Delete, at time now (leases). */
 uint16_t sa_service_set(const struct sa_ctx *ctx, const struct sa_query *q, int64_t now,
     ib_service_record_t *resp);
 uint16_t sa_service_delete(const struct sa_ctx *ctx, const struct sa_query *q, int64_t now,
     ib_service_record_t *resp);
-void sa_service_records(const struct sa_ctx *ctx, const struct sa_query *q, int64_t now,
-    struct sa_sink *out);
 void sa_services_free(struct sa_services *sv);
 
 /* MCMemberRecord (sa_mcast.c): Set (join), Delete (leave) fill resp with
- * the one record of the answer and return 0 or an SA status (host order);
- * Get/GetTable records go to out. */
+ * the one record of the answer and return 0 or an SA status (host order). */
 uint16_t sa_mcast_join(const struct sa_ctx *ctx, const struct sa_query *q,
     struct _ib_member_rec *resp);
 uint16_t sa_mcast_leave(const struct sa_ctx *ctx, const struct sa_query *q,
     struct _ib_member_rec *resp);
-void sa_mcast_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out);
 
 /*
  * Answer one SA request: req is the MAD as received (len bytes, the

@@ -118,13 +118,13 @@ sa_inform_set(const struct sa_ctx *ctx, const struct sa_query *q, uint8_t *resp,
 	return 0;
 }
 
-void
+uint16_t
 sa_inform_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	const ib_inform_info_record_t *t = (const ib_inform_info_record_t *)q->tmpl;
 
 	if (ctx->subs == NULL)
-		return;
+		return 0;
 	for (size_t i = 0; i < ctx->subs->n; i++) {
 		const struct sa_sub *sub = &ctx->subs->v[i];
 		const struct fabric_port *p = fabric_port_by_guid(ctx->f, sub->port_guid);
@@ -142,8 +142,16 @@ sa_inform_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_
 		    memcmp(&r.subscriber_gid, &t->subscriber_gid, sizeof(r.subscriber_gid)) != 0)
 			continue;
 		if (!sa_sink_put(out, &r))
-			return;
+			return 0;
 	}
+	return 0;
+}
+
+uint16_t
+sa_inform_change(const struct sa_ctx *ctx, const struct sa_query *q, bool set, void *rec)
+{
+	(void)set;		/* Set only: the table takes no Delete */
+	return sa_inform_set(ctx, q, rec, 40);
 }
 
 bool

@@ -366,7 +366,7 @@ record_matches(const ib_member_rec_t *r, const ib_member_rec_t *t, uint64_t mask
 	return group_agrees(&g, t, mask & ~IB_MCR_COMPMASK_MLID);
 }
 
-void
+uint16_t
 sa_mcast_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	const ib_member_rec_t *t = (const ib_member_rec_t *)q->tmpl;
@@ -374,7 +374,7 @@ sa_mcast_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_s
 	ib_member_rec_t r;
 
 	if (ctx->mc == NULL)
-		return;
+		return 0;
 	for (size_t i = 0; i < ctx->mc->ngroups; i++) {
 		const struct mc_group *g = ctx->mc->groups[i];
 
@@ -384,13 +384,20 @@ sa_mcast_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_s
 			fill_record(g, NULL, &r);
 			if (!(q->mask & (IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_JOIN_STATE)) &&
 			    record_matches(&r, t, q->mask) && !sa_sink_put(out, &r))
-				return;
+				return 0;
 			continue;
 		}
 		for (size_t j = 0; j < g->nmembers; j++) {
 			fill_record(g, &g->members[j], &r);
 			if (record_matches(&r, t, q->mask) && !sa_sink_put(out, &r))
-				return;
+				return 0;
 		}
 	}
+	return 0;
+}
+
+uint16_t
+sa_mcast_change(const struct sa_ctx *ctx, const struct sa_query *q, bool set, void *rec)
+{
+	return set ? sa_mcast_join(ctx, q, rec) : sa_mcast_leave(ctx, q, rec);
 }

@@ -87,7 +87,7 @@ node_pkeys(const struct sa_ctx *ctx, const struct fabric_node *n, const struct f
 	return true;
 }
 
-void
+uint16_t
 sa_pkey_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	const ib_pkey_table_record_t *t = (const ib_pkey_table_record_t *)q->tmpl;
@@ -97,11 +97,12 @@ sa_pkey_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_si
 
 	if (q->mask & IB_PKEY_COMPMASK_LID) {
 		if ((only = fabric_port_by_lid(ctx->f, be16toh(t->lid))) == NULL)
-			return;
+			return 0;
 		node_pkeys(ctx, only->node, only->node->type == FABRIC_SWITCH ? NULL : only, q, out);
-		return;
+		return 0;
 	}
 	FABRIC_FOREACH_NODE(ctx->f, i, n)
 		if (!node_pkeys(ctx, n, NULL, q, out))
-			return;
+			return 0;
+	return 0;
 }

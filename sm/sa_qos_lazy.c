@@ -32,6 +32,7 @@ struct lazy_table {
 
 struct sa_lazy {
 	struct sm		*sm;
+	void			(*answer)(struct sm *, const struct mad_in *);
 	struct sa_lazy		*next;		/* sm->sa_lazy: the queries waiting */
 	struct mad_batch	 batch;
 	struct mad_in		 in;
@@ -91,7 +92,7 @@ finished(void *owner)
 	struct sa_lazy *l = owner;
 
 	if (l->sm->state == SM_STATE_MASTER)
-		sa_handle_now(l->sm, &l->in);
+		l->answer(l->sm, &l->in);
 	forget(l);
 }
 
@@ -105,7 +106,8 @@ sa_qos_lazy_stop(struct sm *sm)
 }
 
 bool
-sa_qos_lazy(struct sm *sm, const struct mad_in *in)
+sa_qos_lazy(struct sm *sm, const struct mad_in *in, const struct sa_ctx *asked,
+    void (*answer)(struct sm *sm, const struct mad_in *in))
 {
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 	uint8_t scratch[MAD_SIZE] MAD_ALIGNED;
@@ -119,7 +121,7 @@ sa_qos_lazy(struct sm *sm, const struct mad_in *in)
 		return false;
 	l = xcalloc(1, sizeof(*l));
 	/* A dry run of the answer names the tables it would leave out. */
-	sa_ctx_of(sm, in, &ctx);
+	ctx = *asked;
 	ctx.counters = NULL;
 	ctx.qos_unknown = collect;
 	ctx.qos_unknown_arg = l;
@@ -134,6 +136,7 @@ sa_qos_lazy(struct sm *sm, const struct mad_in *in)
 	if (l->in.len > MAD_SIZE)
 		l->in.len = MAD_SIZE;
 	l->sm = sm;
+	l->answer = answer;
 	l->next = sm->sa_lazy;
 	sm->sa_lazy = l;
 	sm->sa_lazy_running++;

@@ -117,8 +117,8 @@ node_sl2vl(const struct sa_ctx *ctx, const struct fabric_node *n, const struct f
 	return true;
 }
 
-static void
-sl2vl_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+uint16_t
+sa_sl2vl_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	const ib_slvl_table_record_t *t = (const ib_slvl_table_record_t *)q->tmpl;
 	const struct fabric_port *only;
@@ -126,14 +126,15 @@ sl2vl_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink
 	size_t i;
 
 	if (!lid_target(ctx, q->mask & IB_SLVL_COMPMASK_LID, be16toh(t->lid), &only))
-		return;
+		return 0;
 	if (only) {
 		node_sl2vl(ctx, only->node, only->node->type == FABRIC_SWITCH ? NULL : only, q, out);
-		return;
+		return 0;
 	}
 	FABRIC_FOREACH_NODE(ctx->f, i, n)
 		if (!node_sl2vl(ctx, n, NULL, q, out))
-			return;
+			return 0;
+	return 0;
 }
 
 /* The records of port p's blocks the query asks for (1-4). */
@@ -195,8 +196,8 @@ node_vlarb(const struct sa_ctx *ctx, const struct fabric_node *n, const struct f
 	return true;
 }
 
-static void
-vlarb_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+uint16_t
+sa_vlarb_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	const ib_vl_arb_table_record_t *t = (const ib_vl_arb_table_record_t *)q->tmpl;
 	const struct fabric_port *only;
@@ -204,27 +205,13 @@ vlarb_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink
 	size_t i;
 
 	if (!lid_target(ctx, q->mask & IB_VLA_COMPMASK_LID, be16toh(t->lid), &only))
-		return;
+		return 0;
 	if (only) {
 		node_vlarb(ctx, only->node, only->node->type == FABRIC_SWITCH ? NULL : only, q, out);
-		return;
+		return 0;
 	}
 	FABRIC_FOREACH_NODE(ctx->f, i, n)
 		if (!node_vlarb(ctx, n, NULL, q, out))
-			return;
-}
-
-bool
-sa_qos_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
-    struct sa_sink *out)
-{
-	switch (htobe16(attr_id)) {
-	case IB_MAD_ATTR_SLVL_RECORD:
-		sl2vl_records(ctx, q, out);
-		return true;
-	case IB_MAD_ATTR_VLARB_RECORD:
-		vlarb_records(ctx, q, out);
-		return true;
-	}
-	return false;
+			return 0;
+	return 0;
 }

@@ -14,32 +14,6 @@
 
 #include "sm/sa.h"
 
-size_t
-sa_record_size(uint16_t attr_id)
-{
-	switch (htobe16(attr_id)) {
-	case IB_MAD_ATTR_CLASS_PORT_INFO:	return sizeof(ib_class_port_info_t);
-	case IB_MAD_ATTR_NODE_RECORD:		return sizeof(ib_node_record_t);
-	case IB_MAD_ATTR_PORTINFO_RECORD:	return sizeof(ib_portinfo_record_t);
-	case IB_MAD_ATTR_SMINFO_RECORD:		return sizeof(ib_sminfo_record_t);
-	case IB_MAD_ATTR_LINK_RECORD:		return sizeof(ib_link_record_t);
-	case IB_MAD_ATTR_PATH_RECORD:		return sizeof(ib_path_rec_t);
-	case IB_MAD_ATTR_MULTIPATH_RECORD:	return sizeof(ib_path_rec_t);	/* answered in PathRecords */
-	case IB_MAD_ATTR_MCMEMBER_RECORD:	return sizeof(ib_member_rec_t);
-	case IB_MAD_ATTR_SWITCH_INFO_RECORD:	return sizeof(ib_switch_info_record_t);
-	case IB_MAD_ATTR_LFT_RECORD:		return sizeof(ib_lft_record_t);
-	case IB_MAD_ATTR_MFT_RECORD:		return sizeof(ib_mft_record_t);
-	case IB_MAD_ATTR_GUIDINFO_RECORD:	return sizeof(ib_guidinfo_record_t);
-	case IB_MAD_ATTR_INFORM_INFO:		return 40;	/* 36, in 8-byte words */
-	case IB_MAD_ATTR_SERVICE_RECORD:	return sizeof(ib_service_record_t);
-	case IB_MAD_ATTR_INFORM_INFO_RECORD:	return sizeof(ib_inform_info_record_t);
-	case IB_MAD_ATTR_SLVL_RECORD:		return sizeof(ib_slvl_table_record_t);
-	case IB_MAD_ATTR_VLARB_RECORD:		return sizeof(ib_vl_arb_table_record_t);
-	case IB_MAD_ATTR_PKEY_TBL_RECORD:	return sizeof(ib_pkey_table_record_t);
-	}
-	return 0;
-}
-
 /* ---- component mask ---- */
 
 struct sa_field {
@@ -167,8 +141,8 @@ put_node(const struct sa_ctx *ctx, const struct fabric_node *n, const struct fab
 }
 
 /* One record per addressed port: a switch's port 0, every CA port. */
-static void
-node_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+uint16_t
+sa_node_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	const struct fabric *f = ctx->f;
 	struct fabric_node *n;
@@ -177,13 +151,14 @@ node_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink 
 	FABRIC_FOREACH_NODE(f, i, n) {
 		if (n->type == FABRIC_SWITCH) {
 			if (n->lid && !put_node(ctx, n, &n->ports[0], q, out))
-				return;
+				return 0;
 			continue;
 		}
 		for (unsigned j = 1; j <= n->nports; j++)
 			if (ca_port_addressed(&n->ports[j]) && !put_node(ctx, n, &n->ports[j], q, out))
-				return;
+				return 0;
 	}
+	return 0;
 }
 
 /* ---- PortInfoRecord ---- */
@@ -219,9 +194,10 @@ put_portinfo(const struct fabric_port *p, const struct sa_query *q, struct sa_si
 }
 
 /* Every port of a switch under its LID; every addressed CA port. */
-static void
-portinfo_records(const struct fabric *f, const struct sa_query *q, struct sa_sink *out)
+uint16_t
+sa_portinfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
+	const struct fabric *f = ctx->f;
 	struct fabric_node *n;
 	size_t i;
 
@@ -234,17 +210,19 @@ portinfo_records(const struct fabric *f, const struct sa_query *q, struct sa_sin
 			if (!sw && !ca_port_addressed(&n->ports[j]))
 				continue;
 			if (!put_portinfo(&n->ports[j], q, out))
-				return;
+				return 0;
 		}
 	}
+	return 0;
 }
 
 /* ---- LinkRecord ---- */
 
 /* Both directions of every cabled, physically up link whose ends have LIDs. */
-static void
-link_records(const struct fabric *f, const struct sa_query *q, struct sa_sink *out)
+uint16_t
+sa_link_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
+	const struct fabric *f = ctx->f;
 	struct fabric_node *n;
 	size_t i;
 
@@ -262,14 +240,15 @@ link_records(const struct fabric *f, const struct sa_query *q, struct sa_sink *o
 			lr.to_lid = htobe16(port_lid(r));
 			if (fields_match(link_fields, NFIELDS(link_fields), q->mask, &lr, q->tmpl) &&
 			    !sa_sink_put(out, &lr))
-				return;
+				return 0;
 		}
+	return 0;
 }
 
 /* ---- SMInfoRecord: the one SM this SA knows, itself ---- */
 
-static void
-sminfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+uint16_t
+sa_sminfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	const ib_sminfo_record_t *t = (const ib_sminfo_record_t *)q->tmpl;
 	ib_sminfo_record_t r;
@@ -281,14 +260,15 @@ sminfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sin
 	r.sm_info.act_count = htobe32(ctx->sm_act_count);
 	r.sm_info.pri_state = (uint8_t)((ctx->sm_priority << 4) | (ctx->sm_state & 0x0F));
 	if (!fields_match(sminfo_fields, NFIELDS(sminfo_fields), q->mask, &r, q->tmpl))
-		return;
+		return 0;
 	if ((q->mask & IB_SMIR_COMPMASK_PRIORITY) &&
 	    (t->sm_info.pri_state >> 4) != (r.sm_info.pri_state >> 4))
-		return;
+		return 0;
 	if ((q->mask & IB_SMIR_COMPMASK_SMSTATE) &&
 	    (t->sm_info.pri_state & 0x0F) != (r.sm_info.pri_state & 0x0F))
-		return;
+		return 0;
 	sa_sink_put(out, &r);
+	return 0;
 }
 
 /* ---- ClassPortInfo ---- */
@@ -304,11 +284,12 @@ sminfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sin
 #define SA_CAP2_MCAST_TOP	(1u << 3)	/* switches get MulticastFDBTop */
 #define SA_QP1_QKEY		0x80010000u	/* IB_QP1_WELL_KNOWN_Q_KEY */
 
-static void
-class_port_info(struct sa_sink *out)
+uint16_t
+sa_class_port_info(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	ib_class_port_info_t cpi;
 
+	(void)ctx, (void)q;
 	memset(&cpi, 0, sizeof(cpi));
 	cpi.base_ver = 1;
 	cpi.class_ver = 2;
@@ -319,54 +300,5 @@ class_port_info(struct sa_sink *out)
 	cpi.redir_qkey = htobe32(SA_QP1_QKEY);
 	cpi.trap_qkey = htobe32(SA_QP1_QKEY);
 	sa_sink_put(out, &cpi);
-}
-
-uint16_t
-sa_build_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
-    struct sa_sink *out)
-{
-	switch (htobe16(attr_id)) {
-	case IB_MAD_ATTR_CLASS_PORT_INFO:
-		class_port_info(out);
-		return 0;
-	case IB_MAD_ATTR_NODE_RECORD:
-		node_records(ctx, q, out);
-		return 0;
-	case IB_MAD_ATTR_PORTINFO_RECORD:
-		portinfo_records(ctx->f, q, out);
-		return 0;
-	case IB_MAD_ATTR_LINK_RECORD:
-		link_records(ctx->f, q, out);
-		return 0;
-	case IB_MAD_ATTR_SMINFO_RECORD:
-		sminfo_records(ctx, q, out);
-		return 0;
-	case IB_MAD_ATTR_PATH_RECORD:
-		return sa_path_records(ctx, q, out);
-	case IB_MAD_ATTR_MULTIPATH_RECORD:
-		return sa_multipath_records(ctx, q, out);
-	case IB_MAD_ATTR_MCMEMBER_RECORD:
-		sa_mcast_records(ctx, q, out);
-		return 0;
-	}
-	if (sa_table_records(ctx, attr_id, q, out) || sa_qos_records(ctx, attr_id, q, out))
-		return 0;
-	if (htobe16(attr_id) == IB_MAD_ATTR_SERVICE_RECORD) {
-		sa_service_records(ctx, q, ctx->now_ms, out);
-		return 0;
-	}
-	if (htobe16(attr_id) == IB_MAD_ATTR_PKEY_TBL_RECORD) {
-		/* IBA: P_KeyTableRecords only to trusted requests (the SA key),
-		 * as OpenSM answers (ERR 4608): who may talk to whom is not
-		 * every host's to read */
-		if (!q->trusted)
-			return be16toh(IB_SA_MAD_STATUS_REQ_INVALID);
-		sa_pkey_records(ctx, q, out);
-		return 0;
-	}
-	if (htobe16(attr_id) == IB_MAD_ATTR_INFORM_INFO_RECORD) {
-		sa_inform_records(ctx, q, out);
-		return 0;
-	}
-	return be16toh(IB_SA_MAD_STATUS_REQ_INVALID);
+	return 0;
 }

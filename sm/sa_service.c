@@ -119,16 +119,16 @@ sa_service_delete(const struct sa_ctx *ctx, const struct sa_query *q, int64_t no
 	return ST(IB_SA_MAD_STATUS_NO_RECORDS);
 }
 
-void
-sa_service_records(const struct sa_ctx *ctx, const struct sa_query *q, int64_t now,
-    struct sa_sink *out)
+uint16_t
+sa_service_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
+	int64_t now = ctx->now_ms;
 	const ib_service_record_t *t = (const ib_service_record_t *)q->tmpl;
 	const struct fabric_port *req = sa_requester(ctx);
 	struct sa_services *sv = ctx->services;
 
 	if (sv == NULL)
-		return;
+		return 0;
 	expire(sv, now);
 	for (size_t i = 0; i < sv->n; i++) {
 		const ib_service_record_t *r = &sv->v[i].rec;
@@ -137,8 +137,16 @@ sa_service_records(const struct sa_ctx *ctx, const struct sa_query *q, int64_t n
 		    r->service_pkey != 0)
 			continue;	/* a partition the requester is not in */
 		if (matches(r, t, q->mask) && !sa_sink_put(out, r))
-			return;
+			return 0;
 	}
+	return 0;
+}
+
+uint16_t
+sa_service_change(const struct sa_ctx *ctx, const struct sa_query *q, bool set, void *rec)
+{
+	return set ? sa_service_set(ctx, q, ctx->now_ms, rec) :
+	    sa_service_delete(ctx, q, ctx->now_ms, rec);
 }
 
 void

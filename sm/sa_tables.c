@@ -32,8 +32,8 @@ mask_lid(const struct sa_query *q, ib_net64_t bit, uint16_t lid)
 	return !(q->mask & bit) || be16toh(*(const ib_net16_t *)q->tmpl) == lid;
 }
 
-static void
-switchinfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+uint16_t
+sa_switchinfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	struct fabric_node *n;
 	size_t i;
@@ -49,12 +49,13 @@ switchinfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa
 		memcpy(&r.switch_info, n->si, sizeof(r.switch_info));
 		r.switch_info.lin_top = htobe16(n->lft_top);
 		if (!sa_sink_put(out, &r))
-			return;
+			return 0;
 	}
+	return 0;
 }
 
-static void
-lft_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+uint16_t
+sa_lft_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	const ib_lft_record_t *t = (const ib_lft_record_t *)q->tmpl;
 	struct fabric_node *n;
@@ -76,9 +77,10 @@ lft_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *
 			r.block_num = htobe16((uint16_t)b);
 			memcpy(r.lft, n->lft + b * LFT_BLOCK, LFT_BLOCK);
 			if (!sa_sink_put(out, &r))
-				return;
+				return 0;
 		}
 	}
+	return 0;
 }
 
 /* MFTRecord PositionBlockNum: position in the top 4 bits, block in the low 9. */
@@ -127,18 +129,19 @@ node_mft(const struct sa_ctx *ctx, const struct fabric_node *n, const struct sa_
 	return true;
 }
 
-static void
-mft_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+uint16_t
+sa_mft_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	struct fabric_node *n;
 	size_t i;
 
 	if (ctx->mft_blocks == NULL || ctx->mft_block == NULL)
-		return;
+		return 0;
 	FABRIC_FOREACH_NODE(ctx->f, i, n)
 		if (n->type == FABRIC_SWITCH && n->lid != 0 && visible(ctx, &n->ports[0]) &&
 		    mask_lid(q, IB_MFTR_COMPMASK_LID, n->lid) && !node_mft(ctx, n, q, out))
-			return;
+			return 0;
+	return 0;
 }
 
 static bool
@@ -157,8 +160,8 @@ put_guidinfo(const struct sa_ctx *ctx, const struct fabric_port *p, uint16_t lid
 	return sa_sink_put(out, &r);
 }
 
-static void
-guidinfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
+uint16_t
+sa_guidinfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_sink *out)
 {
 	struct fabric_node *n;
 	size_t i;
@@ -166,32 +169,12 @@ guidinfo_records(const struct sa_ctx *ctx, const struct sa_query *q, struct sa_s
 	FABRIC_FOREACH_NODE(ctx->f, i, n) {
 		if (n->type == FABRIC_SWITCH) {
 			if (!put_guidinfo(ctx, &n->ports[0], n->lid, q, out))
-				return;
+				return 0;
 			continue;
 		}
 		for (unsigned j = 1; j <= n->nports; j++)
 			if (n->ports[j].guid && !put_guidinfo(ctx, &n->ports[j], n->ports[j].lid, q, out))
-				return;
+				return 0;
 	}
-}
-
-bool
-sa_table_records(const struct sa_ctx *ctx, uint16_t attr_id, const struct sa_query *q,
-    struct sa_sink *out)
-{
-	switch (htobe16(attr_id)) {
-	case IB_MAD_ATTR_SWITCH_INFO_RECORD:
-		switchinfo_records(ctx, q, out);
-		return true;
-	case IB_MAD_ATTR_LFT_RECORD:
-		lft_records(ctx, q, out);
-		return true;
-	case IB_MAD_ATTR_MFT_RECORD:
-		mft_records(ctx, q, out);
-		return true;
-	case IB_MAD_ATTR_GUIDINFO_RECORD:
-		guidinfo_records(ctx, q, out);
-		return true;
-	}
-	return false;
+	return 0;
 }

@@ -289,16 +289,18 @@ void sm_sweep_start_timer(struct sm *sm);
 /* hooks.c: run the hooks of one point in order, then then(sm). */
 void sm_run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *));
 
-/* sa.c: every class-0x03 MAD; the answer goes back through the engine. */
+/* sa_agent.c: every class-0x03 MAD; the answer goes back through the engine. */
 void sa_handle_mad(struct sm *sm, const struct mad_in *in);
 /* The same, answered now from what the SM knows (the master's). */
 void sa_handle_now(struct sm *sm, const struct mad_in *in);
 /* The context the SA answers a request in. */
 void sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx);
 /* sa_qos_lazy.c: an SL2VL or VLArb record query naming tables the SM has
- * not read: true when they are being read and the query will be answered
- * then (sa_handle_now); false: answer it now. */
-bool sa_qos_lazy(struct sm *sm, const struct mad_in *in);
+ * not read (a dry run of its answer in ctx tells): true when they are
+ * being read and the query will be answered then, by answer(sm, in) if
+ * the SM is still master; false: answer it now. */
+bool sa_qos_lazy(struct sm *sm, const struct mad_in *in, const struct sa_ctx *ctx,
+    void (*answer)(struct sm *sm, const struct mad_in *in));
 /* At the SM's stop: the queries still waiting dropped, their Gets cancelled. */
 void sa_qos_lazy_stop(struct sm *sm);
 

@@ -1,6 +1,6 @@
 /*
- * The SA's MAD side (sm/sa.h): check a request, build its records, frame
- * the response.  Nothing a requester sends can make it fail: a request too
+ * The SA's answer (sm/sa.h), pure: check a request against the attribute
+ * table (sa_attrs.def), build its records, frame the response.  Nothing a requester sends can make it fail: a request too
  * short, of the wrong version, or with an RMPP header we cannot take is
  * counted as malformed and answered with an error status; one with a
  * wrong SM_Key is counted so and dropped.
@@ -21,27 +21,12 @@
 #include <iba/ib_types.h>
 #include <infiniband/umad_sa.h>
 
-#include "common/log.h"
 #include "common/xmalloc.h"
-#include "daemon/events.h"
-#include "sm/audit.h"
-#include "sm/election.h"
+#include "mad/mad.h"
 #include "sm/sa.h"
-#include "sm/sm_internal.h"
 
 #define SA_RMPP_VERSION		1
 #define SA_PAYLOAD_HDR		20	/* SM_Key, AttributeOffset, ComponentMask */
-
-static sm_pkey_table_fn pkey_table;	/* sm_set_pkey_tables() */
-static void *pkey_arg;
-
-void
-sm_set_pkey_tables(sm_pkey_table_fn fn, void *arg)
-{
-	pkey_table = fn;
-	pkey_arg = fn ? arg : NULL;
-}
-
 
 /* The common MAD header of the answer: the request's, as a response. */
 static void
@@ -70,24 +55,6 @@ answer_error(struct sa_counters *cnt, const ib_sa_mad_t *q, uint8_t *resp, size_
 	*resp_len = IB_SA_MAD_HDR_SIZE;
 }
 
-static const struct { uint16_t id; const char *name; } counted[SA_NATTR] = {
-	{ 0x0001, "ClassPortInfo" }, { 0x0011, "NodeRecord" }, { 0x0012, "PortInfoRecord" },
-	{ 0x0018, "SMInfoRecord" }, { 0x0020, "LinkRecord" }, { 0x0035, "PathRecord" },
-	{ 0x0038, "MCMemberRecord" }, { 0x0031, "ServiceRecord" }, { 0, "other" },
-};
-
-unsigned
-sa_attr_index(uint16_t attr_id)
-{
-	for (unsigned i = 0; i + 1 < SA_NATTR; i++)
-		if (counted[i].id == attr_id)
-			return i;
-	return SA_NATTR - 1;
-}
-
-const char *sa_attr_name(unsigned idx) { return counted[idx < SA_NATTR ? idx : SA_NATTR - 1].name; }
-uint16_t sa_attr_id(unsigned idx) { return counted[idx < SA_NATTR ? idx : SA_NATTR - 1].id; }
-
 /* Requests that want an answer (Trap, Report, Send and responses do not). */
 static bool
 wants_answer(uint8_t method)
@@ -96,21 +63,6 @@ wants_answer(uint8_t method)
 		return false;
 	return method != IB_MAD_METHOD_TRAP && method != IB_MAD_METHOD_REPORT &&
 	    method != IB_MAD_METHOD_SEND && method != IB_MAD_METHOD_TRAP_REPRESS;
-}
-
-static bool
-known_method(uint8_t method)
-{
-	switch (method) {
-	case IB_MAD_METHOD_GET:
-	case IB_MAD_METHOD_SET:
-	case IB_MAD_METHOD_GETTABLE:
-	case IB_MAD_METHOD_GETTRACETABLE:
-	case IB_MAD_METHOD_GETMULTI:
-	case IB_MAD_METHOD_DELETE:
-		return true;
-	}
-	return false;
 }
 
 /*
@@ -142,6 +94,7 @@ static uint16_t
 check_request(struct sa_counters *cnt, const ib_sa_mad_t *q, size_t len)
 {
 	uint16_t attr = be16toh(q->attr_id);
+	const struct sa_attr *a;
 
 	if (q->base_ver != 1 || q->class_ver != UMAD_SA_CLASS_VERSION) {
 		cnt->malformed++;
@@ -151,26 +104,11 @@ check_request(struct sa_counters *cnt, const ib_sa_mad_t *q, size_t len)
 		cnt->malformed++;
 		return be16toh(IB_MAD_STATUS_INVALID_FIELD);
 	}
-	if (!known_method(q->method))
+	if (sa_method_bit(q->method) == 0)
 		return be16toh(IB_MAD_STATUS_UNSUP_METHOD);
-	if (sa_record_size(attr) == 0)
+	if ((a = sa_attr_of(attr)) == NULL || !(a->methods & sa_method_bit(q->method)))
 		return be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
-	if (q->attr_id == IB_MAD_ATTR_MULTIPATH_RECORD)	/* GetMulti only (IBA 15.2.5.20) */
-		return q->method == IB_MAD_METHOD_GETMULTI ? 0 :
-		    be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
-	if (q->method == IB_MAD_METHOD_GET)
-		return 0;
-	if (q->method == IB_MAD_METHOD_GETTABLE && q->attr_id != IB_MAD_ATTR_CLASS_PORT_INFO)
-		return 0;
-	if ((q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE) &&
-	    q->attr_id == IB_MAD_ATTR_MCMEMBER_RECORD)
-		return 0;
-	if (q->method == IB_MAD_METHOD_SET && q->attr_id == IB_MAD_ATTR_INFORM_INFO)
-		return 0;
-	if ((q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE) &&
-	    q->attr_id == IB_MAD_ATTR_SERVICE_RECORD)
-		return 0;
-	return be16toh(IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	return 0;
 }
 
 static void
@@ -222,70 +160,30 @@ frame_table_rmpp(const struct sa_sink *s, const uint8_t *hdr, size_t *resp_len)
 	return resp;
 }
 
-void
-sa_sink_grow(struct sa_sink *s)
-{
-	size_t want = s->max ? s->max * 2 : 64;
-
-	if (want > s->grow_to)
-		want = s->grow_to;
-	s->buf = xreallocarray(s->buf, want, s->rec_size);
-	s->max = want;
-}
-
-/* MCMemberRecord Set (join) and Delete (leave): one record back. */
+/* Set and Delete (a join, a subscription, a service): the attribute's
+ * change, one record back. */
 static void
-answer_membership(const struct sa_ctx *ctx, struct sa_counters *cnt, const ib_sa_mad_t *q,
+answer_change(const struct sa_ctx *ctx, struct sa_counters *cnt, const ib_sa_mad_t *q,
     uint8_t *resp, size_t *resp_len)
 {
 	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
+	const struct sa_attr *a = sa_attr_of(be16toh(q->attr_id));
 	struct sa_query query = { .tmpl = q->data, .mask = q->comp_mask,
 	    .attr_mod = be32toh(q->attr_mod),
 	    .trusted = ctx->sa_key != 0 && be64toh(q->sm_key) == ctx->sa_key };
-	ib_member_rec_t rec;
+	uint8_t rec[IB_SA_DATA_SIZE];
 	uint16_t status;
 
-	if (q->attr_id == IB_MAD_ATTR_INFORM_INFO) {
-		uint8_t ii[40];
-
-		if ((status = sa_inform_set(ctx, &query, ii, sizeof(ii))) != 0) {
-			answer_error(cnt, q, resp, resp_len, status);
-			return;
-		}
-		resp_header(q, resp, 0);
-		memcpy(r->data, ii, sizeof(ii));
-		r->attr_offset = htobe16(sizeof(ii) / 8);
-		*resp_len = IB_SA_MAD_HDR_SIZE + sizeof(ii);
-		return;
-	}
-	if (q->attr_id == IB_MAD_ATTR_SERVICE_RECORD) {
-		ib_service_record_t sr;
-
-		status = q->method == IB_MAD_METHOD_SET ? sa_service_set(ctx, &query, ctx->now_ms, &sr) :
-		    sa_service_delete(ctx, &query, ctx->now_ms, &sr);
-		if (status != 0) {
-			answer_error(cnt, q, resp, resp_len, status);
-			return;
-		}
-		resp_header(q, resp, 0);
-		memcpy(r->data, &sr, sizeof(sr));
-		r->attr_offset = htobe16(sizeof(sr) / 8);
-		*resp_len = IB_SA_MAD_HDR_SIZE + sizeof(sr);
-		cnt->records++;
-		return;
-	}
-	if (q->method == IB_MAD_METHOD_SET)
-		status = sa_mcast_join(ctx, &query, &rec);
-	else
-		status = sa_mcast_leave(ctx, &query, &rec);
+	memset(rec, 0, sizeof(rec));
+	status = a->change(ctx, &query, q->method == IB_MAD_METHOD_SET, rec);
 	if (status != 0) {
 		answer_error(cnt, q, resp, resp_len, status);
 		return;
 	}
 	resp_header(q, resp, 0);
-	memcpy(r->data, &rec, sizeof(rec));
-	r->attr_offset = htobe16(sizeof(rec) / 8);
-	*resp_len = IB_SA_MAD_HDR_SIZE + sizeof(rec);
+	memcpy(r->data, rec, a->rec_size);
+	r->attr_offset = htobe16(a->rec_size / 8);
+	*resp_len = IB_SA_MAD_HDR_SIZE + a->rec_size;
 	cnt->records++;
 }
 
@@ -327,7 +225,7 @@ answer(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t *resp,
 		return true;
 	}
 	if (q->method == IB_MAD_METHOD_SET || q->method == IB_MAD_METHOD_DELETE) {
-		answer_membership(ctx, cnt, q, resp, resp_len);
+		answer_change(ctx, cnt, q, resp, resp_len);
 		return true;
 	}
 	get = q->method == IB_MAD_METHOD_GET;
@@ -399,82 +297,4 @@ sa_answer_rmpp(const struct sa_ctx *ctx, const uint8_t *req, size_t len, uint8_t
 	}
 	*resp = big;
 	return true;
-}
-
-/*
- * The SM's dispatch hands every class-0x03 MAD here.  Only the master's SA
- * answers (as OpenSM: a standby ignores SA MADs; requesters ask the SM LID
- * their port holds, which names the master).
- */
-void
-sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx)
-{
-	*ctx = (struct sa_ctx){
-		.f = sm->fabric,
-		.sm_guid = sm->own_guid,
-		.sm_lid = sm->own_lid,
-		.sm_priority = (uint8_t)sm->cfg.priority,
-		.sm_state = sm->state,
-		.sm_act_count = (uint32_t)mad_engine_counters(sm->me)->sent,	/* as SMInfo */
-		.pkey_table = pkey_table,
-		.pkey_arg = pkey_arg,
-		/* partitions off: the factory table everywhere */
-		.pkey_entries = pkey_table ? audit_pkey_expected : NULL,
-		.counters = &sm->sa_counters,
-		.qos = &sm->cfg.qos,
-		.mc = &sm->mc,
-		.requester_lid = in->slid,
-		.sa_key = sm->cfg.sm_key,	/* OpenSM's sa_key defaults to its sm_key, 1 */
-		.subs = &sm->subs,
-		.services = &sm->services,
-		.now_ms = event_now_ms(),
-		.mft_blocks = sm_mcast_mft_sa_blocks,
-		.mft_block = sm_mcast_mft_sa_block,
-		.mft_arg = sm,
-	};
-}
-
-void
-sa_handle_mad(struct sm *sm, const struct mad_in *in)
-{
-	if (sm->state != SM_STATE_MASTER) {
-		log_debug("sa: not master (%s): SA MAD from LID %u ignored",
-		    sm_state_name(sm->state), in->slid);
-		return;
-	}
-	if (!sa_qos_lazy(sm, in))
-		sa_handle_now(sm, in);
-}
-
-void
-sa_handle_now(struct sm *sm, const struct mad_in *in)
-{
-	uint8_t resp[MAD_SIZE] MAD_ALIGNED;
-	size_t len = 0;
-	struct sa_ctx ctx;
-	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
-
-	sa_ctx_of(sm, in, &ctx);
-	if (mad_engine_kernel_rmpp(sm->me)) {
-		uint8_t *whole;
-
-		if (!sa_answer_rmpp(&ctx, in->mad, in->len, &whole, &len))
-			return;
-		log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
-		    q->method, be16toh(q->attr_id), in->slid,
-		    be16toh(((ib_sa_mad_t *)whole)->status), len);
-		mad_respond(sm->me, in, whole, len);
-		free(whole);
-	} else {
-		if (!sa_answer(&ctx, in->mad, in->len, resp, &len))
-			return;
-		log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
-		    q->method, be16toh(q->attr_id), in->slid,
-		    be16toh(((ib_sa_mad_t *)resp)->status), len);
-		mad_respond(sm->me, in, resp, len);
-	}
-	if (sm->mc.nevents)
-		sm_report_group_changes(sm);
-	if (sm->mc.gen != sm->mc_gen_programmed)
-		sm_sweep_request(sm, false);	/* a join or leave: new trees */
 }
