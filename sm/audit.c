@@ -373,7 +373,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	if (audit_may_run(sm))
 		audit_step(sm);
 	else if (heavy_sweeping(sm))
-		sm->audit.due = true;	/* run at its end (sm_audit_sweep_ended) */
+		sm->audit.due = true;	/* run at its end (audit_on_sweep_ended) */
 }
 
 static void
@@ -382,8 +382,8 @@ kick_cb(evutil_socket_t fd, short what, void *arg)
 	run_targets(arg);
 }
 
-void
-sm_audit_target_lid(struct sm *sm, uint16_t lid)
+static void
+audit_on_target_lid(struct sm *sm, uint16_t lid)
 {
 	struct sm_audit *a = &sm->audit;
 	struct fabric_port *p;
@@ -400,8 +400,8 @@ sm_audit_target_lid(struct sm *sm, uint16_t lid)
 		evtimer_add(a->kick, &now);
 }
 
-void
-sm_audit_heavy_started(struct sm *sm)
+static void
+audit_on_heavy_started(struct sm *sm)
 {
 	struct sm_audit *a = &sm->audit;
 
@@ -425,8 +425,8 @@ sm_audit_heavy_started(struct sm *sm)
 	a->due = true;
 }
 
-void
-sm_audit_sweep_ended(struct sm *sm)
+static void
+audit_on_sweep_ended(struct sm *sm)
 {
 	struct timeval now = { 0, 0 };
 
@@ -447,10 +447,19 @@ arm_timer(struct sm *sm)
 	event_add(sm->audit.timer, &tv);
 }
 
+/* What the audit hears from the core (hooks.c): it never calls the audit. */
+static const struct sm_listener audit_listener = {
+	.heavy_started = audit_on_heavy_started,
+	.sweeps_idle = audit_on_sweep_ended,
+	.trap_about = audit_on_target_lid,
+};
+
 void
 sm_audit_start(struct sm *sm)
 {
 	sm->audit.kick = evtimer_new(sm->fd->base, kick_cb, sm);
+	if (!sm_listen(sm, &audit_listener))
+		log_warnx("sm: audit: no room to hear the sweeps (SM_MAX_LISTENERS)");
 	arm_timer(sm);
 }
 

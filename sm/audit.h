@@ -68,9 +68,4 @@ enum audit_verdict audit_mft_compare(const uint8_t *got, const uint8_t *want, un
 /* audit_portinfo.c: a CA port or a switch's port 0 that carries a LID. */
 bool audit_port_audited(const struct fabric_port *p);
 
-/* audit_pkey.c: the table the partitions module committed for a port
- * (sm_set_pkey_expect); -1 when none is known. */
-int audit_pkey_expected(const struct fabric_node *n, uint8_t port, uint16_t *entries,
-    size_t max, bool *switch_ext);
-
 #endif

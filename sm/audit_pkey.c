@@ -15,28 +15,10 @@
 #define PKEY_BLOCK	32
 #define PKEY_MAX	(AUDIT_MAX_GETS * PKEY_BLOCK)
 
-static sm_pkey_expect_fn expect_fn;	/* sm_set_pkey_expect() */
-static void *expect_arg;
-
-void
-sm_set_pkey_expect(sm_pkey_expect_fn fn, void *arg)
-{
-	expect_fn = fn;
-	expect_arg = fn ? arg : NULL;
-}
-
-int
-audit_pkey_expected(const struct fabric_node *n, uint8_t port, uint16_t *entries, size_t max,
-    bool *switch_ext)
-{
-	*switch_ext = false;
-	return expect_fn ? expect_fn(n->guid, port, entries, max, switch_ext, expect_arg) : -1;
-}
-
 static size_t
 pkey_items(struct sm *sm, const struct fabric_node *n)
 {
-	return expect_fn ? (size_t)n->nports + 1 : 0;	/* item k: port k */
+	return sm_pkey_expect_known() ? (size_t)n->nports + 1 : 0;	/* item k: port k */
 }
 
 static size_t
@@ -51,7 +33,7 @@ pkey_gets(struct sm *sm, const struct fabric_node *n, size_t k, struct audit_get
 
 	if (n->type != FABRIC_SWITCH && (k == 0 || p->guid == 0))
 		return 0;
-	if ((cnt = audit_pkey_expected(n, (uint8_t)k, entries, PKEY_MAX, &ext)) <= 0)
+	if ((cnt = sm_pkey_expected(n, (uint8_t)k, entries, PKEY_MAX, &ext)) <= 0)
 		return 0;
 	if (!fabric_port_path(p, a.path, &a.hops))
 		return 0;
@@ -80,7 +62,7 @@ pkey_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, cons
 	uint16_t entries[PKEY_MAX];
 	unsigned i, from = g->block * PKEY_BLOCK, ndiff = 0, first = 0;
 	bool ext;
-	int cnt = audit_pkey_expected(n, g->port, entries, PKEY_MAX, &ext);
+	int cnt = sm_pkey_expected(n, g->port, entries, PKEY_MAX, &ext);
 
 	if (cnt <= 0 || (unsigned)cnt <= from)
 		return AUDIT_SKIP;

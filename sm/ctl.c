@@ -267,3 +267,25 @@ ctl_sm_audit(struct ctl_req *req, json_t *args)
 	}
 	ctl_reply_ok(req, sm_audit_json(sm));
 }
+
+/* Answer the `sweep` commands that waited for this sweep. */
+static void
+waiters_answer(struct sm *sm)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < sm->nwaiters; i++) {
+		if (sm->waiter_sweep[i] <= sm->sweeps) {
+			ctl_reply_ok(sm->waiters[i], json_pack("{s:o}", "sweep", sm_sweep_json(&sm->last)));
+			continue;
+		}
+		sm->waiters[kept] = sm->waiters[i];
+		sm->waiter_sweep[kept++] = sm->waiter_sweep[i];
+	}
+	sm->nwaiters = kept;
+}
+
+/* What the control handlers hear from the core (module.c registers it). */
+const struct sm_listener sm_ctl_listener = {
+	.sweep_finished = waiters_answer,
+};

@@ -32,24 +32,11 @@ struct port_op {
 };
 
 bool
-sm_port_disabled(const struct sm *sm, const struct fabric_port *p)
-{
-	return sm->disabled.n > 0 && pds_get(&sm->disabled, p->node->guid, p->num) != NULL;
-}
-
-bool
 sm_port_is_disabled(uint64_t node_guid, uint8_t port)
 {
 	struct sm *sm = sm_current();
 
 	return sm && sm->disabled.n > 0 && pds_get(&sm->disabled, node_guid, port) != NULL;
-}
-
-void
-sm_port_admin_stop(struct sm *sm)
-{
-	mad_batch_free(&sm->admin);
-	pds_free(&sm->disabled);
 }
 
 static const char *

@@ -1,5 +1,7 @@
 /*
- * Sweep hooks (sm/sm.h): other modules' steps at fixed points of a sweep.
+ * The core's announcements to the parts above it (sm_listen: the audit's
+ * heavy-started, sweep-ended and trap-about-a-LID), and the sweep hooks
+ * (sm/sm.h): other modules' steps at fixed points of a sweep.
  *
  * The registry is the SM's one piece of state outside struct sm, on
  * purpose: modules register when they start, and the SM may start later,
@@ -7,6 +9,47 @@
  */
 #include "common/log.h"
 #include "sm/sm_internal.h"
+
+bool
+sm_listen(struct sm *sm, const struct sm_listener *l)
+{
+	if (sm->nlisteners == SM_MAX_LISTENERS)
+		return false;
+	sm->listeners[sm->nlisteners++] = l;
+	return true;
+}
+
+void
+sm_tell_heavy_started(struct sm *sm)
+{
+	for (size_t i = 0; i < sm->nlisteners; i++)
+		if (sm->listeners[i]->heavy_started)
+			sm->listeners[i]->heavy_started(sm);
+}
+
+void
+sm_tell_sweep_finished(struct sm *sm)
+{
+	for (size_t i = 0; i < sm->nlisteners; i++)
+		if (sm->listeners[i]->sweep_finished)
+			sm->listeners[i]->sweep_finished(sm);
+}
+
+void
+sm_tell_sweeps_idle(struct sm *sm)
+{
+	for (size_t i = 0; i < sm->nlisteners; i++)
+		if (sm->listeners[i]->sweeps_idle)
+			sm->listeners[i]->sweeps_idle(sm);
+}
+
+void
+sm_tell_trap_about(struct sm *sm, uint16_t lid)
+{
+	for (size_t i = 0; i < sm->nlisteners; i++)
+		if (sm->listeners[i]->trap_about)
+			sm->listeners[i]->trap_about(sm, lid);
+}
 
 static struct sm_hook hooks[2][SM_MAX_HOOKS];
 static size_t nhooks[2];

@@ -35,7 +35,7 @@ bad_mkey(struct sm *sm, const ib_mad_notice_attr_t *n)
 	    ours ? " (ours: the port holds a key fabricd does not know)" : "");
 	if (p && sm->mkey.enabled && ours)
 		sm_mkey_rejected(&sm->mkey, p->guid, event_now_ms());
-	sm_audit_target_lid(sm, lid);
+	sm_tell_trap_about(sm, lid);
 }
 
 static void
@@ -54,7 +54,7 @@ answer_trap(struct sm *sm, const struct mad_in *in)
 	sm_report_forward(sm, n);	/* to the SA's subscribers (InformInfo) */
 	if (trap == 128) {	/* link state change: look now, not at the next tick */
 		sm_sweep_request(sm, true);
-		sm_audit_target_lid(sm, be16toh(n->issuer_lid));	/* and at its tables */
+		sm_tell_trap_about(sm, be16toh(n->issuer_lid));	/* and at its tables */
 	}
 	if (trap == 256)	/* Bad M_Key: someone tried the port; read it back */
 		bad_mkey(sm, n);

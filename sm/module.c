@@ -35,12 +35,6 @@
 #include "daemon/events.h"
 #include "sm/sm_internal.h"
 
-/* The one SM, for sm/sm.h's accessors and the control handlers only:
- * every other function is handed it. */
-static struct sm *the_sm;
-
-struct sm *sm_current(void) { return the_sm; }
-
 /* sm_test_use_io(): a fake fabric in place of the engine. */
 static struct {
 	bool		 on;
@@ -261,7 +255,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm->fd = fd;
 	sm->cfg = *cfg;
 	sm_attach_io(sm, fd);
-	the_sm = sm;
+	sm_instance_set(sm);
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
 	mc_db_init(&sm->mc);
 	sm_mcast_ensure_groups(sm);
@@ -281,6 +275,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
 	    sm->own_guid, (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
+	(void)sm_listen(sm, &sm_ctl_listener);	/* the first: room is always there */
 	sm_audit_start(sm);
 	sm_sweep_request(sm, true);
 	return 0;
@@ -308,7 +303,7 @@ static int
 sm_reload(struct fabricd *fd, const void *cfgp)
 {
 	const struct sm_config *cfg = cfgp;
-	struct sm *sm = the_sm;
+	struct sm *sm = sm_current();
 
 	if (sm == NULL)
 		return 0;	/* disabled, and staying so (sm_reload_check) */
@@ -351,7 +346,7 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 static void
 sm_stop(struct fabricd *fd)
 {
-	struct sm *sm = the_sm;
+	struct sm *sm = sm_current();
 	size_t i;
 
 	if (sm == NULL)
@@ -389,7 +384,7 @@ sm_stop(struct fabricd *fd)
 	sm_mcast_free(sm);
 	sa_subs_free(&sm->subs);
 	sa_services_free(&sm->services);
-	the_sm = NULL;
+	sm_instance_set(NULL);
 	free(sm);
 }
 
@@ -398,9 +393,9 @@ sm_status(struct fabricd *fd)
 {
 	const struct sm_config *c = fabricd_module_config(fd, MOD_SM);
 
-	if (the_sm == NULL)
+	if (sm_current() == NULL)
 		return json_pack("{s:s}", "state", c->enabled ? "error" : "disabled");
-	return sm_status_json(the_sm);
+	return sm_status_json(sm_current());
 }
 
 /* fabricd -n: the routing engine the configuration asks for. */
@@ -428,12 +423,3 @@ const struct fabricd_module sm_module = {
 	.metrics = sm_metrics,
 	.config_notes = sm_config_notes,
 };
-
-/* ---- sm/sm.h ---- */
-
-struct fabric *sm_fabric(void) { return the_sm ? the_sm->fabric : NULL; }
-bool sm_subnet_up(void) { return the_sm && the_sm->subnet_up; }
-bool sm_is_master(void) { return the_sm && the_sm->state == SM_STATE_MASTER; }
-uint16_t sm_own_lid(void) { return the_sm ? the_sm->own_lid : 0; }
-uint64_t sm_own_port_guid(void) { return the_sm ? the_sm->own_guid : 0; }
-void sm_reroute(void) { if (the_sm) sm_sweep_request(the_sm, true); }

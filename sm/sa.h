@@ -115,7 +115,7 @@ struct sa_ctx {
 	uint8_t			 sm_state;	/* IB_SMINFO_STATE_* */
 	uint32_t		 sm_act_count;
 	sm_pkey_table_fn	 pkey_table;	/* NULL: 0xFFFF alone everywhere */
-	/* A port's whole committed P_Key table (audit_pkey_expected): count or
+	/* A port's whole committed P_Key table (sm_pkey_expected): count or
 	 * -1 when not known; NULL: 0xFFFF alone everywhere. */
 	int			(*pkey_entries)(const struct fabric_node *n, uint8_t port,
 				    uint16_t *entries, size_t max, bool *switch_ext);

@@ -11,21 +11,9 @@
 
 #include "common/log.h"
 #include "daemon/events.h"
-#include "sm/audit.h"
 #include "sm/election.h"
 #include "sm/sa.h"
 #include "sm/sm_internal.h"
-
-static sm_pkey_table_fn pkey_table;	/* sm_set_pkey_tables() */
-static void *pkey_arg;
-
-void
-sm_set_pkey_tables(sm_pkey_table_fn fn, void *arg)
-{
-	pkey_table = fn;
-	pkey_arg = fn ? arg : NULL;
-}
-
 
 /*
  * The SM's dispatch hands every class-0x03 MAD here.  Only the master's SA
@@ -35,6 +23,9 @@ sm_set_pkey_tables(sm_pkey_table_fn fn, void *arg)
 void
 sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx)
 {
+	void *pkey_arg;
+	sm_pkey_table_fn pkey_table = sm_pkey_tables(&pkey_arg);
+
 	*ctx = (struct sa_ctx){
 		.f = sm->fabric,
 		.sm_guid = sm->own_guid,
@@ -45,7 +36,7 @@ sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx)
 		.pkey_table = pkey_table,
 		.pkey_arg = pkey_arg,
 		/* partitions off: the factory table everywhere */
-		.pkey_entries = pkey_table ? audit_pkey_expected : NULL,
+		.pkey_entries = pkey_table ? sm_pkey_expected : NULL,
 		.counters = &sm->sa_counters,
 		.qos = &sm->cfg.qos,
 		.mc = &sm->mc,

@@ -154,8 +154,28 @@ struct sm_hook {
 	void		*arg;
 };
 
+/*
+ * What the core tells the parts above it (the audit and the control
+ * handlers register for it when the SM starts), per SM instance: a heavy
+ * sweep starting (it replaces the model, so MADs that point into the old
+ * one are forgotten), a sweep finished (sweep --wait is answered), the
+ * sweeps over (none follows at once: the audit's targeted checks), a trap
+ * naming a node's LID (look at that node now).  Called synchronously, in
+ * the order registered; NULL members are skipped.
+ */
+struct sm;
+struct sm_listener {
+	void	(*heavy_started)(struct sm *sm);
+	void	(*sweep_finished)(struct sm *sm);
+	void	(*sweeps_idle)(struct sm *sm);
+	void	(*trap_about)(struct sm *sm, uint16_t lid);
+};
+#define SM_MAX_LISTENERS	4
+
 struct sm {
 	struct fabricd		*fd;
+	const struct sm_listener *listeners[SM_MAX_LISTENERS];
+	size_t			 nlisteners;
 	struct sm_config	 cfg;
 	struct mad_engine	*me;
 	struct fabric		*fabric;	/* published model */
@@ -260,8 +280,12 @@ struct sm {
 	size_t			 nwaiters;
 };
 
-/* module.c: the running SM, for the control handlers; NULL when none. */
+/* instance.c: the running SM, for sm/'s face (sm.h's accessors, the
+ * control handlers); NULL when none.  Set by module.c. */
 struct sm *sm_current(void);
+void sm_instance_set(struct sm *sm);
+/* ctl.c: answers `sweep --wait` when its sweep has finished. */
+extern const struct sm_listener sm_ctl_listener;
 
 /* phase.c: an SMP of the current phase; cb gets the SM as its owner.
  * Returns mad_batch_smp()'s result. */
@@ -286,8 +310,23 @@ void sm_sweep_next(struct sm *sm);
 const char *sm_sweep_step_name(const struct sm *sm);
 void sm_sweep_start_timer(struct sm *sm);
 
+/* hooks.c: register l (false: no room); tell each listener. */
+bool sm_listen(struct sm *sm, const struct sm_listener *l);
+void sm_tell_heavy_started(struct sm *sm);
+void sm_tell_sweep_finished(struct sm *sm);
+void sm_tell_sweeps_idle(struct sm *sm);
+void sm_tell_trap_about(struct sm *sm, uint16_t lid);
 /* hooks.c: run the hooks of one point in order, then then(sm). */
 void sm_run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *));
+
+/* pkey_handoff.c: what partitions registered (sm_set_pkey_tables,
+ * sm_set_pkey_expect): the table reader and its argument (NULL: none);
+ * whether committed tables are known; a port's committed table, its
+ * count or -1 when not known. */
+sm_pkey_table_fn sm_pkey_tables(void **arg);
+bool sm_pkey_expect_known(void);
+int sm_pkey_expected(const struct fabric_node *n, uint8_t port, uint16_t *entries, size_t max,
+    bool *switch_ext);
 
 /* sa_agent.c: every class-0x03 MAD; the answer goes back through the engine. */
 void sa_handle_mad(struct sm *sm, const struct mad_in *in);
@@ -337,7 +376,7 @@ void sm_activate_arm(struct sm *sm);
 /* activate.c: M_Key, protection and lease in a PortInfo Set for a port
  * that holds a key of its own; false when it must not be written now. */
 bool sm_port_key_fields(struct sm *sm, const struct fabric_port *p, void *pi);
-/* ctl_port.c: the operator disabled this port (it stays down). */
+/* port_disabled.c: the operator disabled this port (it stays down). */
 bool sm_port_disabled(const struct sm *sm, const struct fabric_port *p);
 void sm_port_admin_stop(struct sm *sm);
 void sm_activate_active(struct sm *sm);
@@ -397,13 +436,6 @@ void sm_recover_sweep_done(struct sm *sm);
 void sm_audit_start(struct sm *sm);
 void sm_audit_reload(struct sm *sm);
 void sm_audit_stop(struct sm *sm);
-/* A heavy sweep starts (the audit's MADs in flight are forgotten, their
- * slice read again later), or a sweep has ended.  A light sweep leaves
- * the audit alone. */
-void sm_audit_heavy_started(struct sm *sm);
-void sm_audit_sweep_ended(struct sm *sm);
-/* A trap named this LID: check its node at once (after the sweep). */
-void sm_audit_target_lid(struct sm *sm, uint16_t lid);
 json_t *sm_audit_json(struct sm *sm);
 
 /* mcast_mft.c: the SM's IPoIB broadcast groups (before anyone joins). */
@@ -456,8 +488,6 @@ struct fabric *sm_ctl_fabric(struct ctl_req *req);
 
 /* status.c */
 json_t *sm_guid_json(uint64_t guid);
-/* Answer the `sweep` commands that waited for this sweep. */
-void sm_ctl_sweep_finished(struct sm *sm);
 json_t *sm_sweep_json(const struct sweep_record *r);
 json_t *sm_status_json(struct sm *sm);
 /* metrics.c: the module's metrics callback */

@@ -32,22 +32,6 @@ sm_sweep_json(const struct sweep_record *r)
 	    "unreachable", r->unreachable, "unreachable_what", r->unreachable_text, "ok", r->ok);
 }
 
-void
-sm_ctl_sweep_finished(struct sm *sm)
-{
-	size_t i, kept = 0;
-
-	for (i = 0; i < sm->nwaiters; i++) {
-		if (sm->waiter_sweep[i] <= sm->sweeps) {
-			ctl_reply_ok(sm->waiters[i], json_pack("{s:o}", "sweep", sm_sweep_json(&sm->last)));
-			continue;
-		}
-		sm->waiters[kept] = sm->waiters[i];
-		sm->waiter_sweep[kept++] = sm->waiter_sweep[i];
-	}
-	sm->nwaiters = kept;
-}
-
 json_t *
 sm_status_json(struct sm *sm)
 {

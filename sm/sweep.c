@@ -136,7 +136,7 @@ step_light_end(struct sm *sm)
 static enum step_end
 step_discover(struct sm *sm)
 {
-	sm_audit_heavy_started(sm);	/* its MADs point into the model we replace */
+	sm_tell_heavy_started(sm);	/* the audit's MADs point into the model we replace */
 	sm_discover(sm);
 	return STEP_WAIT;
 }
@@ -478,11 +478,11 @@ sweep_end(struct sm *sm)
 
 	sm->sweeping = false;
 	sm->again = sm->again_heavy = false;
-	sm_ctl_sweep_finished(sm);
+	sm_tell_sweep_finished(sm);	/* sweep --wait */
 	if (again)
 		sm_sweep_request(sm, heavy);
 	else
-		sm_audit_sweep_ended(sm);	/* traps' targeted checks */
+		sm_tell_sweeps_idle(sm);	/* the audit's targeted checks of traps */
 }
 
 /* sm_sweep_request() (phase.c) fires this from the loop. */
