@@ -32,7 +32,7 @@ LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
-MODULE_DIRS = common mad fabric daemon sm partitions roce_qos health validation
+MODULE_DIRS = common mad fabric daemon sm sm/core sm/sa sm/audit sm/qos sm/mcast partitions roce_qos health validation
 LIB_SRCS = $(filter-out daemon/main.c,$(wildcard $(addsuffix /*.c,$(MODULE_DIRS))))
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o) $(O)/schemas.o
 CLI_SRCS = $(wildcard cli/*.c) $(wildcard common/*.c)

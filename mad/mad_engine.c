@@ -525,7 +525,7 @@ find_port(uint64_t want, char *ca_out, int *port_out, uint64_t *guid_out)
  * probed first: registration flags (IB_USER_MAD_REGISTER_AGENT2, Linux
  * 3.19 and later) are offered by every kernel this runs on but not by
  * ibsim's umad2sim, which also does no RMPP and cuts every send to 256
- * bytes.  Without them the SA frames one segment itself (sm/sa.h).
+ * bytes.  Without them the SA frames one segment itself (sm/sa/sa.h).
  */
 static int
 register_sa(struct mad_engine *me)

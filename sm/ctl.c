@@ -9,8 +9,9 @@
 
 #include "daemon/control.h"
 #include "fabric/port_page.h"
-#include "sm/sa.h"
-#include "sm/sm_internal.h"
+#include "sm/sa/sa.h"
+#include "sm/core/sm_internal.h"
+#include "sm/face.h"
 
 struct fabric *
 sm_ctl_fabric(struct ctl_req *req)

@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "daemon/control.h"
-#include "sm/sm_internal.h"
+#include "sm/core/sm_internal.h"
+#include "sm/face.h"
 
 static json_t *
 hex16(uint16_t v)

@@ -19,7 +19,8 @@
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/events.h"
-#include "sm/sm_internal.h"
+#include "sm/core/sm_internal.h"
+#include "sm/face.h"
 
 /* One Set in flight and the request waiting for it. */
 struct port_op {

@@ -13,7 +13,8 @@
 
 #include "daemon/control.h"
 #include "fabric/port_page.h"
-#include "sm/sm_internal.h"
+#include "sm/core/sm_internal.h"
+#include "sm/face.h"
 
 static const char *const op_vls_names[] = { "none", "VL0", "VL0-1", "VL0-3", "VL0-7", "VL0-14" };
 

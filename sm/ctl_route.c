@@ -12,7 +12,8 @@
 
 #include "daemon/control.h"
 #include "fabric/route_query.h"
-#include "sm/sm_internal.h"
+#include "sm/core/sm_internal.h"
+#include "sm/face.h"
 #include "fabric/topology_diff.h"
 #include "fabric/topology_export.h"
 

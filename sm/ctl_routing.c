@@ -9,7 +9,8 @@
 
 #include "daemon/control.h"
 #include "fabric/routing_loads.h"
-#include "sm/sm_internal.h"
+#include "sm/core/sm_internal.h"
+#include "sm/face.h"
 
 #define TOP_DEFAULT	10
 #define LEVELS		64	/* levels shown (a fat tree has 2-4) */

@@ -4,7 +4,8 @@
  * below them is handed its SM.  module.c sets it at start and clears it
  * at stop.
  */
-#include "sm/sm_internal.h"
+#include "sm/core/sm_internal.h"
+#include "sm/face.h"
 
 static struct sm *the_sm;
 

@@ -7,7 +7,8 @@
 #include "common/prom.h"
 #include "daemon/fabricd.h"
 #include "daemon/metrics.h"
-#include "sm/sm_internal.h"
+#include "sm/core/sm_internal.h"
+#include "sm/face.h"
 
 static const struct status_metric sm_series[] = {
 	{ "priority", "fabricd_sm_priority", "gauge", "this SM's SMInfo priority (0-15)" },

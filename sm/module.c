@@ -33,7 +33,8 @@
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/events.h"
-#include "sm/sm_internal.h"
+#include "sm/core/sm_internal.h"
+#include "sm/face.h"
 
 /* sm_test_use_io(): a fake fabric in place of the engine. */
 static struct {

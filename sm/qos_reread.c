@@ -14,7 +14,8 @@
 #include <iba/ib_types.h>
 
 #include "common/xmalloc.h"
-#include "sm/sm_internal.h"
+#include "sm/core/sm_internal.h"
+#include "sm/face.h"
 
 
 struct reread {

@@ -14,7 +14,9 @@ be taken apart, so that no new one comes in.  An ALLOW line that no longer
 happens fails too, so the list only shrinks.
 
 The order, lowest first: common, mad, fabric, the daemon's services
-(daemon/ but its top), sm, partitions, roce_qos, health, validation; then
+(daemon/ but its top); the SM's rooms, sm/qos and sm/mcast (pure), sm/sa
+(pure), sm/core, sm/audit, then sm/ itself (its face: the module, the
+control handlers, the metrics); partitions, roce_qos, health, validation; then
 the top: daemon/main.c, daemon/modules.c and daemon/commands.c (they
 name the modules and their handlers) and cli/.
 """
@@ -22,17 +24,20 @@ import os
 import subprocess
 import sys
 
-RANK = {"common": 0, "mad": 1, "fabric": 2, "daemon": 3, "sm": 4, "partitions": 5,
-        "roce_qos": 5, "health": 6, "validation": 7, "cli": 9}
+RANK = {"common": 0, "mad": 1, "fabric": 2, "daemon": 3,
+        "sm/qos": 4.0, "sm/mcast": 4.0, "sm/sa": 4.1, "sm/core": 4.2, "sm/audit": 4.3, "sm": 4.4,
+        "partitions": 5, "roce_qos": 5, "health": 6, "validation": 7, "cli": 9}
 TOP = {"daemon/main.c", "daemon/modules.c", "daemon/commands.c"}
 PRODUCT = set(RANK)
 
 
 def rank(f):
-    return 9 if f in TOP else RANK[f.split("/")[0]]
+    return 9 if f in TOP else RANK[os.path.dirname(f)]
 
 
 def objects(build):
+    """Every object of a folder in RANK (a folder not in it is no part of
+    the product: tests, tools)."""
     for folder in sorted(PRODUCT):
         d = os.path.join(build, folder)
         if not os.path.isdir(d):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: alone-plain (it gates a step of the loop, which other tests beside it on the 2 cores lengthen; the sanitizer build's run does not gate it)
 # The cost gate (issue 22): fabricd on its DEFAULTS (only the socket and
 # state paths set, the SM enabled, QoS on as it ships) brings up the
 # 3-level radix-36 tree of 1,296 hosts and 180 switches (topogen -p 4, as

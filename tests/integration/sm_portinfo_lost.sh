@@ -10,7 +10,7 @@
 # Judged by smpquery over the directed route, not by fabricd: host2's
 # port is Active within 4 s of fabricd's start, and the double's log
 # shows the arm Set sent again after the dropped ones.
-# Seen failing: with sm/sweep.c's resweep_unanswered() returning at once,
+# Seen failing: with sm/core/sweep.c's resweep_unanswered() returning at once,
 # host2's port came up 7.3 s after the start, with that light sweep.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup smpquery ibnetdiscover

@@ -15,7 +15,7 @@
 #  3. the same policy without the double (the per-pair path): smpquery
 #     reads the same tables, and that path costs more than 2x (so the
 #     gate of 2 means something on this fabric)
-# Seen failing: with sm/qos_program.c's optimized() returning false, step 2
+# Seen failing: with sm/core/qos_program.c's optimized() returning false, step 2
 # sent 17,101 SMPs, over 2x QoS off's 3,003 (it sends 4,691).
 . "$FABRICD_SRC/tests/lib/common.sh"
 . "$FABRICD_SRC/tests/lib/ibsim.sh"

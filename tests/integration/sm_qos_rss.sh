@@ -14,7 +14,7 @@
 # Measured on b2ab821 (a full SL2VL table and four VLArb blocks kept for
 # every (in, out) pair and port: 20 kB a switch, 0.5 kB a CA): 38.5 MB
 # against 34.4 MB, 1.12x.  With the mirror keeping each distinct table
-# once (sm/qos_held.c): 34.4 MB both.
+# once (sm/qos/qos_held.c): 34.4 MB both.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_require
 need perfquery

@@ -7,7 +7,7 @@
 #ifndef SA_FIXTURE_H
 #define SA_FIXTURE_H
 
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 #include "tests/unit/fabric_route_fixture.h"
 
 /* The PortInfo the SM would hold: the fixture's widths and speeds, MTU

@@ -11,7 +11,7 @@
 #include <endian.h>
 #include <cmocka.h>
 
-#include "sm/audit.h"
+#include "sm/audit/audit.h"
 #include "fabric_route_fixture.h"
 
 struct afix {
@@ -78,7 +78,7 @@ lft_block(void **state)
 }
 
 /* A block whose write got no answer is unknown in the model's copy
- * (sm/lft.c); the audit's read of it, the same as the routes or not, is
+ * (sm/core/lft.c); the audit's read of it, the same as the routes or not, is
  * what the copy holds from then on: the next sweep diffs against that. */
 static void
 lft_read_refreshes_copy(void **state)

@@ -1,5 +1,5 @@
 /*
- * SM election (sm/election.h): who beats whom (priority, then the lower
+ * SM election (sm/core/election.h): who beats whom (priority, then the lower
  * GUID), what a DISCOVERING or MASTER SM decides after a discovery, when
  * a polled master counts as alive, and which SubnSet(SMInfo) modifiers are
  * legal in which state.  Expected outcomes are the IBA's rules as OpenSM
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sm/election.h"
+#include "sm/core/election.h"
 
 #define US_GUID	0x0002c90300000100ULL
 #define US_PRI	8

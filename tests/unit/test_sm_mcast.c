@@ -1,7 +1,7 @@
 /*
- * Multicast groups (sm/mcast.c), MCMemberRecord Set/Delete/GetTable
- * (sm/sa_mcast.c through sa_answer) and forwarding trees
- * (sm/mcast_tree.c) over the hand-built model of fabric_route_fixture.h:
+ * Multicast groups (sm/mcast/mcast.c), MCMemberRecord Set/Delete/GetTable
+ * (sm/sa/sa_mcast.c through sa_answer) and forwarding trees
+ * (sm/mcast/mcast_tree.c) over the hand-built model of fabric_route_fixture.h:
  * an IPoIB broadcast join with the kernel's component mask gets the
  * SM's group, the partition rules refuse a non-member and a limited
  * member's create, a join must agree with the group, a leave frees the
@@ -19,8 +19,8 @@
 #include <endian.h>
 #include <cmocka.h>
 
-#include "sm/mcast.h"
-#include "sm/sa.h"
+#include "sm/mcast/mcast.h"
+#include "sm/sa/sa.h"
 #include "tests/unit/fabric_route_fixture.h"
 
 #define IPOIB_MASK (IB_MCR_COMPMASK_MGID | IB_MCR_COMPMASK_PORT_GID | IB_MCR_COMPMASK_PKEY | \

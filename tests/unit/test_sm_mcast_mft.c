@@ -1,10 +1,10 @@
 /*
- * The MFT blocks fabricd programs (sm/mcast_mft.c) on the hand-built model
+ * The MFT blocks fabricd programs (sm/core/mcast_mft.c) on the hand-built model
  * of fabric_route_fixture.h, behind a fake mad/io.h that keeps each switch's
  * MFT in memory: sm_mcast_program writes the group's tree, a second
  * programming writes nothing, sm_mcast_mft_verify finds a block another
  * host changed (and the next programming rewrites it), and the audit's
- * MFT checker (sm/audit_mft.c) names the same change, fills the Set,
+ * MFT checker (sm/audit/audit_mft.c) names the same change, fills the Set,
  * skips a block not settled, and after a repair keeps the SM's record in
  * step (the next programming neither reads nor writes it).
  *
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "mad/io.h"
-#include "sm/audit.h"
-#include "sm/mcast.h"
+#include "sm/audit/audit.h"
+#include "sm/mcast/mcast.h"
 #include "fabric_route_fixture.h"
 
 #define QMAX 256

@@ -1,5 +1,5 @@
 /*
- * M_Key (sm/mkey.c, mad/smp.c): each port's key is the HMAC-SHA256 of
+ * M_Key (sm/core/mkey.c, mad/smp.c): each port's key is the HMAC-SHA256 of
  * its GUID under the secret (checked against values computed outside
  * fabricd, Python's hmac module); an SMP built for any address carries
  * the key of the port that address reaches; and the lease logic that
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "mad/mad.h"
-#include "sm/mkey.h"
+#include "sm/core/mkey.h"
 #include "fabric_route_fixture.h"
 
 #define SECRET "fabricd-test-secret"

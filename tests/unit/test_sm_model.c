@@ -18,7 +18,7 @@
 
 #include "daemon/fabricd.h"
 #include "daemon/store.h"
-#include "sm/model.h"
+#include "sm/core/model.h"
 
 /* sw1 -- sw2, h1 on sw1[1], h2 on sw2[1], a dual-port CA h3 on sw1[3]
  * and sw2[3]. */

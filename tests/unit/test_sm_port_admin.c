@@ -1,5 +1,5 @@
 /*
- * `port disable|enable|reset-counters` (sm/port_admin.c, fabric_port_spec):
+ * `port disable|enable|reset-counters` (sm/core/port_admin.c, fabric_port_spec):
  * NODE:PORT resolved by name, LID and GUID with the errors the handlers
  * turn into not_found and invalid_argument; the set of disabled ports in
  * memory and through a restart of the store (a fresh database, migrated).
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "common/log.h"
-#include "sm/port_admin.h"
+#include "sm/core/port_admin.h"
 #include "fabric_route_fixture.h"
 
 static char dir[] = "/tmp/fabricd-portadmin-XXXXXX";

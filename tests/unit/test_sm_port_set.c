@@ -21,7 +21,7 @@
 #include <infiniband/mad.h>
 
 #include "health/pma.h"
-#include "sm/port_admin.h"
+#include "sm/core/port_admin.h"
 
 /* A PortInfo as a port might answer: every byte set, so a field the
  * builder touched by mistake shows. */

@@ -12,8 +12,8 @@
 
 #include "daemon/config.h"
 #include "daemon/fabricd.h"
-#include "sm/qos.h"
-#include "sm/sm_internal.h"
+#include "sm/qos/qos.h"
+#include "sm/core/sm_internal.h"
 
 #define OP_VL0_7 4
 #define OP_VL0_14 5

@@ -1,5 +1,5 @@
 /*
- * The SM's mirror of the QoS tables ports hold (sm/qos_held.c): whatever
+ * The SM's mirror of the QoS tables ports hold (sm/qos/qos_held.c): whatever
  * is set reads back as a plain table per slot would (the reference here),
  * and it stays small where slots hold the same tables.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sm/qos.h"
+#include "sm/qos/qos.h"
 
 /* The reference: every slot's bytes, as the mirror held them before. */
 struct ref {

@@ -1,5 +1,5 @@
 /*
- * The SA (sm/sa_answer.c, sm/sa_records.c, sm/sa_path.c) over the hand-built
+ * The SA (sm/sa/sa_answer.c, sm/sa/sa_records.c, sm/sa/sa_path.c) over the hand-built
  * model of tests/unit/fabric_route_fixture.h, whose tables were set by hand:
  * records carry what the fixture says (GUIDs, LIDs, port numbers), the
  * component mask selects exactly the records the fixture predicts, a
@@ -18,7 +18,7 @@
 #include <endian.h>
 #include <cmocka.h>
 
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 #include "tests/unit/sa_fixture.h"
 
 #define BIG 64

@@ -1,5 +1,5 @@
 /*
- * The SA's attribute table (sm/sa_attrs.def): one row per attribute, and
+ * The SA's attribute table (sm/sa/sa_attrs.def): one row per attribute, and
  * the rows agree with IBA and with what the answer needs.  Each ID is
  * found at its own row, names and IDs are unique, a record size is a
  * whole number of 8-byte words that fits a MAD (AttributeOffset counts
@@ -18,7 +18,7 @@
 #include <endian.h>
 #include <cmocka.h>
 
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 
 static void
 every_row_sound(void **state)

@@ -1,5 +1,5 @@
 /*
- * InformInfo Set and InformInfoRecord (sm/sa_inform.c) through
+ * InformInfo Set and InformInfoRecord (sm/sa/sa_inform.c) through
  * sa_answer(): a generic subscription of the requester's port, listed and
  * matched to its traps, removed by Subscribe 0; a vendor one kept (as
  * OpenSM keeps it) but never forwarded; subscriptions told apart as
@@ -13,7 +13,7 @@
 #include <endian.h>
 #include <cmocka.h>
 
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 #include "tests/unit/sa_fixture.h"
 
 #define BIG 16

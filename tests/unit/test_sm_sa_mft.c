@@ -1,5 +1,5 @@
 /*
- * MulticastForwardingTableRecord (sm/sa_tables.c) as OpenSM's
+ * MulticastForwardingTableRecord (sm/sa/sa_tables.c) as OpenSM's
  * osm_sa_mft_record.c selects it: every switch with a LID whose trees
  * give it an entry, blocks 0 up to its last such block, every port mask
  * position (16 ports each); LID, Position and BlockNum narrow it, a block
@@ -18,7 +18,7 @@
 #include <endian.h>
 #include <cmocka.h>
 
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 #include "tests/unit/sa_fixture.h"
 
 #define BIG 64

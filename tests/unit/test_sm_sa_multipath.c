@@ -1,5 +1,5 @@
 /*
- * MultiPathRecord (sm/sa_multipath.c) over the hand-built model of
+ * MultiPathRecord (sm/sa/sa_multipath.c) over the hand-built model of
  * tests/unit/fabric_route_fixture.h, through sa_answer() as a GetMulti comes
  * (RMPP header with only Active set): the path it returns for a pair is
  * byte for byte the PathRecord a PathRecord query returns for the same
@@ -14,7 +14,7 @@
 #include <endian.h>
 #include <cmocka.h>
 
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 #include "tests/unit/sa_fixture.h"
 
 struct mfix {

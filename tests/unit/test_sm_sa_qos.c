@@ -1,6 +1,6 @@
 /*
  * The SA's SLtoVLMappingTableRecord and VLArbitrationTableRecord
- * (sm/sa_qos_records.c) over the hand-built model of
+ * (sm/sa/sa_qos_records.c) over the hand-built model of
  * tests/unit/fabric_route_fixture.h with QoS mirrors filled by hand: a record
  * carries the bytes the mirror says the port holds, keyed as IBA and
  * OpenSM key it (a CA by its port's LID with port numbers 0, a switch by
@@ -19,7 +19,7 @@
 #include <endian.h>
 #include <cmocka.h>
 
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 #include "tests/unit/sa_fixture.h"
 
 #define BIG 64

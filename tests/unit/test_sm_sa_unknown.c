@@ -1,7 +1,7 @@
 /*
  * SL2VL and VLArb record queries tell the tables the QoS mirror does not
- * hold (sm/sa_qos_records.c, ctx->qos_unknown), so that the SA reads them
- * before answering (sm/sa_qos_lazy.c): a switch pair asked for and not
+ * hold (sm/sa/sa_qos_records.c, ctx->qos_unknown), so that the SA reads them
+ * before answering (sm/core/sa_qos_lazy.c): a switch pair asked for and not
  * held is told once, as (node, out port, in port), a VLArb block as
  * (node, port, block); a known one is not; a node with no mirror (QoS
  * off) tells nothing.  Once the mirror holds the table, as the read
@@ -14,7 +14,7 @@
 #include <endian.h>
 #include <cmocka.h>
 
-#include "sm/sa.h"
+#include "sm/sa/sa.h"
 #include "tests/unit/sa_fixture.h"
 
 #define BIG 128

@@ -1,5 +1,5 @@
 /*
- * The SM's model writer (sm/store_model.c) against a real sqlite store:
+ * The SM's model writer (sm/core/store_model.c) against a real sqlite store:
  * rows equal to the model after a sweep, only changed nodes rewritten,
  * gone nodes removed, a restart's stale rows replaced, LIDs stored, and a
  * big model written in slices that each stay under the loop's 10 ms.
@@ -22,7 +22,7 @@
 #include "common/xmalloc.h"
 #include "daemon/fabricd.h"
 #include "daemon/store.h"
-#include "sm/store_model.h"
+#include "sm/core/store_model.h"
 
 static char dir[] = "/tmp/fabricd-smstore-XXXXXX";
 static struct fabricd fake;
