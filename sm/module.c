@@ -64,7 +64,6 @@ sm_attach_io(struct sm *sm, struct fabricd *fd)
 	mad_batch_init(&sm->batch, &io, sm);
 	mad_batch_set_base(&sm->batch, fd->base);
 	mad_batch_init(&sm->side, &io, sm);
-	mad_batch_init(&sm->audit.batch, &io, sm);
 	mad_batch_init(&sm->admin, &io, sm);
 	sm->own_guid = test_io.on ? test_io.port_guid : mad_engine_port_guid(sm->me);
 	sm->own_port = test_io.on ? test_io.port_num : mad_engine_port_num(sm->me);

@@ -23,6 +23,7 @@
  * against what is there, not against what it believes it wrote.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <endian.h>
 
@@ -30,6 +31,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/xmalloc.h"
 #include "daemon/events.h"
 #include "sm/audit/audit.h"
 
@@ -89,7 +91,7 @@ static struct sm_audit_finding *
 record_finding(struct sm *sm, const struct fabric_node *n, const struct audit_checker *c,
     const struct audit_get *g, const char *diff)
 {
-	struct sm_audit_finding *f = &sm->audit.found[sm->audit.nfound++ % SM_AUDIT_FINDINGS];
+	struct sm_audit_finding *f = &sm->audit->found[sm->audit->nfound++ % SM_AUDIT_FINDINGS];
 	char name[FABRIC_NODE_DESC_LEN + 24];
 
 	memset(f, 0, sizeof(*f));
@@ -100,8 +102,8 @@ record_finding(struct sm *sm, const struct fabric_node *n, const struct audit_ch
 	f->port = g->port;
 	f->block = g->block;
 	snprintf(f->diff, sizeof(f->diff), "%s", diff);
-	sm->audit.findings++;
-	sm->audit.cur.findings++;
+	sm->audit->findings++;
+	sm->audit->cur.findings++;
 	return f;
 }
 
@@ -110,12 +112,12 @@ static struct sm_audit_finding *
 finding_of(struct sm *sm, const struct audit_checker *c, const struct fabric_node *n,
     const struct audit_get *g)
 {
-	char name[FABRIC_NODE_DESC_LEN + 24], where[sizeof(sm->audit.found[0].where)];
-	size_t i, total = sm->audit.nfound;
+	char name[FABRIC_NODE_DESC_LEN + 24], where[sizeof(sm->audit->found[0].where)];
+	size_t i, total = sm->audit->nfound;
 
 	snprintf(where, sizeof(where), "%s port %u", sm_node_label(n, name, sizeof(name)), g->port);
 	for (i = 0; i < SM_AUDIT_FINDINGS && i < total; i++) {
-		struct sm_audit_finding *f = &sm->audit.found[(total - 1 - i) % SM_AUDIT_FINDINGS];
+		struct sm_audit_finding *f = &sm->audit->found[(total - 1 - i) % SM_AUDIT_FINDINGS];
 		if (f->table == c->table && f->block == g->block && strcmp(f->where, where) == 0)
 			return f;
 	}
@@ -144,9 +146,9 @@ static void
 repair(struct sm *sm, void *op, const struct fabric_node *n, const struct audit_checker *c,
     const struct audit_get *g, const uint8_t *set)
 {
-	sm->audit.sets++;
-	sm->audit.repairs_pending++;
-	mad_batch_smp(&sm->audit.batch, &g->addr, IB_MAD_METHOD_SET, g->attr, g->mod, set,
+	sm->audit->sets++;
+	sm->audit->repairs_pending++;
+	mad_batch_smp(&sm->audit->batch, &g->addr, IB_MAD_METHOD_SET, g->attr, g->mod, set,
 	    on_audit_reply, op_of(op_node(op), op_chk(op), op_item(op), op_get(op), true));
 }
 
@@ -160,27 +162,27 @@ on_repair_reply(struct sm *sm, void *op, struct fabric_node *n, const struct aud
 	uint8_t set[IB_SMP_DATA_SIZE] MAD_ALIGNED;
 	char diff[AUDIT_DIFF_LEN] = "", name[FABRIC_NODE_DESC_LEN + 24];
 
-	if (sm->audit.repairs_pending)
-		sm->audit.repairs_pending--;
+	if (sm->audit->repairs_pending)
+		sm->audit->repairs_pending--;
 	if (data && c->held)
 		c->held(sm, n, g, data);	/* what the port holds now, kept or not */
 	if (data && c->check(sm, n, g, data, set, diff, sizeof(diff)) == AUDIT_SAME) {
-		sm->audit.repairs++;
-		sm->audit.cur.repairs++;
+		sm->audit->repairs++;
+		sm->audit->cur.repairs++;
 		if (f)
 			f->repaired = true;
-		guid_map_put(&sm->audit.told, diff_key(n, op_chk(op), g), NULL);
+		guid_map_put(&sm->audit->told, diff_key(n, op_chk(op), g), NULL);
 		event_post(EV_INFO, "sm", sm_node_label(n, name, sizeof(name)),
 		    "audit: %s of %s port %u block %u put back", c->table, name, g->port, g->block);
 		return;
 	}
-	sm->audit.repair_failed++;
-	sm->audit.cur.failures++;
+	sm->audit->repair_failed++;
+	sm->audit->cur.failures++;
 	if (data == NULL) {
 		/* No answer says nothing of what the port holds: the Set may
 		 * or may not have landed.  Not "told": the next pass reads it
 		 * again and decides from what it finds. */
-		guid_map_put(&sm->audit.told, diff_key(n, op_chk(op), g), NULL);
+		guid_map_put(&sm->audit->told, diff_key(n, op_chk(op), g), NULL);
 		event_post(EV_WARNING, "sm", sm_node_label(n, name, sizeof(name)),
 		    "audit: %s of %s port %u block %u: the repair got no answer; read again at "
 		    "the next pass", c->table, name, g->port, g->block);
@@ -214,7 +216,7 @@ on_audit_reply(const struct mad_result *res, void *owner, void *op)
 		return;
 	}
 	if (data == NULL) {
-		sm->audit.read_failures++;
+		sm->audit->read_failures++;
 		return;
 	}
 	memcpy(set, data, sizeof(set));
@@ -223,12 +225,12 @@ on_audit_reply(const struct mad_result *res, void *owner, void *op)
 		c->held(sm, n, &g, data);	/* the copy follows the switch, same or not */
 	key = diff_key(n, op_chk(op), &g);
 	if (v == AUDIT_SAME) {
-		guid_map_put(&sm->audit.told, key, NULL);
+		guid_map_put(&sm->audit->told, key, NULL);
 		return;
 	}
-	if (v == AUDIT_SKIP || guid_map_get(&sm->audit.told, key) != NULL)
+	if (v == AUDIT_SKIP || guid_map_get(&sm->audit->told, key) != NULL)
 		return;		/* told already; a repair it did not keep is not retried */
-	guid_map_put(&sm->audit.told, key, (void *)1);
+	guid_map_put(&sm->audit->told, key, (void *)1);
 	record_finding(sm, n, c, &g, diff);
 	event_post(EV_WARNING, "sm", sm_node_label(n, name, sizeof(name)),
 	    "audit: %s of %s port %u block %u differs from what fabricd programmed: %s%s",
@@ -246,11 +248,11 @@ send_item(struct sm *sm, size_t node, size_t chk, size_t item)
 	size_t ng = checkers[chk]->gets(sm, n, item, gets), j;
 
 	for (j = 0; j < ng; j++)
-		mad_batch_smp(&sm->audit.batch, &gets[j].addr, IB_MAD_METHOD_GET, gets[j].attr,
+		mad_batch_smp(&sm->audit->batch, &gets[j].addr, IB_MAD_METHOD_GET, gets[j].attr,
 		    gets[j].mod, NULL, on_audit_reply, op_of(node, chk, item, j, false));
-	sm->audit.reads += ng;
-	sm->audit.cur.reads += ng;
-	sm->audit.slice_reads += ng;
+	sm->audit->reads += ng;
+	sm->audit->cur.reads += ng;
+	sm->audit->slice_reads += ng;
 	return ng;
 }
 
@@ -266,7 +268,7 @@ item_cost(struct sm *sm, size_t node, size_t chk, size_t item)
 static void
 pass_end(struct sm *sm)
 {
-	struct sm_audit *a = &sm->audit;
+	struct sm_audit *a = sm->audit;
 
 	a->cur.end_ms = event_now_ms();
 	a->cur.complete = true;
@@ -285,7 +287,7 @@ on_drained(void *owner)
 {
 	struct sm *sm = owner;
 
-	if (sm->audit.in_pass && sm->audit.node >= fabric_node_count(sm->fabric))
+	if (sm->audit->in_pass && sm->audit->node >= fabric_node_count(sm->fabric))
 		pass_end(sm);
 }
 
@@ -293,7 +295,7 @@ on_drained(void *owner)
 static void
 audit_step(struct sm *sm)
 {
-	struct sm_audit *a = &sm->audit;
+	struct sm_audit *a = sm->audit;
 	size_t used = 0, budget = (size_t)sm->cfg.audit_mad_budget, count;
 
 	if (!a->in_pass) {
@@ -345,13 +347,13 @@ check_node(struct sm *sm, size_t node)
 	for (chk = 0; chk < NCHECKERS; chk++)
 		for (item = 0; item < checkers[chk]->items(sm, n); item++)
 			send_item(sm, node, chk, item);
-	sm->audit.targeted++;
+	sm->audit->targeted++;
 }
 
 static void
 run_targets(struct sm *sm)
 {
-	struct sm_audit *a = &sm->audit;
+	struct sm_audit *a = sm->audit;
 	size_t t, i;
 	struct fabric_node *n;
 
@@ -373,7 +375,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	if (audit_may_run(sm))
 		audit_step(sm);
 	else if (heavy_sweeping(sm))
-		sm->audit.due = true;	/* run at its end (audit_on_sweep_ended) */
+		sm->audit->due = true;	/* run at its end (audit_on_sweep_ended) */
 }
 
 static void
@@ -385,7 +387,7 @@ kick_cb(evutil_socket_t fd, short what, void *arg)
 static void
 audit_on_target_lid(struct sm *sm, uint16_t lid)
 {
-	struct sm_audit *a = &sm->audit;
+	struct sm_audit *a = sm->audit;
 	struct fabric_port *p;
 	struct timeval now = { 0, 0 };
 	size_t i;
@@ -403,7 +405,7 @@ audit_on_target_lid(struct sm *sm, uint16_t lid)
 static void
 audit_on_heavy_started(struct sm *sm)
 {
-	struct sm_audit *a = &sm->audit;
+	struct sm_audit *a = sm->audit;
 
 	if (a->batch.pending == 0)
 		return;			/* the slice is over: nothing to read again */
@@ -430,10 +432,10 @@ audit_on_sweep_ended(struct sm *sm)
 {
 	struct timeval now = { 0, 0 };
 
-	if (sm->audit.due && audit_may_run(sm))
+	if (sm->audit->due && audit_may_run(sm))
 		audit_step(sm);
-	if (sm->audit.ntargets && sm->audit.kick)
-		evtimer_add(sm->audit.kick, &now);
+	if (sm->audit->ntargets && sm->audit->kick)
+		evtimer_add(sm->audit->kick, &now);
 }
 
 static void
@@ -441,10 +443,10 @@ arm_timer(struct sm *sm)
 {
 	struct timeval tv = clock_tv_ms(sm->cfg.audit_interval_ms);
 
-	if (sm->audit.timer)
-		event_free(sm->audit.timer);
-	sm->audit.timer = event_new(sm->fd->base, -1, EV_PERSIST, timer_cb, sm);
-	event_add(sm->audit.timer, &tv);
+	if (sm->audit->timer)
+		event_free(sm->audit->timer);
+	sm->audit->timer = event_new(sm->fd->base, -1, EV_PERSIST, timer_cb, sm);
+	event_add(sm->audit->timer, &tv);
 }
 
 /* What the audit hears from the core (hooks.c): it never calls the audit. */
@@ -457,7 +459,9 @@ static const struct sm_listener audit_listener = {
 void
 sm_audit_start(struct sm *sm)
 {
-	sm->audit.kick = evtimer_new(sm->fd->base, kick_cb, sm);
+	sm->audit = xcalloc(1, sizeof(*sm->audit));
+	mad_batch_init(&sm->audit->batch, &sm->batch.io, sm);
+	sm->audit->kick = evtimer_new(sm->fd->base, kick_cb, sm);
 	if (!sm_listen(sm, &audit_listener))
 		log_warnx("sm: audit: no room to hear the sweeps (SM_MAX_LISTENERS)");
 	arm_timer(sm);
@@ -466,20 +470,24 @@ sm_audit_start(struct sm *sm)
 void
 sm_audit_reload(struct sm *sm)
 {
-	arm_timer(sm);
+	if (sm->audit)
+		arm_timer(sm);
 }
 
 void
 sm_audit_stop(struct sm *sm)
 {
-	mad_batch_free(&sm->audit.batch);
-	if (sm->audit.timer)
-		event_free(sm->audit.timer);
-	if (sm->audit.kick)
-		event_free(sm->audit.kick);
-	guid_map_free(&sm->audit.told);
-	guid_map_free(&sm->audit.enforce_seen);
-	memset(&sm->audit, 0, sizeof(sm->audit));
+	if (sm->audit == NULL)
+		return;
+	mad_batch_free(&sm->audit->batch);
+	if (sm->audit->timer)
+		event_free(sm->audit->timer);
+	if (sm->audit->kick)
+		event_free(sm->audit->kick);
+	guid_map_free(&sm->audit->told);
+	guid_map_free(&sm->audit->enforce_seen);
+	free(sm->audit);
+	sm->audit = NULL;
 }
 
 /* ---- `fabricctl audit` ---- */
@@ -510,10 +518,15 @@ pass_json(const struct sm_audit_pass *p)
 json_t *
 sm_audit_json(struct sm *sm)
 {
-	struct sm_audit *a = &sm->audit;
-	json_t *found = json_array();
-	size_t i, total = a->nfound, first = total > SM_AUDIT_FINDINGS ? total - SM_AUDIT_FINDINGS : 0;
+	struct sm_audit *a = sm->audit;
+	json_t *found;
+	size_t i, total, first;
 
+	if (a == NULL)		/* not started (the SM failed to start) */
+		return json_pack("{s:b}", "enabled", false);
+	total = a->nfound;
+	first = total > SM_AUDIT_FINDINGS ? total - SM_AUDIT_FINDINGS : 0;
+	found = json_array();
 	for (i = first; i < total; i++) {
 		const struct sm_audit_finding *f = &a->found[i % SM_AUDIT_FINDINGS];
 		json_array_append_new(found, json_pack("{s:I, s:s, s:s, s:i, s:i, s:s, s:s}",

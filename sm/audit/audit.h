@@ -19,6 +19,47 @@
 
 #include "sm/core/sm_internal.h"
 
+/* What the audit found: the last few, for `fabricctl audit`. */
+#define SM_AUDIT_FINDINGS	32
+#define SM_AUDIT_TARGETS	16
+struct sm_audit_finding {
+	int64_t		 time_ms;
+	const char	*table;
+	char		 where[FABRIC_NODE_DESC_LEN + 32];	/* "desc (0xGUID) port N" */
+	uint8_t		 port;
+	uint16_t	 block;
+	char		 diff[160];
+	bool		 repaired, repair_failed;
+};
+
+struct sm_audit_pass {
+	int64_t		 start_ms, end_ms;
+	uint64_t	 reads, findings, repairs, failures;
+	bool		 complete;
+};
+
+/* The audit's state (audit.c). */
+struct sm_audit {
+	struct mad_batch	 batch;
+	struct event		*timer, *kick;
+	bool			 in_pass;		/* the cursor is inside a pass */
+	size_t			 node, chk, item;	/* the cursor */
+	size_t			 slice_node, slice_chk, slice_item;	/* where this slice began */
+	uint64_t		 slice_reads;		/* Gets of this slice */
+	bool			 due;			/* an interval fell in a heavy sweep */
+	uint64_t		 repairs_pending;	/* repair Sets not yet answered */
+	struct sm_audit_pass	 cur, last;
+	uint64_t		 passes, reads, findings, repairs, repair_failed, read_failures;
+	uint64_t		 sets;			/* Sets the audit sent */
+	struct sm_audit_finding	 found[SM_AUDIT_FINDINGS];
+	size_t			 nfound;		/* total ever; found[] is a ring */
+	uint64_t		 targets[SM_AUDIT_TARGETS];	/* node GUIDs to check at once */
+	size_t			 ntargets;
+	uint64_t		 targeted;		/* targeted checks run */
+	struct guid_map		 told;			/* differences already told */
+	struct guid_map		 enforce_seen;		/* ports seen enforcing partitions */
+};
+
 #define AUDIT_MAX_GETS	64	/* Gets one item may need (P_Key blocks of a port) */
 #define AUDIT_DIFF_LEN	160
 

@@ -147,10 +147,10 @@ pi_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const 
 		bool held = (pi->vl_enforce & ENFORCE_BITS) == ENFORCE_BITS;
 
 		if (held) {
-			guid_map_put(&sm->audit.enforce_seen, enforce_key(n, g->port), (void *)1);
+			guid_map_put(&sm->audit->enforce_seen, enforce_key(n, g->port), (void *)1);
 			return AUDIT_SAME;
 		}
-		if (guid_map_get(&sm->audit.enforce_seen, enforce_key(n, g->port)) == NULL)
+		if (guid_map_get(&sm->audit->enforce_seen, enforce_key(n, g->port)) == NULL)
 			return AUDIT_SKIP;	/* never kept the bits: nothing to put back */
 		snprintf(diff, len, "partition enforcement off (0x%02x), was on",
 		    pi->vl_enforce & ENFORCE_BITS);

@@ -76,7 +76,7 @@ qos_gets(struct sm *sm, const struct fabric_node *n, size_t k, struct audit_get 
 	if (!qos_port_programmed(c.p) || !sm_qos_port_addr(c.p, &c.a))
 		return 0;
 	qos_port_tables(&sm->qos_tables, c.p, count_sl2vl, &nin);
-	c.sl2vl_pick = nin ? (unsigned)(sm->audit.passes % nin) : 0;
+	c.sl2vl_pick = nin ? (unsigned)(sm->audit->passes % nin) : 0;
 	qos_port_tables(&sm->qos_tables, c.p, collect_table, &c);
 	return c.n;
 }

@@ -97,47 +97,8 @@ struct sm_remote {
 
 struct sweep_step;
 
-/* What the audit found: the last few, for `fabricctl audit`. */
-#define SM_AUDIT_FINDINGS	32
-#define SM_AUDIT_TARGETS	16
-struct sm_audit_finding {
-	int64_t		 time_ms;
-	const char	*table;
-	char		 where[FABRIC_NODE_DESC_LEN + 32];	/* "desc (0xGUID) port N" */
-	uint8_t		 port;
-	uint16_t	 block;
-	char		 diff[160];
-	bool		 repaired, repair_failed;
-};
-
-struct sm_audit_pass {
-	int64_t		 start_ms, end_ms;
-	uint64_t	 reads, findings, repairs, failures;
-	bool		 complete;
-};
-
-/* The audit's state (audit.c). */
-struct sm_audit {
-	struct mad_batch	 batch;
-	struct event		*timer, *kick;
-	bool			 in_pass;		/* the cursor is inside a pass */
-	size_t			 node, chk, item;	/* the cursor */
-	size_t			 slice_node, slice_chk, slice_item;	/* where this slice began */
-	uint64_t		 slice_reads;		/* Gets of this slice */
-	bool			 due;			/* an interval fell in a heavy sweep */
-	uint64_t		 repairs_pending;	/* repair Sets not yet answered */
-	struct sm_audit_pass	 cur, last;
-	uint64_t		 passes, reads, findings, repairs, repair_failed, read_failures;
-	uint64_t		 sets;			/* Sets the audit sent */
-	struct sm_audit_finding	 found[SM_AUDIT_FINDINGS];
-	size_t			 nfound;		/* total ever; found[] is a ring */
-	uint64_t		 targets[SM_AUDIT_TARGETS];	/* node GUIDs to check at once */
-	size_t			 ntargets;
-	uint64_t		 targeted;		/* targeted checks run */
-	struct guid_map		 told;			/* differences already told */
-	struct guid_map		 enforce_seen;		/* ports seen enforcing partitions */
-};
-
+/* The audit's state, its own (sm/audit/audit.h): the core holds a pointer. */
+struct sm_audit;
 
 /* Where qos_program.c's pass over the model is (one pass at a time). */
 struct sm_qos_feed {
@@ -262,7 +223,7 @@ struct sm {
 	enum sm_hook_point	 hook_point;
 	void			(*hooks_then)(struct sm *);
 
-	struct sm_audit		 audit;
+	struct sm_audit		*audit;		/* sm_audit_start() .. sm_audit_stop() */
 	struct sm_mkey		 mkey;		/* per-port M_Keys (mkey.c) */
 
 	/* `port disable|enable` (ctl_port.c): the durable set, and the

@@ -17,6 +17,7 @@
 struct afix {
 	struct rfix	 r;
 	struct sm	 sm;
+	struct sm_audit	 audit;
 };
 
 static int
@@ -34,6 +35,7 @@ afix_setup(void **state)
 	x->sm.cfg.subnet_prefix = 0xfe80000000000000ull;
 	x->sm.sweeping = true;		/* a heavy sweep asked for is only noted */
 	x->sm.state = SM_STATE_MASTER;
+	x->sm.audit = &x->audit;	/* the audit's state, as sm_audit_start() gives it */
 	*state = x;
 	return 0;
 }
@@ -44,7 +46,7 @@ afix_teardown(void **state)
 	struct afix *x = *state;
 
 	routing_table_free(x->sm.rt);
-	guid_map_free(&x->sm.audit.enforce_seen);
+	guid_map_free(&x->audit.enforce_seen);
 	fabric_free(x->r.f);
 	free(x);
 	sm_set_pkey_expect(NULL, NULL);
