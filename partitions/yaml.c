@@ -12,7 +12,6 @@
 #include "common/xmalloc.h"
 #include "partitions/files.h"
 
-static const char *const section_keys[] = { "enabled", "default_membership", "tenants" };
 static const char *const partition_keys[] = { "pkey", "full", "limited", "ipoib" };
 static const char *const ipoib_keys[] = { "mtu", "rate", "sl", "qkey" };
 
@@ -230,40 +229,49 @@ parse_tenants(struct cfg_ctx *ctx, yaml_node_t *map, struct pt_config *model)
 	}
 }
 
+/* The section's keys as fields (daemon/config.h). */
+static bool
+field_default_membership(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "limited or full");
+	enum pt_default_policy pol;
+
+	if (s == NULL)
+		return false;
+	if (pt_default_policy_parse(s, &pol) != 0) {
+		cfg_error(ctx, node, "default_membership \"%s\": expected limited "
+		    "(the SM's port full, every other port limited) or full", s);
+		return false;
+	}
+	*(int *)field = (int)pol;
+	return true;
+}
+
+static bool
+field_tenants(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	struct pt_config **model = field;
+
+	pt_config_free(*model);
+	*model = pt_config_new();
+	parse_tenants(ctx, node, *model);
+	return true;
+}
+
+static const struct cfg_field section_fields[] = {
+	CFG_F_BOOL("enabled", struct partitions_config, enabled),
+	CFG_F_CUSTOM("default_membership", struct partitions_config, default_membership,
+	    field_default_membership),
+	CFG_F_CUSTOM("tenants", struct partitions_config, model, field_tenants),
+	CFG_F_END
+};
+
 void
 pt_config_section_parse(struct cfg_ctx *ctx, yaml_node_t *section, void *cfg)
 {
 	struct partitions_config *pc = cfg;
-	enum pt_default_policy pol;
 
-	if (section == NULL || (section->type == YAML_SCALAR_NODE && section->data.scalar.length == 0))
-		return;
-	if (!cfg_expect_mapping(ctx, section, "the partitions section"))
-		return;
-	for (yaml_node_pair_t *p = section->data.mapping.pairs.start;
-	    p < section->data.mapping.pairs.top; p++) {
-		yaml_node_t *key = cfg_node(ctx, p->key), *val = cfg_node(ctx, p->value);
-		const char *k = cfg_scalar(ctx, key, "a key"), *s;
-
-		if (k == NULL)
-			continue;
-		if (strcmp(k, "enabled") == 0)
-			cfg_get_bool(ctx, val, &pc->enabled);
-		else if (strcmp(k, "default_membership") == 0) {
-			if ((s = cfg_scalar(ctx, val, "limited or full")) == NULL)
-				continue;
-			if (pt_default_policy_parse(s, &pol) != 0)
-				cfg_error(ctx, val, "default_membership \"%s\": expected limited "
-				    "(the SM's port full, every other port limited) or full", s);
-			else
-				pc->default_membership = pol;
-		} else if (strcmp(k, "tenants") == 0) {
-			pt_config_free(pc->model);
-			pc->model = pt_config_new();
-			parse_tenants(ctx, val, pc->model);
-		} else
-			unknown_key(ctx, key, k, "partitions", section_keys, 3);
-	}
+	cfg_parse_fields(ctx, section, section_fields, pc);
 	if (pc->model != NULL)
 		pc->model->default_policy = (enum pt_default_policy)pc->default_membership;
 }

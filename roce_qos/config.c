@@ -8,9 +8,6 @@
 #include "common/xmalloc.h"
 #include "roce_qos/config.h"
 
-static const char *const top_keys[] = {
-	"enabled", "root", "interfaces", "poll_interval", "remediate", "profile", NULL
-};
 static const char *const profile_keys[] = {
 	"base", "dcbx", "trust", "dscp_map", "pfc", "ets", "buffer", "maxrate", "ecn",
 	"roce_tos", "pfc_storm_prevention", "nccl_tc", "classes", NULL
@@ -556,37 +553,46 @@ roce_config_init(void *cfg)
 	roce_profile_empty(&c->profile);
 }
 
+/* The section's keys as fields (daemon/config.h): interfaces and profile
+ * parse themselves, with the whole configuration at hand. */
+#define ROCE_CFG_OF(field, member) \
+	((struct roce_qos_config *)((char *)(field) - offsetof(struct roce_qos_config, member)))
+
+static bool
+field_interfaces(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	parse_interfaces(ctx, node, ROCE_CFG_OF(field, all_interfaces));
+	return true;
+}
+
+static bool
+field_profile(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	struct roce_qos_config *c = ROCE_CFG_OF(field, profile);
+
+	parse_profile(ctx, node, &c->profile);
+	c->has_profile = true;
+	return true;
+}
+
+static const struct cfg_field roce_fields[] = {
+	CFG_F_BOOL("enabled", struct roce_qos_config, enabled),
+	CFG_F_STR("root", struct roce_qos_config, root),
+	CFG_F_CUSTOM("interfaces", struct roce_qos_config, all_interfaces, field_interfaces),
+	CFG_F_DURATION("poll_interval", struct roce_qos_config, poll_ms, 100, 86400000),
+	CFG_F_BOOL("remediate", struct roce_qos_config, remediate),
+	CFG_F_CUSTOM("profile", struct roce_qos_config, profile, field_profile),
+	CFG_F_END
+};
+
 void
 roce_config_parse(struct cfg_ctx *ctx, yaml_node_t *section, void *cfg)
 {
 	struct roce_qos_config *c = cfg;
-	yaml_node_t *k, *v;
-	const char *name, *s;
 
-	if (!cfg_expect_mapping(ctx, section, "a mapping"))
-		return;
 	free(c->file);
 	c->file = xstrdup(ctx->file ? ctx->file : "");
-	FOR_PAIRS(ctx, section, k, v, name) {
-		if (strcmp(name, "enabled") == 0)
-			cfg_get_bool(ctx, v, &c->enabled);
-		else if (strcmp(name, "remediate") == 0)
-			cfg_get_bool(ctx, v, &c->remediate);
-		else if (strcmp(name, "poll_interval") == 0)
-			cfg_get_duration_ms(ctx, v, 100, 86400000, &c->poll_ms);
-		else if (strcmp(name, "root") == 0) {
-			if ((s = cfg_scalar(ctx, v, "a directory")) != NULL) {
-				free(c->root);
-				c->root = xstrdup(s);
-			}
-		} else if (strcmp(name, "interfaces") == 0)
-			parse_interfaces(ctx, v, c);
-		else if (strcmp(name, "profile") == 0) {
-			parse_profile(ctx, v, &c->profile);
-			c->has_profile = true;
-		} else
-			unknown_key(ctx, k, name, top_keys);
-	}
+	cfg_parse_fields(ctx, section, roce_fields, c);
 	if (c->has_profile)
 		lint_into_config(ctx, c);
 	own_positions(c);
