@@ -51,6 +51,9 @@ sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx)
 	};
 }
 
+/* Answer in from what ctx holds, and what a join or leave in it starts. */
+static void answer_in(struct sm *sm, const struct mad_in *in, const struct sa_ctx *ctx);
+
 void
 sa_handle_mad(struct sm *sm, const struct mad_in *in)
 {
@@ -63,18 +66,26 @@ sa_handle_mad(struct sm *sm, const struct mad_in *in)
 	}
 	sa_ctx_of(sm, in, &ctx);
 	if (!sa_qos_lazy(sm, in, &ctx, sa_handle_now))
-		sa_handle_now(sm, in);
+		answer_in(sm, in, &ctx);
 }
 
 void
 sa_handle_now(struct sm *sm, const struct mad_in *in)
 {
-	uint8_t resp[MAD_SIZE] MAD_ALIGNED;
-	size_t len = 0;
 	struct sa_ctx ctx;
-	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 
 	sa_ctx_of(sm, in, &ctx);
+	answer_in(sm, in, &ctx);
+}
+
+static void
+answer_in(struct sm *sm, const struct mad_in *in, const struct sa_ctx *c)
+{
+	uint8_t resp[MAD_SIZE] MAD_ALIGNED;
+	size_t len = 0;
+	const struct sa_ctx ctx = *c;
+	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
+
 	if (mad_engine_kernel_rmpp(sm->me)) {
 		uint8_t *whole;
 
