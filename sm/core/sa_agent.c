@@ -79,17 +79,16 @@ sa_handle_now(struct sm *sm, const struct mad_in *in)
 }
 
 static void
-answer_in(struct sm *sm, const struct mad_in *in, const struct sa_ctx *c)
+answer_in(struct sm *sm, const struct mad_in *in, const struct sa_ctx *ctx)
 {
 	uint8_t resp[MAD_SIZE] MAD_ALIGNED;
 	size_t len = 0;
-	const struct sa_ctx ctx = *c;
 	const ib_sa_mad_t *q = (const ib_sa_mad_t *)in->mad;
 
 	if (mad_engine_kernel_rmpp(sm->me)) {
 		uint8_t *whole;
 
-		if (!sa_answer_rmpp(&ctx, in->mad, in->len, &whole, &len))
+		if (!sa_answer_rmpp(ctx, in->mad, in->len, &whole, &len))
 			return;
 		log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
 		    q->method, be16toh(q->attr_id), in->slid,
@@ -97,7 +96,7 @@ answer_in(struct sm *sm, const struct mad_in *in, const struct sa_ctx *c)
 		mad_respond(sm->me, in, whole, len);
 		free(whole);
 	} else {
-		if (!sa_answer(&ctx, in->mad, in->len, resp, &len))
+		if (!sa_answer(ctx, in->mad, in->len, resp, &len))
 			return;
 		log_debug("sa: method 0x%02x attr 0x%04x from LID %u: status 0x%04x, %zu bytes",
 		    q->method, be16toh(q->attr_id), in->slid,
