@@ -72,8 +72,9 @@ answer_unsupported(struct sm *sm, const struct mad_in *in)
 	ib_mad_t *hdr = (ib_mad_t *)mad;
 
 	memcpy(mad, in->mad, MAD_SIZE);
-	hdr->method |= IB_MAD_METHOD_RESP_MASK;	/* GetResp, GetTableResp... */
-	hdr->status = htobe16(0x000C);	/* method/attribute combination unsupported */
+	/* GetResp for a Get or a Set, GetTableResp for a GetTable...:
+	 * method/attribute combination unsupported */
+	ib_mad_init_response((const ib_mad_t *)in->mad, hdr, htobe16(0x000C));
 	mad_respond(sm->me, in, mad, in->len < MAD_SIZE ? in->len : MAD_SIZE);
 }
 

@@ -12,6 +12,7 @@
 #include <endian.h>
 
 #include <iba/ib_types.h>
+#include <infiniband/umad_sa.h>
 
 #include "common/log.h"
 #include "sm/core/sm_internal.h"
@@ -37,11 +38,9 @@ send_notice(struct sm *sm, const struct sa_sub *sub, const ib_mad_notice_attr_t 
 	ib_sa_mad_t *sa = (ib_sa_mad_t *)mad;
 
 	memset(mad, 0, sizeof(mad));
-	sa->base_ver = 1;
-	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
-	sa->class_ver = 2;
-	sa->method = IB_MAD_METHOD_REPORT;
-	sa->attr_id = IB_MAD_ATTR_NOTICE;
+	/* the TID is the engine's (mad_send_raw) */
+	ib_mad_init_new((ib_mad_t *)(void *)mad, IB_MCLASS_SUBN_ADM, UMAD_SA_CLASS_VERSION,
+	    IB_MAD_METHOD_REPORT, 0, IB_MAD_ATTR_NOTICE, 0);
 	memcpy(sa->data, notice, sizeof(*notice));
 	if (sm->me && mad_send_raw(sm->me, sub->lid, sub->qpn, QP1_QKEY, mad,
 	    IB_SA_MAD_HDR_SIZE + sizeof(*notice), on_report, NULL) == 0)
@@ -71,11 +70,9 @@ send_report(struct sm *sm, const struct sa_sub *sub, uint16_t trap, const uint8_
 	ib_mad_notice_attr_t *n = (ib_mad_notice_attr_t *)sa->data;
 
 	memset(mad, 0, sizeof(mad));
-	sa->base_ver = 1;
-	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
-	sa->class_ver = 2;
-	sa->method = IB_MAD_METHOD_REPORT;
-	sa->attr_id = IB_MAD_ATTR_NOTICE;
+	/* the TID is the engine's (mad_send_raw) */
+	ib_mad_init_new((ib_mad_t *)(void *)mad, IB_MCLASS_SUBN_ADM, UMAD_SA_CLASS_VERSION,
+	    IB_MAD_METHOD_REPORT, 0, IB_MAD_ATTR_NOTICE, 0);
 	n->generic_type = 0x80 | IB_NOTICE_TYPE_INFO;
 	ib_notice_set_prod_type_ho(n, 4);	/* produced by the class manager (the SA) */
 	n->g_or_v.generic.trap_num = htobe16(trap);

@@ -33,13 +33,12 @@ static void
 resp_header(const ib_sa_mad_t *q, uint8_t *resp, uint16_t status)
 {
 	ib_sa_mad_t *r = (ib_sa_mad_t *)resp;
+	ib_mad_t req;
 
+	memcpy(&req, q, sizeof(req));	/* q is packed: ib_mad_t is not */
 	memset(resp, 0, MAD_SIZE);
-	memcpy(resp, q, sizeof(ib_mad_t));
 	/* IBA 15.4: the answer to a Set is a GetResp, to the rest their Resp */
-	r->method = q->method == IB_MAD_METHOD_SET ? IB_MAD_METHOD_GET_RESP :
-	    q->method | IB_MAD_METHOD_RESP_MASK;
-	r->status = htobe16(status);
+	ib_mad_init_response(&req, (ib_mad_t *)(void *)resp, htobe16(status));
 	r->resv = 0;
 	r->resv1 = 0;
 	r->comp_mask = q->comp_mask;
