@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "daemon/control.h"
+#include "sm/sa/sa.h"
+#include "sm/mcast/mcast.h"
 #include "sm/core/sm_internal.h"
 #include "sm/face.h"
 
@@ -135,12 +137,12 @@ find_group(const struct sm *sm, const char *want)
 	unsigned long mlid = strtoul(want, &end, 0);
 
 	if (*want && *end == '\0')
-		return mc_find_mlid(&sm->mc, (uint16_t)mlid);
+		return mc_find_mlid(sm->mc, (uint16_t)mlid);
 	if (inet_pton(AF_INET6, want, mgid) != 1)
 		return NULL;
-	for (size_t i = 0; i < sm->mc.ngroups; i++)
-		if (memcmp(sm->mc.groups[i]->mgid, mgid, sizeof(mgid)) == 0)
-			return sm->mc.groups[i];
+	for (size_t i = 0; i < sm->mc->ngroups; i++)
+		if (memcmp(sm->mc->groups[i]->mgid, mgid, sizeof(mgid)) == 0)
+			return sm->mc->groups[i];
 	return NULL;
 }
 
@@ -167,10 +169,10 @@ ctl_sm_mcast(struct ctl_req *req, json_t *args)
 		return;
 	}
 	groups = json_array();
-	for (size_t i = 0; i < sm->mc.ngroups; i++)
-		json_array_append_new(groups, group_json(sm->fabric, sm->mc.groups[i]));
+	for (size_t i = 0; i < sm->mc->ngroups; i++)
+		json_array_append_new(groups, group_json(sm->fabric, sm->mc->groups[i]));
 	ctl_reply_ok(req, json_pack("{s:o, s:I, s:I, s:I, s:I}", "groups", groups,
-	    "created", (json_int_t)sm->mc.created, "deleted", (json_int_t)sm->mc.deleted,
+	    "created", (json_int_t)sm->mc->created, "deleted", (json_int_t)sm->mc->deleted,
 	    "mft_blocks_written", (json_int_t)sm->mft_blocks_written,
 	    "mft_verify_mismatches", (json_int_t)sm->mft_verify_mismatches));
 }
@@ -186,7 +188,7 @@ ctl_sm_sa(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");
 		return;
 	}
-	c = &sm->sa_counters;
+	c = &sm->sa->counters;
 	attrs = json_array();
 	for (unsigned i = 0; i < SA_NATTR; i++)
 		json_array_append_new(attrs, json_pack("{s:s, s:o, s:I, s:I}",
@@ -194,14 +196,14 @@ ctl_sm_sa(struct ctl_req *req, json_t *args)
 		    "requests", (json_int_t)c->attr[i].requests,
 		    "errors", (json_int_t)c->attr[i].errors));
 	subs = json_array();
-	for (size_t i = 0; i < sm->subs.n; i++)
-		json_array_append_new(subs, json_pack("{s:i, s:o, s:i, s:i}", "lid", sm->subs.v[i].lid,
-		    "port_guid", sm_guid_json(sm->subs.v[i].port_guid), "trap", sm->subs.v[i].trap,
-		    "qpn", (int)sm->subs.v[i].qpn));
+	for (size_t i = 0; i < sm->sa->subs.n; i++)
+		json_array_append_new(subs, json_pack("{s:i, s:o, s:i, s:i}", "lid", sm->sa->subs.v[i].lid,
+		    "port_guid", sm_guid_json(sm->sa->subs.v[i].port_guid), "trap", sm->sa->subs.v[i].trap,
+		    "qpn", (int)sm->sa->subs.v[i].qpn));
 	ctl_reply_ok(req, json_pack("{s:I, s:I, s:I, s:I, s:I, s:b, s:o, s:o, s:I}",
 	    "requests", (json_int_t)c->requests, "records", (json_int_t)c->records,
 	    "errors", (json_int_t)c->errors, "malformed", (json_int_t)c->malformed,
 	    "truncated", (json_int_t)c->truncated, "kernel_rmpp", mad_engine_kernel_rmpp(sm->me),
 	    "attributes", attrs, "subscriptions", subs, "reports_sent",
-	    (json_int_t)sm->reports_sent));
+	    (json_int_t)sm->sa->reports_sent));
 }

@@ -112,7 +112,7 @@ port_json(const struct sm *sm, const struct fabric_port *p, bool pairs)
 	json_t *o, *differs = json_array();
 
 	qos_port_caps_of(p, &c);
-	qos_port_diff(&sm->qos_tables, p, h, add_differ, differs);
+	qos_port_diff(sm->qos_tables, p, h, add_differ, differs);
 	o = json_pack("{s:s, s:s, s:i, s:s, s:s, s:i, s:o}", "node", p->node->desc,
 	    "node_guid", "", "port", p->num, "vl_cap", vls_name(c.vl_cap),
 	    "op_vls", vls_name(c.op_vls), "vl_high_limit", pi->vl_high_limit, "differs", differs);

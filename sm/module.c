@@ -33,6 +33,8 @@
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/events.h"
+#include "sm/sa/sa.h"
+#include "sm/mcast/mcast.h"
 #include "sm/core/sm_internal.h"
 #include "sm/face.h"
 
@@ -257,9 +259,11 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm_attach_io(sm, fd);
 	sm_instance_set(sm);
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
-	mc_db_init(&sm->mc);
+	sm->mc = mc_db_new();
+	sm->sa = sa_state_new();
+	sm->qos_tables = qos_tables_new();
 	sm_mcast_ensure_groups(sm);
-	sm->mc.nevents = 0;	/* made before anyone could subscribe */
+	sm->mc->nevents = 0;	/* made before anyone could subscribe */
 	if (sm_lids_load(&sm->lids, fd->store) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
 	if (fd->store)
@@ -382,8 +386,8 @@ sm_stop(struct fabricd *fd)
 	mad_batch_free(&sm->side);
 	sm_lids_free(&sm->lids);
 	sm_mcast_free(sm);
-	sa_subs_free(&sm->subs);
-	sa_services_free(&sm->services);
+	sa_state_free(sm->sa);
+	free(sm->qos_tables);
 	sm_instance_set(NULL);
 	free(sm);
 }

@@ -75,9 +75,9 @@ qos_gets(struct sm *sm, const struct fabric_node *n, size_t k, struct audit_get 
 
 	if (!qos_port_programmed(c.p) || !sm_qos_port_addr(c.p, &c.a))
 		return 0;
-	qos_port_tables(&sm->qos_tables, c.p, count_sl2vl, &nin);
+	qos_port_tables(sm->qos_tables, c.p, count_sl2vl, &nin);
 	c.sl2vl_pick = nin ? (unsigned)(sm->audit->passes % nin) : 0;
-	qos_port_tables(&sm->qos_tables, c.p, collect_table, &c);
+	qos_port_tables(sm->qos_tables, c.p, collect_table, &c);
 	return c.n;
 }
 
@@ -96,13 +96,13 @@ qos_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const
 	if (g->attr == UMAD_SM_ATTR_SLVL_TABLE) {
 		/* what was read is what the port holds: the mirror learns it */
 		sm_qos_note_held(&n->ports[g->port], g->attr, g->mod, data);
-		if (!qos_sl2vl_want(&sm->qos_tables, c.op_vls, data, want))
+		if (!qos_sl2vl_want(sm->qos_tables, c.op_vls, data, want))
 			return AUDIT_SAME;
 		nbytes = QOS_SL2VL_BYTES;
-	} else if (sm->qos_tables.keep)
+	} else if (sm->qos_tables->keep)
 		return AUDIT_SKIP;	/* no policy: arbitration left alone */
 	else
-		nbytes = qos_vlarb_bytes(&sm->qos_tables, c.op_vls, c.vl_cap, c.low_cap, c.high_cap,
+		nbytes = qos_vlarb_bytes(sm->qos_tables, c.op_vls, c.vl_cap, c.low_cap, c.high_cap,
 		    g->block, want);
 	if (nbytes == 0)
 		return AUDIT_SKIP;
@@ -114,7 +114,7 @@ qos_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const
 		while (sl < QOS_NUM_SL - 1 && qos_sl2vl_get(data, sl) == qos_sl2vl_get(want, sl))
 			sl++;
 		snprintf(diff, len, "SL2VL from in port %u: SL %u runs on VL %u, %s VL %u",
-		    g->block, sl, qos_sl2vl_get(data, sl), sm->qos_tables.keep ?
+		    g->block, sl, qos_sl2vl_get(data, sl), sm->qos_tables->keep ?
 		    "where the port does not send it; it goes on" : "the policy says",
 		    qos_sl2vl_get(want, sl));
 	} else {

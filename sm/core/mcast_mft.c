@@ -23,6 +23,7 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "sm/mcast/mcast.h"
 #include "sm/core/sm_internal.h"
 
 #define MFT_BLOCK	32	/* MLIDs per block */
@@ -84,7 +85,8 @@ sm_mcast_free(struct sm *sm)
 		}
 	}
 	guid_map_free(&sm->mft);
-	mc_db_free(&sm->mc);
+	mc_db_delete(sm->mc);
+	sm->mc = NULL;
 }
 
 /* ---- the SM's own groups ---- */
@@ -118,11 +120,11 @@ ensure_broadcast(struct sm *sm, const struct sm_ipoib *ip)
 	struct mc_group *g;
 
 	mc_ipoib_broadcast_mgid(p.pkey, p.scope, mgid);
-	if ((g = mc_find(&sm->mc, mgid)) != NULL) {
+	if ((g = mc_find(sm->mc, mgid)) != NULL) {
 		g->sm_owned = true;
 		return;
 	}
-	if (mc_create(&sm->mc, mgid, &p, true) == NULL)
+	if (mc_create(sm->mc, mgid, &p, true) == NULL)
 		log_warnx("sm: no MLID left for the IPoIB group of P_Key 0x%04x", p.pkey);
 }
 
@@ -374,8 +376,8 @@ mc_feed(void *owner, void *arg)
 		c->cleared = true;
 		c->node = 0;
 	}
-	if (c->group < sm->mc.ngroups) {
-		fill_group(sm, c->f, sm->mc.groups[c->group++]);
+	if (c->group < sm->mc->ngroups) {
+		fill_group(sm, c->f, sm->mc->groups[c->group++]);
 		return true;
 	}
 	if ((n = next_switch(c)) == NULL)
@@ -390,8 +392,8 @@ sm_mcast_program(struct sm *sm, struct fabric *f, bool new_model)
 	struct sm_mc_feed *c = &sm->mc_feed;
 
 	*c = (struct sm_mc_feed){ .f = f, .new_model = new_model };
-	c->nblocks = used_blocks(&sm->mc, &c->top);
-	sm->mc_gen_programmed = sm->mc.gen;
+	c->nblocks = used_blocks(sm->mc, &c->top);
+	sm->mc_gen_programmed = sm->mc->gen;
 	mad_batch_feed(&sm->batch, sm_feed_cap(sm), mc_feed, c);
 }
 

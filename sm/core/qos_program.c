@@ -143,9 +143,9 @@ table_want(const struct sm *sm, const struct fabric_port *p, bool sl2vl, unsigne
 	memset(data, 0, IB_SMP_DATA_SIZE);
 	qos_port_caps_of(p, &c);
 	if (sl2vl)
-		return qos_sl2vl_want(&sm->qos_tables, c.op_vls,
+		return qos_sl2vl_want(sm->qos_tables, c.op_vls,
 		    h ? qos_held_sl2vl_c(h, (uint8_t)in, p->num) : NULL, data);
-	len = qos_vlarb_bytes(&sm->qos_tables, c.op_vls, c.vl_cap, c.low_cap, c.high_cap, block, data);
+	len = qos_vlarb_bytes(sm->qos_tables, c.op_vls, c.vl_cap, c.low_cap, c.high_cap, block, data);
 	return h == NULL || memcmp(qos_held_vlarb_c(h, p->num, block), data, len) != 0;
 }
 
@@ -192,7 +192,7 @@ send_table(struct sm *sm, const struct fabric_port *p, uint8_t method, bool sl2v
 static bool
 optimized(const struct sm *sm, const struct fabric_node *n)
 {
-	return !sm->qos_tables.keep && n->type == FABRIC_SWITCH &&
+	return !sm->qos_tables->keep && n->type == FABRIC_SWITCH &&
 	    ib_switch_info_get_opt_sl2vlmapping((const ib_switch_info_t *)n->si);
 }
 
@@ -237,7 +237,7 @@ read_one(void *arg, const char *what, unsigned in, unsigned block)
 	struct sm_qos_feed *c = s->c;
 	bool sl2vl = strcmp(what, "sl2vl") == 0;
 
-	if (s->sm->qos_tables.keep) {
+	if (s->sm->qos_tables->keep) {
 		if (sl2vl && s->p->node->type != FABRIC_SWITCH)
 			send_table(s->sm, s->p, IB_MAD_METHOD_GET, true, in, 0, NULL, on_qos_reply);
 		return;
@@ -271,7 +271,7 @@ write_one(void *arg, const char *what, unsigned in, unsigned block)
 	}
 	if (!differs)
 		return;
-	if (!known && *ok && !s->sm->qos_tables.keep)
+	if (!known && *ok && !s->sm->qos_tables->keep)
 		send_table(s->sm, s->p, IB_MAD_METHOD_GET, sl2vl, in, block, NULL, on_get_then_fix);
 	else
 		send_table(s->sm, s->p, IB_MAD_METHOD_SET, sl2vl, in, block, data, on_qos_reply);
@@ -320,12 +320,12 @@ optimized_sl2vl(struct sm *sm, const struct fabric_node *n)
 
 	for (unsigned j = 0; j <= n->nports && !a.any; j++) {
 		a.p = &n->ports[j];
-		qos_port_tables(&sm->qos_tables, a.p, any_sl2vl, &a);
+		qos_port_tables(sm->qos_tables, a.p, any_sl2vl, &a);
 	}
 	if (!a.any || common == 0 || !sm_qos_port_addr(&n->ports[0], &addr))
 		return;
 	memset(data, 0, sizeof(data));
-	qos_sl2vl_bytes(&sm->qos_tables, common, data);
+	qos_sl2vl_bytes(sm->qos_tables, common, data);
 	sm->cur.qos_sets++;
 	forget_held(&n->ports[0], UMAD_SM_ATTR_SLVL_TABLE, SL2VL_ALL_IN | SL2VL_ALL_OUT);
 	sm_send(sm, &addr, IB_MAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, SL2VL_ALL_IN | SL2VL_ALL_OUT, data,
@@ -336,7 +336,7 @@ optimized_sl2vl(struct sm *sm, const struct fabric_node *n)
 
 		if (!qos_port_programmed(p) || op == common)
 			continue;
-		qos_sl2vl_bytes(&sm->qos_tables, op, data);
+		qos_sl2vl_bytes(sm->qos_tables, op, data);
 		sm->cur.qos_sets++;
 		forget_held(p, UMAD_SM_ATTR_SLVL_TABLE, SL2VL_ALL_IN | j);
 		sm_send(sm, &addr, IB_MAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, SL2VL_ALL_IN | j, data,
@@ -396,7 +396,7 @@ feed(void *owner, void *arg)
 		return true;
 	}
 	s.p = &n->ports[c->port];
-	qos_port_tables(&sm->qos_tables, s.p, c->read ? read_one : write_one, &s);
+	qos_port_tables(sm->qos_tables, s.p, c->read ? read_one : write_one, &s);
 	if (++c->port > n->nports) {
 		c->port = 0;
 		c->node++;

@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "daemon/events.h"
+#include "sm/mcast/mcast.h"
 #include "sm/core/election.h"
 #include "sm/sa/sa.h"
 #include "sm/core/sm_internal.h"
@@ -37,13 +38,13 @@ sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx)
 		.pkey_arg = pkey_arg,
 		/* partitions off: the factory table everywhere */
 		.pkey_entries = pkey_table ? sm_pkey_expected : NULL,
-		.counters = &sm->sa_counters,
+		.counters = &sm->sa->counters,
 		.qos = &sm->cfg.qos,
-		.mc = &sm->mc,
+		.mc = sm->mc,
 		.requester_lid = in->slid,
 		.sa_key = sm->cfg.sm_key,	/* OpenSM's sa_key defaults to its sm_key, 1 */
-		.subs = &sm->subs,
-		.services = &sm->services,
+		.subs = &sm->sa->subs,
+		.services = &sm->sa->services,
 		.now_ms = event_now_ms(),
 		.mft_blocks = sm_mcast_mft_sa_blocks,
 		.mft_block = sm_mcast_mft_sa_block,
@@ -103,8 +104,8 @@ answer_in(struct sm *sm, const struct mad_in *in, const struct sa_ctx *ctx)
 		    be16toh(((ib_sa_mad_t *)resp)->status), len);
 		mad_respond(sm->me, in, resp, len);
 	}
-	if (sm->mc.nevents)
+	if (sm->mc->nevents)
 		sm_report_group_changes(sm);
-	if (sm->mc.gen != sm->mc_gen_programmed)
+	if (sm->mc->gen != sm->mc_gen_programmed)
 		sm_sweep_request(sm, false);	/* a join or leave: new trees */
 }

@@ -19,6 +19,7 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "sm/sa/sa.h"
 #include "sm/core/sm_internal.h"
 
 #define SA_LAZY_MAX	32	/* tables read for one query: more than an answer holds */

@@ -15,6 +15,8 @@
 #include <infiniband/umad_sa.h>
 
 #include "common/log.h"
+#include "sm/sa/sa.h"
+#include "sm/mcast/mcast.h"
 #include "sm/core/sm_internal.h"
 
 #define QP1_QKEY	0x80010000u
@@ -44,7 +46,7 @@ send_notice(struct sm *sm, const struct sa_sub *sub, const ib_mad_notice_attr_t 
 	memcpy(sa->data, notice, sizeof(*notice));
 	if (sm->me && mad_send_raw(sm->me, sub->lid, sub->qpn, QP1_QKEY, mad,
 	    IB_SA_MAD_HDR_SIZE + sizeof(*notice), on_report, NULL) == 0)
-		sm->reports_sent++;
+		sm->sa->reports_sent++;
 }
 
 /* A trap a port sent the SM (128 link state, 144 capabilities...), passed
@@ -57,9 +59,9 @@ sm_report_forward(struct sm *sm, const void *notice_attr)
 
 	if (!(n->generic_type & 0x80) || sm->state != SM_STATE_MASTER)
 		return;
-	for (size_t i = 0; i < sm->subs.n; i++)
-		if (sa_sub_wants(&sm->subs.v[i], trap, be16toh(n->issuer_lid)))
-			send_notice(sm, &sm->subs.v[i], n);
+	for (size_t i = 0; i < sm->sa->subs.n; i++)
+		if (sa_sub_wants(&sm->sa->subs.v[i], trap, be16toh(n->issuer_lid)))
+			send_notice(sm, &sm->sa->subs.v[i], n);
 }
 
 static void
@@ -80,7 +82,7 @@ send_report(struct sm *sm, const struct sa_sub *sub, uint16_t trap, const uint8_
 	memcpy(&n->data_details.ntc_64_67.gid, gid, 16);
 	if (sm->me && mad_send_raw(sm->me, sub->lid, sub->qpn, QP1_QKEY, mad,
 	    IB_SA_MAD_HDR_SIZE + sizeof(*n), on_report, NULL) == 0)
-		sm->reports_sent++;
+		sm->sa->reports_sent++;
 }
 
 static void
@@ -91,26 +93,26 @@ report(struct sm *sm, uint16_t trap, const struct fabric_port *p)
 
 	gid.unicast.prefix = pi->subnet_prefix ? pi->subnet_prefix : htobe64(sm->cfg.subnet_prefix);
 	gid.unicast.interface_id = htobe64(p->guid);
-	for (size_t i = 0; i < sm->subs.n; i++)
-		if (sa_sub_wants(&sm->subs.v[i], trap, p->lid)) {
+	for (size_t i = 0; i < sm->sa->subs.n; i++)
+		if (sa_sub_wants(&sm->sa->subs.v[i], trap, p->lid)) {
 			log_info("sa: report trap %u (port " GUID_FMT ") to LID %u", trap, p->guid,
-			    sm->subs.v[i].lid);
-			send_report(sm, &sm->subs.v[i], trap, (const uint8_t *)&gid);
+			    sm->sa->subs.v[i].lid);
+			send_report(sm, &sm->sa->subs.v[i], trap, (const uint8_t *)&gid);
 		}
 }
 
 void
 sm_report_group_changes(struct sm *sm)
 {
-	for (size_t e = 0; e < sm->mc.nevents; e++) {
-		const struct mc_event *ev = &sm->mc.events[e];
+	for (size_t e = 0; e < sm->mc->nevents; e++) {
+		const struct mc_event *ev = &sm->mc->events[e];
 		uint16_t trap = ev->created ? 66 : 67;
 
-		for (size_t i = 0; sm->state == SM_STATE_MASTER && i < sm->subs.n; i++)
-			if (sa_sub_wants(&sm->subs.v[i], trap, 0xFFFF))
-				send_report(sm, &sm->subs.v[i], trap, ev->mgid);
+		for (size_t i = 0; sm->state == SM_STATE_MASTER && i < sm->sa->subs.n; i++)
+			if (sa_sub_wants(&sm->sa->subs.v[i], trap, 0xFFFF))
+				send_report(sm, &sm->sa->subs.v[i], trap, ev->mgid);
 	}
-	sm->mc.nevents = 0;
+	sm->mc->nevents = 0;
 }
 
 /* trap for every CA port in service in a but not in b */
@@ -135,7 +137,7 @@ report_missing(struct sm *sm, const struct fabric *a, const struct fabric *b, ui
 void
 sm_report_gid_changes(struct sm *sm, const struct fabric *old, const struct fabric *cur)
 {
-	if (old == NULL || sm->subs.n == 0 || sm->state != SM_STATE_MASTER)
+	if (old == NULL || sm->sa->subs.n == 0 || sm->state != SM_STATE_MASTER)
 		return;
 	report_missing(sm, cur, old, 64);	/* in service now */
 	report_missing(sm, old, cur, 65);	/* out of service */

@@ -27,9 +27,7 @@
 #include "mad/batch.h"
 #include "mad/mad.h"
 #include "fabric/routing.h"
-#include "sm/qos/qos.h"
-#include "sm/mcast/mcast.h"
-#include "sm/sa/sa.h"
+#include "sm/qos/qos.h"	/* sm_config holds the policy */
 #include "sm/sm.h"
 #include "sm/core/route_job.h"
 #include "sm/core/store_model.h"
@@ -133,6 +131,12 @@ struct sm_listener {
 };
 #define SM_MAX_LISTENERS	4
 
+/* The SA's and multicast's state: opaque here, defined in sm/sa/sa.h and
+ * sm/mcast/mcast.h for the files that work on them. */
+struct sa_state;
+struct sa_ctx;
+struct mc_db;
+
 struct sm {
 	struct fabricd		*fd;
 	const struct sm_listener *listeners[SM_MAX_LISTENERS];
@@ -159,10 +163,10 @@ struct sm {
 	bool			 client_rereg;	/* first sweep as master: reregister hosts */
 	struct sm_lids		 lids;
 	struct model_writer	*writer;	/* model rows and LIDs to sqlite */
-	struct sa_counters	 sa_counters;	/* for status */
+	struct sa_state		*sa;		/* the SA's subscriptions, services, counters */
 
 	/* multicast (mcast_mft.c) */
-	struct mc_db		 mc;		/* the SA's groups */
+	struct mc_db		*mc;		/* the SA's groups */
 	struct guid_map		 mft;		/* switch GUID -> what its MFT holds */
 	uint64_t		 mc_gen_programmed;	/* mc.gen the MFTs were computed for */
 	struct sm_mc_feed {				/* sm_mcast_program's producer */
@@ -174,9 +178,6 @@ struct sm {
 	} mc_feed;
 	uint64_t		 mft_blocks_written;
 	uint64_t		 mft_verify_mismatches;	/* sm_mcast_mft_verify() found */
-	struct sa_subs		 subs;		/* InformInfo subscriptions */
-	struct sa_services	 services;	/* registered ServiceRecords */
-	uint64_t		 reports_sent;
 
 	/* sweep control */
 	bool			 sweeping;
@@ -199,7 +200,7 @@ struct sm {
 	bool			 roots_warned;	/* told of missing updn roots or a fallback */
 	char			 routing_said[192];	/* engine and reason last told */
 	bool			 loop_warned;	/* told the tables have a credit loop */
-	struct qos_tables	 qos_tables;	/* what the policy gives every port */
+	struct qos_tables	*qos_tables;	/* what the policy gives every port */
 	bool			 qos_reread_all;	/* next heavy sweep: no carry-over */
 	struct sm_qos_feed	 qos_feed;		/* qos_program.c's cursor */
 	unsigned		 sa_lazy_running;	/* SA queries waiting for tables (sa_qos_lazy.c) */

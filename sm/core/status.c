@@ -85,7 +85,7 @@ sm_status_json(struct sm *sm)
 		    json_string(sm->rt ? sm->rt->reason : ""));
 	}
 	if (o) {
-		const struct sa_counters *sa = &sm->sa_counters;
+		const struct sa_counters *sa = &sm->sa->counters;
 		json_object_set_new(o, "sa", json_pack("{s:I, s:I, s:I, s:I, s:I}",
 		    "requests", (json_int_t)sa->requests, "records", (json_int_t)sa->records,
 		    "errors", (json_int_t)sa->errors, "malformed", (json_int_t)sa->malformed,

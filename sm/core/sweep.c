@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "daemon/events.h"
+#include "sm/mcast/mcast.h"
 #include "sm/core/sm_internal.h"
 
 /*
@@ -119,7 +120,7 @@ static enum step_end
 step_multicast_changes(struct sm *sm)
 {
 	if (sm->state != SM_STATE_MASTER || sm->fabric == NULL ||
-	    sm->mc.gen == sm->mc_gen_programmed)
+	    sm->mc->gen == sm->mc_gen_programmed)
 		return STEP_GO;
 	sm_mcast_program(sm, sm->fabric, false);
 	return STEP_WAIT;
@@ -403,7 +404,7 @@ sweep_begin(struct sm *sm, bool heavy)
 	memset(&sm->cur, 0, sizeof(sm->cur));
 	sm->cur.start_ms = event_now_ms();
 	sm->mad_at_start = *mad_engine_counters(sm->me);
-	qos_tables_build(&sm->cfg.qos, &sm->qos_tables);	/* the policy may have been reloaded */
+	qos_tables_build(&sm->cfg.qos, sm->qos_tables);	/* the policy may have been reloaded */
 	if (heavy || sm->fabric == NULL || !sm->subnet_up) {
 		sm->cur.kind = SWEEP_HEAVY;
 		sweep_run(sm, heavy_sweep);

@@ -32,6 +32,24 @@ mc_db_free(struct mc_db *db)
 	memset(db, 0, sizeof(*db));
 }
 
+struct mc_db *
+mc_db_new(void)
+{
+	struct mc_db *db = xmalloc(sizeof(*db));
+
+	mc_db_init(db);
+	return db;
+}
+
+void
+mc_db_delete(struct mc_db *db)
+{
+	if (db == NULL)
+		return;
+	mc_db_free(db);
+	free(db);
+}
+
 struct mc_group *
 mc_find(const struct mc_db *db, const uint8_t mgid[16])
 {

@@ -78,7 +78,10 @@ struct mc_db {
 };
 
 void mc_db_init(struct mc_db *db);
-void mc_db_free(struct mc_db *db);
+void mc_db_free(struct mc_db *db);	/* the groups; db itself is the caller's */
+/* The SM's database, on the heap (struct sm holds only a pointer). */
+struct mc_db *mc_db_new(void);
+void mc_db_delete(struct mc_db *db);	/* NULL: nothing */
 
 struct mc_group *mc_find(const struct mc_db *db, const uint8_t mgid[16]);
 struct mc_group *mc_find_mlid(const struct mc_db *db, uint16_t mlid);

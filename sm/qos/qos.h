@@ -85,6 +85,9 @@ struct qos_tables {
 };
 
 void qos_policy_init(struct qos_policy *p);
+/* Tables for the SM to hold (struct sm keeps a pointer), filled by
+ * qos_tables_build at each sweep; free() them. */
+struct qos_tables *qos_tables_new(void);
 /* The tables of a policy (OpenSM's defaults when it has no class). */
 void qos_tables_build(const struct qos_policy *p, struct qos_tables *t);
 

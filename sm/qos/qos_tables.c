@@ -8,6 +8,7 @@
 
 #include <iba/ib_types.h>
 
+#include "common/xmalloc.h"
 #include "sm/qos/qos.h"
 
 void
@@ -30,6 +31,12 @@ tables_default(struct qos_tables *t)
 		t->high[vl] = (struct qos_vlarb_entry){ (uint8_t)vl, vl == 0 ? 4 : 0 };
 		t->low[vl] = (struct qos_vlarb_entry){ (uint8_t)vl, vl == 0 ? 0 : 4 };
 	}
+}
+
+struct qos_tables *
+qos_tables_new(void)
+{
+	return xcalloc(1, sizeof(struct qos_tables));
 }
 
 void

@@ -107,6 +107,17 @@ struct sa_counters {
 	uint64_t malformed;	/* short, bad version, bad RMPP, bad template, wrong SM_Key */
 	uint64_t truncated;	/* GetTable answers cut to one MAD */
 };
+/* What the SA keeps between requests, held by the SM (struct sm keeps a
+ * pointer): the subscriptions, the registered services, the counters. */
+struct sa_state {
+	struct sa_subs		subs;		/* InformInfo subscriptions */
+	struct sa_services	services;	/* registered ServiceRecords */
+	struct sa_counters	counters;	/* for status */
+	uint64_t		reports_sent;
+};
+struct sa_state *sa_state_new(void);
+void sa_state_free(struct sa_state *st);	/* NULL: nothing */
+
 struct sa_ctx {
 	const struct fabric	*f;		/* NULL: no model yet (answer busy) */
 	uint64_t		 sm_guid;	/* our port GUID */

@@ -103,12 +103,12 @@ tfix_setup(void **state)
 	x->r.sw2->path[2] = 7;
 	x->sm.fabric = x->r.f;
 	mad_batch_init(&x->sm.batch, &io, &x->sm);
-	mc_db_init(&x->sm.mc);
+	x->sm.mc = mc_db_new();
 	mc_ipoib_broadcast_mgid(0xFFFF, 2, mgid);
-	assert_non_null(g = mc_create(&x->sm.mc, mgid, &bc, true));
+	assert_non_null(g = mc_create(x->sm.mc, mgid, &bc, true));
 	assert_int_equal(g->mlid, MC_MLID_BASE);
-	assert_non_null(mc_member_join(&x->sm.mc, g, 0x101, gid, 1, false));
-	assert_non_null(mc_member_join(&x->sm.mc, g, 0x111, gid, 1, false));
+	assert_non_null(mc_member_join(x->sm.mc, g, 0x101, gid, 1, false));
+	assert_non_null(mc_member_join(x->sm.mc, g, 0x111, gid, 1, false));
 	*state = x;
 	return 0;
 }
