@@ -32,6 +32,7 @@
 #define CTL_MAX_REPLY	(32u << 20)	/* bytes of one reply line */
 
 /* the commands (control_init), each one's spec parsed once at start */
+static struct fabricd *ctl_daemon;	/* whose requests these are */
 static const struct ctl_command *ctl_commands;
 static size_t ncommands;
 static struct spec *ctl_specs;
@@ -176,6 +177,7 @@ ctl_reply_stream(struct ctl_req *req, json_t *item)
 }
 
 uid_t ctl_req_uid(const struct ctl_req *req) { return req->uid; }
+struct fabricd *ctl_req_daemon(const struct ctl_req *req) { (void)req; return ctl_daemon; }
 bool ctl_req_admin(const struct ctl_req *req) { return req->admin; }
 bool ctl_req_gone(const struct ctl_req *req) { return req->conn == NULL; }
 const char *ctl_req_command(const struct ctl_req *req) { return req->cmd; }
@@ -454,6 +456,7 @@ int
 control_init(struct fabricd *fd, const struct fabricd_config *cfg,
     const struct ctl_command *cmds, size_t n)
 {
+	ctl_daemon = fd;
 	ctl_commands = cmds;
 	ncommands = n;
 	free(ctl_specs);
@@ -481,4 +484,5 @@ control_shutdown(void)
 	free(ctl_specs);
 	ctl_specs = NULL;
 	ncommands = 0;
+	ctl_daemon = NULL;
 }

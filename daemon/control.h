@@ -62,6 +62,8 @@ void ctl_reply_error(struct ctl_req *req, enum proto_error code, const char *fmt
 int ctl_reply_stream(struct ctl_req *req, json_t *item);
 
 uid_t ctl_req_uid(const struct ctl_req *req);
+/* The daemon the request came to (its modules' instances: fd->sm). */
+struct fabricd *ctl_req_daemon(const struct ctl_req *req);
 bool ctl_req_admin(const struct ctl_req *req);
 bool ctl_req_gone(const struct ctl_req *req);
 const char *ctl_req_command(const struct ctl_req *req);

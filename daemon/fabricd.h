@@ -76,6 +76,13 @@ struct fabricd {
 	time_t			 started;
 	int			 module_running[MOD_COUNT];
 	struct mad_engine	*me;		/* NULL: no module wants one, or no port */
+	/* The subnet manager this daemon runs (sm/sm.h), NULL while sm is
+	 * off: the SM module's start sets it, its stop clears it.  The
+	 * modules that serve an SM (partitions, health, validation) take it
+	 * from here in their start: they start after the SM and stop before
+	 * it, so the pointer outlives them.  One today; a daemon that runs an
+	 * SM per subnet or plane would hand each module the one it serves. */
+	struct sm		*sm;
 };
 
 /* The one daemon instance (NULL in unit tests unless they set one up). */

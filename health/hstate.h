@@ -83,6 +83,7 @@ struct hport {
 
 struct health {
 	struct fabricd		*fd;
+	struct sm		*sm;	/* the SM whose model it watches (fd's); NULL: off */
 	struct health_config	 cfg;
 	struct health_thresholds th;
 	struct history_cfg	 hcfg;

@@ -92,8 +92,6 @@ struct hpoll {
 /* Work per slice of a round's end: a few ms, then the loop runs again. */
 #define FINISH_SLICE_US	1000
 
-static bool hook_added;
-
 /* ---- items in flight: a slot each, its index the MAD's callback argument ---- */
 
 static void *
@@ -225,7 +223,7 @@ static void
 plan_slice(evutil_socket_t fd, short what, void *arg)
 {
 	struct hpoll *hp = arg;
-	struct fabric *f = sm_fabric();
+	struct fabric *f = sm_fabric(health->sm);
 	struct timeval zero = { 0, 0 };
 	int64_t t0 = clock_mono_us();
 
@@ -295,7 +293,7 @@ got_switch_sum(struct hpoll *hp, const struct item *it, const uint8_t *d)
 	uint64_t v[HC_COUNT];
 	struct swsum *s = swsum_get(hp, it->guid);
 	bool moved = !s->have;
-	struct fabric *f = sm_fabric();
+	struct fabric *f = sm_fabric(health->sm);
 	struct fabric_node *n = f ? fabric_node_by_guid(f, it->guid) : NULL;
 
 	pma_decode_counters(d, v);
@@ -531,12 +529,12 @@ tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct hpoll *hp = arg;
 	struct timeval tv = { 0, TICK_MS * 1000 };
-	struct fabric *f = sm_fabric();
+	struct fabric *f = sm_fabric(health->sm);
 	int64_t now = event_now_ms();
 
 	evtimer_add(hp->tick, &tv);
 	/* Counters are read and cleared by the master's manager only. */
-	if (!hp->in_round && f && sm_subnet_up() && sm_is_master() &&
+	if (!hp->in_round && f && sm_subnet_up(health->sm) && sm_is_master(health->sm) &&
 	    (hp->round_start_ms == 0 || now - hp->round_start_ms >= (int64_t)health->cfg.interval_ms)) {
 		hp->head = hp->tail = 0;
 		hp->round_mads = 0;
@@ -566,8 +564,8 @@ link_went_down(struct hport *p, int64_t now, const char *why)
 {
 	/* An operator disabled this end or the other (`port disable`): down
 	 * on purpose, neither a failure nor a flap. */
-	if (sm_port_is_disabled(p->node_guid, p->port) ||
-	    (p->peer_guid && sm_port_is_disabled(p->peer_guid, p->peer_port))) {
+	if (sm_port_is_disabled(health->sm, p->node_guid, p->port) ||
+	    (p->peer_guid && sm_port_is_disabled(health->sm, p->peer_guid, p->peer_port))) {
 		p->linked = false;
 		p->state = FABRIC_PORT_DOWN;
 		return;
@@ -669,7 +667,7 @@ sweep_slice(evutil_socket_t fd, short what, void *arg)
 	int64_t t0 = clock_mono_us();
 	const struct fabric *f = hp->sw_f;
 
-	if (f != sm_fabric()) {
+	if (f != sm_fabric(health->sm)) {
 		/* The SM stopped meanwhile (a reload): its model and its
 		 * token are gone, nobody waits. */
 		health_events_release();
@@ -723,10 +721,7 @@ health_ib_start(struct health *h)
 {
 	struct hpoll *hp = xcalloc(1, sizeof(*hp));
 
-	if (!hook_added) {
-		sm_add_hook(SM_HOOK_AFTER_SWEEP, after_sweep, NULL);
-		hook_added = true;
-	}
+	sm_add_hook(h->sm, SM_HOOK_AFTER_SWEEP, after_sweep, NULL);	/* kept once: a restart finds it */
 	mad_batch_init(&hp->batch, NULL, hp);
 	hp->tick = evtimer_new(h->fd->base, tick, hp);
 	hp->finish_ev = evtimer_new(h->fd->base, finish_slice, hp);

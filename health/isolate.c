@@ -54,7 +54,7 @@ fabric_links(const struct fabric *f)
 size_t
 health_isolate_cap(void)
 {
-	const struct fabric *f = sm_fabric();
+	const struct fabric *f = sm_fabric(health->sm);
 	size_t auto_cap = f ? fabric_links(f) / 200 : 0;
 
 	if (health->cfg.isolate_max)
@@ -187,7 +187,7 @@ apply(void)
 	routing_exclude_set(g, pn, n);
 	free(g);
 	free(pn);
-	sm_reroute();
+	sm_reroute(health->sm);
 }
 
 /* Refused once per failure: say why, not every round. */
@@ -203,7 +203,7 @@ refuse(struct hport *p, const char *check, const char *why)
 static void
 try_isolate(struct hport *p, const struct alarm *a, int64_t now)
 {
-	const struct fabric *f = sm_fabric();
+	const struct fabric *f = sm_fabric(health->sm);
 	const char *check = hchk_name(a->check);
 	char why[96];
 

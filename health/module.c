@@ -217,6 +217,7 @@ health_start(struct fabricd *fd, const void *cfgp)
 		return 0;
 	health = xcalloc(1, sizeof(*health));
 	health->fd = fd;
+	health->sm = fd->sm;
 	health_thresholds_default(&health->th);
 	apply_config(health, c);
 	health->alarms = alarm_table_new(health->th.clear_after, alarm_notify, health);

@@ -119,7 +119,8 @@ ctl_port_reset_counters(struct ctl_req *req, json_t *args)
 {
 	const char *spec = ctl_arg_str(args, "port");
 	struct mad_engine *me = fabricd_mad();
-	struct fabric *f = sm_fabric();
+	struct sm *sm = ctl_req_daemon(req)->sm;	/* health may be off: the daemon's */
+	struct fabric *f = sm_fabric(sm);
 	struct fabric_node *n;
 	struct mad_io io;
 	struct reset_op *op;
@@ -131,7 +132,7 @@ ctl_port_reset_counters(struct ctl_req *req, json_t *args)
 		    "swept yet (or the daemon has no InfiniBand port)");
 		return;
 	}
-	if (!sm_is_master()) {
+	if (!sm_is_master(sm)) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "this SM is not the master: the master "
 		    "writes to the fabric");
 		return;

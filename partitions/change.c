@@ -30,7 +30,7 @@
 struct fabric *
 pt_fabric_now(void)
 {
-	return fabricd_mad() != NULL && sm_is_master() ? sm_fabric() : NULL;
+	return fabricd_mad() != NULL && sm_is_master(pt_state.sm) ? sm_fabric(pt_state.sm) : NULL;
 }
 
 struct fabric_node **
@@ -54,7 +54,7 @@ plan_input(struct pt_plan_input *in, const struct pt_config *c, struct fabric_no
 	in->config = c;
 	in->nodes = nodes;
 	in->nnodes = n;
-	in->sm_port_guid = sm_own_port_guid();
+	in->sm_port_guid = sm_own_port_guid(pt_state.sm);
 	in->prev_index = pt_state.index;
 	in->nprev_index = pt_state.nindex;
 	in->strict_members = strict;
@@ -546,7 +546,7 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 	struct pt_err e;
 	size_t n;
 
-	if (!pt_state.running || fabricd_mad() == NULL || !sm_is_master() || deferred.pending) {
+	if (!pt_state.running || fabricd_mad() == NULL || !sm_is_master(pt_state.sm) || deferred.pending) {
 		done(token);
 		return;
 	}

@@ -29,6 +29,7 @@ struct pt_table {
 struct pt_state {
 	bool		 running;
 	struct store	*store;
+	struct sm	*sm;		/* the SM it serves (the daemon's); NULL: off */
 	struct pt_config *model;	/* committed */
 	struct pt_index	*index;		/* committed index of each key */
 	size_t		 nindex;

@@ -49,6 +49,7 @@ partitions_start(struct fabricd *fd, const void *cfg)
 	if (!pc->enabled)
 		return 0;
 	pt_state.store = fd->store;
+	pt_state.sm = fd->sm;
 	if (pt_store_load(fd->store, &pt_state, &seeded) != 0)
 		return -1;
 	if (!seeded)
@@ -57,11 +58,11 @@ partitions_start(struct fabricd *fd, const void *cfg)
 		log_notice("partitions: the database holds %zu partition%s and wins over the "
 		    "file's tenants; use `fabricctl partition import` to replace them",
 		    pt_state.model->nparts, pt_state.model->nparts == 1 ? "" : "s");
-	/* kept by the SM even while it is disabled; changes are then stored only */
-	sm_add_hook(SM_HOOK_BEFORE_ACTIVATE, pt_sweep_hook, NULL);
-	sm_set_pkey_tables(pt_sa_pkey_table, NULL);
-	sm_set_pkey_expect(pt_audit_expect, NULL);
-	sm_set_ipoib_partitions(pt_sa_ipoib, NULL);
+	/* with the SM off none of these is kept: changes are then stored only */
+	sm_add_hook(pt_state.sm, SM_HOOK_BEFORE_ACTIVATE, pt_sweep_hook, NULL);
+	sm_set_pkey_tables(pt_state.sm, pt_sa_pkey_table, NULL);
+	sm_set_pkey_expect(pt_state.sm, pt_audit_expect, NULL);
+	sm_set_ipoib_partitions(pt_state.sm, pt_sa_ipoib, NULL);
 	pt_state.running = true;
 	return 0;
 }
@@ -105,9 +106,9 @@ static void
 partitions_stop(struct fabricd *fd)
 {
 	if (pt_state.running) {
-		sm_set_pkey_tables(NULL, NULL);
-		sm_set_pkey_expect(NULL, NULL);
-		sm_set_ipoib_partitions(NULL, NULL);
+		sm_set_pkey_tables(pt_state.sm, NULL, NULL);
+		sm_set_pkey_expect(pt_state.sm, NULL, NULL);
+		sm_set_ipoib_partitions(pt_state.sm, NULL, NULL);
 	}
 	pt_state_free();
 }

@@ -16,11 +16,13 @@
 struct fabric *
 sm_ctl_fabric(struct ctl_req *req)
 {
-	if (sm_current() == NULL || sm_current()->fabric == NULL) {
+	struct sm *sm = sm_of_req(req);
+
+	if (sm == NULL || sm->fabric == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager has not swept yet");
 		return NULL;
 	}
-	return sm_current()->fabric;
+	return sm->fabric;
 }
 
 /* Rows of one paged reply (`nodes`, `ports`, `links`): 256 rows cost
@@ -229,7 +231,7 @@ ctl_sm_links(struct ctl_req *req, json_t *args)
 void
 ctl_sm_sweep(struct ctl_req *req, json_t *args)
 {
-	struct sm *sm = sm_current();
+	struct sm *sm = sm_of_req(req);
 
 	if (sm == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");
@@ -260,7 +262,7 @@ ctl_sm_sweep(struct ctl_req *req, json_t *args)
 void
 ctl_sm_audit(struct ctl_req *req, json_t *args)
 {
-	struct sm *sm = sm_current();
+	struct sm *sm = sm_of_req(req);
 
 	if (sm == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");

@@ -149,7 +149,7 @@ find_group(const struct sm *sm, const char *want)
 void
 ctl_sm_mcast(struct ctl_req *req, json_t *args)
 {
-	struct sm *sm = sm_current();
+	struct sm *sm = sm_of_req(req);
 	const char *want = ctl_arg_str(args, "group");
 	const struct mc_group *g;
 	json_t *groups, *res;
@@ -180,7 +180,7 @@ ctl_sm_mcast(struct ctl_req *req, json_t *args)
 void
 ctl_sm_sa(struct ctl_req *req, json_t *args)
 {
-	struct sm *sm = sm_current();
+	struct sm *sm = sm_of_req(req);
 	const struct sa_counters *c;
 	json_t *attrs, *subs;
 

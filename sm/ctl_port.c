@@ -33,10 +33,8 @@ struct port_op {
 };
 
 bool
-sm_port_is_disabled(uint64_t node_guid, uint8_t port)
+sm_port_is_disabled(const struct sm *sm, uint64_t node_guid, uint8_t port)
 {
-	struct sm *sm = sm_current();
-
 	return sm && sm->disabled.n > 0 && pds_get(&sm->disabled, node_guid, port) != NULL;
 }
 
@@ -136,7 +134,7 @@ send_phys(struct sm *sm, struct ctl_req *req, struct fabric_port *p, uint8_t phy
 static struct sm *
 master(struct ctl_req *req)
 {
-	struct sm *sm = sm_current();
+	struct sm *sm = sm_of_req(req);
 
 	if (sm_ctl_fabric(req) == NULL)
 		return NULL;

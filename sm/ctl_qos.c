@@ -159,7 +159,7 @@ void
 ctl_qos_show(struct ctl_req *req, json_t *args)
 {
 	const char *spec = ctl_arg_str(args, "port"), *cursor = ctl_arg_str(args, "after");
-	struct sm *sm = sm_current();
+	struct sm *sm = sm_of_req(req);
 	struct fabric *f = sm_ctl_fabric(req);
 	struct fabric_node *only = NULL, *n;
 	struct port_key after, last = { 0, 0 };

@@ -87,7 +87,7 @@ topo_part(struct topo_job *j)
 		ctl_reply_error(j->req, PERR_INTERNAL, "out of memory");
 		return -1;
 	}
-	rc = topology_ibnd_write_some(j->f, sm_current()->own_guid, out, &j->cur, &j->c,
+	rc = topology_ibnd_write_some(j->f, sm_of_req(j->req)->own_guid, out, &j->cur, &j->c,
 	    clock_mono_us() + TOPO_SLICE_US, TOPO_PART_BYTES);
 	if (fclose(out) != 0 || rc < 0) {
 		free(buf);
@@ -105,6 +105,7 @@ topo_slice(evutil_socket_t fd, short what, void *arg)
 {
 	struct topo_job *j = arg;
 	struct timeval zero = { 0, 0 };
+	struct sm *sm;
 	int rc;
 
 	(void)fd;
@@ -113,8 +114,9 @@ topo_slice(evutil_socket_t fd, short what, void *arg)
 		ctl_reply_error(j->req, PERR_INTERNAL, "the client left");
 		goto done;
 	}
-	if (sm_current() == NULL || sm_current()->fabric != j->f ||
-	    sm_current()->published != j->published) {
+	/* the daemon's SM, read again: NULL once it stopped */
+	sm = sm_of_req(j->req);
+	if (sm == NULL || sm->fabric != j->f || sm->published != j->published) {
 		ctl_reply_error(j->req, PERR_UNAVAILABLE,
 		    "the fabric model changed while it was exported: run it again");
 		goto done;
@@ -138,6 +140,7 @@ ctl_sm_topology(struct ctl_req *req, json_t *args)
 	struct topology_counts c;
 	struct topo_job *j;
 	struct fabric *f;
+	struct sm *sm;
 	char *text;
 
 	if (fmt < 0) {
@@ -147,12 +150,13 @@ ctl_sm_topology(struct ctl_req *req, json_t *args)
 	}
 	if ((f = sm_ctl_fabric(req)) == NULL)
 		return;
-	if (fmt == TOPOLOGY_IBNETDISCOVER && sm_current()->fd && sm_current()->fd->base) {
+	sm = sm_of_req(req);
+	if (fmt == TOPOLOGY_IBNETDISCOVER && sm->fd && sm->fd->base) {
 		j = xcalloc(1, sizeof(*j));
 		j->req = req;
 		j->f = f;
-		j->published = sm_current()->published;
-		if ((j->ev = evtimer_new(sm_current()->fd->base, topo_slice, j)) == NULL) {
+		j->published = sm->published;
+		if ((j->ev = evtimer_new(sm->fd->base, topo_slice, j)) == NULL) {
 			ctl_reply_error(req, PERR_INTERNAL, "out of memory");
 			free(j);
 			return;
@@ -161,7 +165,7 @@ ctl_sm_topology(struct ctl_req *req, json_t *args)
 		return;
 	}
 	/* dot (bundled: a few hundred edges) and Slurm's files are small */
-	if ((text = topology_text(f, fmt, sm_current()->own_guid, &c)) == NULL) {
+	if ((text = topology_text(f, fmt, sm->own_guid, &c)) == NULL) {
 		ctl_reply_error(req, PERR_INTERNAL, "cannot render the topology");
 		return;
 	}

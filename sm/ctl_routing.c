@@ -101,7 +101,7 @@ hot_rows(struct routing_loads *l, size_t top)
 void
 ctl_sm_routing(struct ctl_req *req, json_t *args)
 {
-	struct sm *sm = sm_current();
+	struct sm *sm = sm_of_req(req);
 	struct routing_loads l;
 	long long top = TOP_DEFAULT;
 	struct fabric *f;

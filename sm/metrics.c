@@ -66,10 +66,9 @@ sm_metrics(struct fabricd *fd, struct prom *p)
 	    NULL };
 	static const char *const subnet[] = { "up", "down", "discovering", "another master's",
 	    NULL };
-	struct sm *sm = sm_current();
+	struct sm *sm = sm_of_daemon(fd);
 	json_t *st;
 
-	(void)fd;
 	if (sm == NULL || (st = sm_status_json(sm)) == NULL)
 		return;
 	metrics_state_set(p, "fabricd_sm_state", "SMInfo state of this SM (1 for the current one)",

@@ -257,7 +257,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm->fd = fd;
 	sm->cfg = *cfg;
 	sm_attach_io(sm, fd);
-	sm_instance_set(sm);
+	fd->sm = sm;
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
 	sm->mc = mc_db_new();
 	sm->sa = sa_state_new();
@@ -307,7 +307,7 @@ static int
 sm_reload(struct fabricd *fd, const void *cfgp)
 {
 	const struct sm_config *cfg = cfgp;
-	struct sm *sm = sm_current();
+	struct sm *sm = fd->sm;
 
 	if (sm == NULL)
 		return 0;	/* disabled, and staying so (sm_reload_check) */
@@ -350,7 +350,7 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 static void
 sm_stop(struct fabricd *fd)
 {
-	struct sm *sm = sm_current();
+	struct sm *sm = fd->sm;
 	size_t i;
 
 	if (sm == NULL)
@@ -388,7 +388,7 @@ sm_stop(struct fabricd *fd)
 	sm_mcast_free(sm);
 	sa_state_free(sm->sa);
 	free(sm->qos_tables);
-	sm_instance_set(NULL);
+	fd->sm = NULL;
 	free(sm);
 }
 
@@ -397,9 +397,9 @@ sm_status(struct fabricd *fd)
 {
 	const struct sm_config *c = fabricd_module_config(fd, MOD_SM);
 
-	if (sm_current() == NULL)
+	if (fd->sm == NULL)
 		return json_pack("{s:s}", "state", c->enabled ? "error" : "disabled");
-	return sm_status_json(sm_current());
+	return sm_status_json(fd->sm);
 }
 
 /* fabricd -n: the routing engine the configuration asks for. */

@@ -19,6 +19,9 @@
 
 
 struct reread {
+	/* the daemon whose SM's model the answers go into: its SM is read
+	 * again at each answer (NULL once it stopped) */
+	struct fabricd		*fd;
 	struct mad_batch	 batch;
 	struct sm_qos_target	*t;
 	size_t			 n;
@@ -28,9 +31,9 @@ struct reread {
 };
 
 static struct fabric_port *
-port_now(const struct sm_qos_target *t)
+port_now(const struct reread *r, const struct sm_qos_target *t)
 {
-	struct sm *sm = sm_current();
+	const struct sm *sm = sm_of_daemon(r->fd);
 	struct fabric_node *n = sm && sm->fabric ? fabric_node_by_guid(sm->fabric, t->node_guid) : NULL;
 
 	return n && t->port <= n->nports && n->qos ? &n->ports[t->port] : NULL;
@@ -40,7 +43,7 @@ static void
 on_reply(const struct mad_result *res, void *owner, void *arg)
 {
 	const struct sm_qos_target *t = arg;
-	struct fabric_port *p = port_now(t);
+	struct fabric_port *p = port_now(owner, t);
 	const ib_smp_t *smp = (const ib_smp_t *)res->mad;
 
 	if (p == NULL || !mad_reply_ok(res))
@@ -62,7 +65,7 @@ finished(void *owner)
 static void
 send_gets(struct reread *r, struct sm_qos_target *t)
 {
-	struct fabric_port *p = port_now(t);
+	struct fabric_port *p = port_now(r, t);
 	struct mad_addr a;
 
 	if (p == NULL || !sm_qos_port_addr(p, &a))
@@ -91,9 +94,9 @@ feed(void *owner, void *arg)
 }
 
 int
-sm_qos_reread(const struct sm_qos_target *t, size_t n, sm_qos_done_fn done, void *arg)
+sm_qos_reread(struct sm *sm, const struct sm_qos_target *t, size_t n, sm_qos_done_fn done,
+    void *arg)
 {
-	struct sm *sm = sm_current();
 	struct reread *r;
 
 	if (sm == NULL || sm->state != SM_STATE_MASTER || sm->fabric == NULL ||
@@ -103,6 +106,7 @@ sm_qos_reread(const struct sm_qos_target *t, size_t n, sm_qos_done_fn done, void
 	r->t = xcalloc(n, sizeof(*t));
 	memcpy(r->t, t, n * sizeof(*t));
 	r->n = n;
+	r->fd = sm->fd;
 	r->done = done;
 	r->arg = arg;
 	mad_batch_init(&r->batch, &sm->batch.io, r);
@@ -113,9 +117,9 @@ sm_qos_reread(const struct sm_qos_target *t, size_t n, sm_qos_done_fn done, void
 }
 
 int
-sm_qos_sl_usable(const struct fabric_port *p, uint8_t in, uint8_t sl, char *why, size_t len)
+sm_qos_sl_usable(const struct sm *sm, const struct fabric_port *p, uint8_t in, uint8_t sl,
+    char *why, size_t len)
 {
-	struct sm *sm = sm_current();
 	uint8_t vl;
 	unsigned w;
 	int rc;
@@ -132,9 +136,8 @@ sm_qos_sl_usable(const struct fabric_port *p, uint8_t in, uint8_t sl, char *why,
 }
 
 int
-sm_qos_class_info(const char *name, uint64_t *sid)
+sm_qos_class_info(const struct sm *sm, const char *name, uint64_t *sid)
 {
-	struct sm *sm = sm_current();
 	const struct qos_class *c;
 
 	if (sm == NULL || !sm->cfg.qos.enabled || (c = qos_class_by_name(&sm->cfg.qos, name)) == NULL)
@@ -145,15 +148,14 @@ sm_qos_class_info(const char *name, uint64_t *sid)
 }
 
 int
-sm_qos_class_sl(const char *name)
+sm_qos_class_sl(const struct sm *sm, const char *name)
 {
-	return sm_qos_class_info(name, NULL);
+	return sm_qos_class_info(sm, name, NULL);
 }
 
 int
-sm_qos_path_sl(bool has_sid, uint64_t sid, uint16_t pkey)
+sm_qos_path_sl(const struct sm *sm, bool has_sid, uint64_t sid, uint16_t pkey)
 {
-	struct sm *sm = sm_current();
 
 	return qos_select_sl(sm ? &sm->cfg.qos : NULL, has_sid, sid, pkey);
 }

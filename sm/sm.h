@@ -16,20 +16,28 @@
 #include "mad/io.h"
 #include "mad/mad.h"
 
-/* NULL while the SM is disabled or not started. */
-struct fabric *sm_fabric(void);
-bool sm_subnet_up(void);
+struct sm;	/* one subnet manager: the daemon's (struct fabricd's sm) */
+
+/*
+ * Every function below takes the SM it asks; sm may be NULL (the SM is
+ * disabled): then there is no fabric, no master, no QoS, and a
+ * registration is not kept.
+ */
+
+/* NULL while the SM is disabled or has not swept yet. */
+struct fabric *sm_fabric(const struct sm *sm);
+bool sm_subnet_up(const struct sm *sm);
 /* Only the master SM writes to the fabric: while another SM is master (we
  * are STANDBY) or before the first discovery has decided, modules send no
  * Set and keep their changes for the first sweep as master. */
-bool sm_is_master(void);
-uint16_t sm_own_lid(void);
-uint64_t sm_own_port_guid(void);
+bool sm_is_master(const struct sm *sm);
+uint16_t sm_own_lid(const struct sm *sm);
+uint64_t sm_own_port_guid(const struct sm *sm);
 /* An operator disabled this port (`fabricctl port disable`): its link is
  * down on purpose. */
-bool sm_port_is_disabled(uint64_t node_guid, uint8_t port);
+bool sm_port_is_disabled(const struct sm *sm, uint64_t node_guid, uint8_t port);
 /* A heavy sweep soon: routes recomputed (health's isolated ports changed). */
-void sm_reroute(void);
+void sm_reroute(struct sm *sm);
 
 /*
  * Sweep hooks.  before_activate runs after discovery and LID assignment,
@@ -40,7 +48,7 @@ void sm_reroute(void);
 enum sm_hook_point { SM_HOOK_BEFORE_ACTIVATE, SM_HOOK_AFTER_SWEEP };
 typedef void (*sm_hook_fn)(struct fabric *f, bool topology_changed,
     void (*done)(void *token), void *token, void *arg);
-void sm_add_hook(enum sm_hook_point point, sm_hook_fn fn, void *arg);
+void sm_add_hook(struct sm *sm, enum sm_hook_point point, sm_hook_fn fn, void *arg);
 
 /*
  * Partition membership, for the SA's PathRecords (a path exists in a
@@ -54,7 +62,7 @@ void sm_add_hook(enum sm_hook_point point, sm_hook_fn fn, void *arg);
  */
 typedef int (*sm_pkey_table_fn)(const struct fabric_port *p, uint16_t *keys,
     size_t max, void *arg);
-void sm_set_pkey_tables(sm_pkey_table_fn fn, void *arg);
+void sm_set_pkey_tables(struct sm *sm, sm_pkey_table_fn fn, void *arg);
 
 /*
  * QoS (sm/qos*.c, docs/qos.md).  The pre-flight reads the tables of the
@@ -70,17 +78,19 @@ struct sm_qos_target {
 typedef void (*sm_qos_done_fn)(void *arg);
 /* 0: done(arg) is called once every answer is in; -1: not master, QoS
  * off or nothing to read (done is not called). */
-int sm_qos_reread(const struct sm_qos_target *t, size_t n, sm_qos_done_fn done, void *arg);
+int sm_qos_reread(struct sm *sm, const struct sm_qos_target *t, size_t n, sm_qos_done_fn done,
+    void *arg);
 /* 1: SL leaves p (from in) on a VL with weight; 0: not, why says how;
  * -1: unknown (QoS off, tables never read). */
-int sm_qos_sl_usable(const struct fabric_port *p, uint8_t in, uint8_t sl, char *why, size_t len);
+int sm_qos_sl_usable(const struct sm *sm, const struct fabric_port *p, uint8_t in, uint8_t sl,
+    char *why, size_t len);
 /* The SL of a class of the policy, -1 when there is none (or QoS off);
  * *sid (may be NULL) the first ServiceID the class names, 0 for none. */
-int sm_qos_class_sl(const char *name);
-int sm_qos_class_info(const char *name, uint64_t *sid);
+int sm_qos_class_sl(const struct sm *sm, const char *name);
+int sm_qos_class_info(const struct sm *sm, const char *name, uint64_t *sid);
 /* The SL the SA answers for a path with this ServiceID (has_sid) in
  * partition pkey (0: none): the same choice sa_path.c makes. */
-int sm_qos_path_sl(bool has_sid, uint64_t sid, uint16_t pkey);
+int sm_qos_path_sl(const struct sm *sm, bool has_sid, uint64_t sid, uint16_t pkey);
 
 /*
  * What the audit compares P_Key tables with: the partitions module hands
@@ -92,7 +102,7 @@ int sm_qos_path_sl(bool has_sid, uint64_t sid, uint16_t pkey);
  */
 typedef int (*sm_pkey_expect_fn)(uint64_t node_guid, uint8_t port, uint16_t *entries,
     size_t max, bool *switch_ext, void *arg);
-void sm_set_pkey_expect(sm_pkey_expect_fn fn, void *arg);
+void sm_set_pkey_expect(struct sm *sm, sm_pkey_expect_fn fn, void *arg);
 
 /*
  * IPoIB (as OpenSM's `ipoib` partition flag): the SM creates the IPv4
@@ -109,7 +119,7 @@ struct sm_ipoib {
 	uint32_t	qkey;
 };
 typedef bool (*sm_ipoib_fn)(size_t i, struct sm_ipoib *out, void *arg);
-void sm_set_ipoib_partitions(sm_ipoib_fn fn, void *arg);
+void sm_set_ipoib_partitions(struct sm *sm, sm_ipoib_fn fn, void *arg);
 
 /*
  * Unit tests: the next sm start sends through io (a fake fabric) instead

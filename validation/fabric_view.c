@@ -4,8 +4,10 @@
  * host name, OFED's "<host> <hca>" convention) and the walk of a route
  * through the programmed forwarding tables.
  *
- * sm_fabric() is NULL while the SM is disabled or not started: every
- * check that needs the fabric then says so instead of guessing.
+ * The SM is the daemon's, handed over by validation's start
+ * (view_attach); its fabric is NULL while the SM is disabled or has not
+ * swept: every check that needs the fabric then says so instead of
+ * guessing.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -44,11 +46,11 @@ static size_t nmemory;
 static size_t *buckets;
 static size_t nbuckets;		/* a power of two, at least twice nmemory */
 
-struct fabric *
-view_fabric(void)
-{
-	return sm_fabric();
-}
+static struct sm *served;	/* view_attach() */
+
+void view_attach(struct sm *sm) { served = sm; }
+struct sm *view_sm(void) { return served; }
+struct fabric *view_fabric(void) { return sm_fabric(served); }
 
 /* "host1" or "host1 mlx5_0" (any further words ignored). */
 static bool
@@ -320,7 +322,7 @@ after_sweep(struct fabric *f, bool topology_changed, void (*done)(void *token), 
 void
 view_hook_install(void)
 {
-	sm_add_hook(SM_HOOK_AFTER_SWEEP, after_sweep, NULL);
+	sm_add_hook(served, SM_HOOK_AFTER_SWEEP, after_sweep, NULL);
 }
 
 void
@@ -332,6 +334,7 @@ view_forget(void)
 	free(buckets);
 	buckets = NULL;
 	nbuckets = 0;
+	served = NULL;
 }
 
 json_t *

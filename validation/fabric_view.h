@@ -17,7 +17,13 @@ struct view_port {
 	char		 hca[VIEW_NAME_LEN];	/* "" when the description has none */
 };
 
-/* The SM's fabric, or NULL: SM not linked, disabled or not started. */
+/* The SM the view reads: the daemon's, handed over at validation's
+ * start (whether validation runs jobs or not: the pre-flight and the
+ * NCCL environment read it too), NULL at its stop. */
+struct sm;
+void view_attach(struct sm *sm);
+struct sm *view_sm(void);
+/* That SM's fabric, or NULL: SM disabled or not swept yet. */
 struct fabric *view_fabric(void);
 size_t view_host_ports(struct fabric *f, const char *host, struct view_port *out, size_t max);
 /* The same for many hosts of one request: the nodes indexed by host name
@@ -46,6 +52,7 @@ struct view_lost {
 void view_remember(struct fabric *f);
 size_t view_recall(struct fabric *f, const char *host, struct view_lost *out, size_t max);
 void view_hook_install(void);
+/* Forgets the memory and the SM. */
 void view_forget(void);
 /* The egress ports on the route from host a's first port to host b's:
  * [{node, port, state, degraded, health}], empty without fabric state. */

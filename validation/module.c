@@ -46,6 +46,7 @@ validation_start(struct fabricd *fd, const void *cfg)
 {
 	const struct validation_config *c = cfg;
 
+	view_attach(fd->sm);	/* the pre-flight runs with validation off too */
 	if (!c->enabled)
 		return 0;
 	jobs_init(fd);

@@ -133,13 +133,13 @@ env_qos(bool ib, json_t *env, json_t *notes)
 	char v[16];
 	int sl, tc, prio;
 
-	if (ib && (sl = sm_qos_class_sl("training")) >= 0) {
+	if (ib && (sl = sm_qos_class_sl(view_sm(), "training")) >= 0) {
 		snprintf(v, sizeof(v), "%d", sl);
 		json_object_set_new(env, "NCCL_IB_SL", json_string(v));
 	} else if (ib)
 		json_array_append_new(notes, json_string("NCCL_IB_SL: no QoS class named training "
 		    "(SL 0)"));
-	if (ib && (sl = sm_qos_class_sl("kv")) >= 0) {
+	if (ib && (sl = sm_qos_class_sl(view_sm(), "kv")) >= 0) {
 		snprintf(v, sizeof(v), "%d", sl);
 		json_object_set_new(env, "UCX_IB_SL", json_string(v));
 	}

@@ -358,7 +358,8 @@ qos_check(struct preflight *pf)
 
 		if (n == NULL || t->port > n->nports)
 			continue;
-		rc = sm_qos_sl_usable(&n->ports[t->port], t->in, (uint8_t)pf->sl, why, sizeof(why));
+		rc = sm_qos_sl_usable(view_sm(), &n->ports[t->port], t->in, (uint8_t)pf->sl, why,
+		    sizeof(why));
 		if (rc == 0)
 			pf_fault(&c, NULL, NULL, &n->ports[t->port], "QosSlUnusable",
 			    "%s port %u (from port %u): %s", n->desc, t->port, t->in, why);
@@ -454,7 +455,8 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 	pf->nccl = nccl;
 	pf->timeout_ms = timeout_ms;
 	/* the SL an NCCL job gets (nccl-env's NCCL_IB_SL): the training class's */
-	pf->sl = sl >= 0 ? sl : sm_qos_class_sl("training") >= 0 ? sm_qos_class_sl("training") : 0;
+	if ((pf->sl = sl) < 0 && (pf->sl = sm_qos_class_sl(view_sm(), "training")) < 0)
+		pf->sl = 0;
 	if (!fabric_checks(pf, hosts, n, tenant)) {
 		json_decref(pf->checks);
 		json_decref(pf->faults);
@@ -462,7 +464,7 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 		preflight_free(pf);
 		return;
 	}
-	if (sm_qos_reread(pf->route_ports.t, pf->route_ports.n, after_qos_read, pf) != 0)
+	if (sm_qos_reread(view_sm(), pf->route_ports.t, pf->route_ports.n, after_qos_read, pf) != 0)
 		after_qos_read(pf);	/* nothing to read: the check says why */
 }
 

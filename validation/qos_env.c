@@ -11,13 +11,14 @@
 #include "daemon/control.h"
 #include "roce_qos/roce_qos.h"
 #include "sm/sm.h"
+#include "validation/fabric_view.h"
 #include "validation/validation.h"
 
 static json_t *
 ib_part(const char *name)
 {
 	uint64_t sid = 0;
-	int sl = sm_qos_class_info(name, &sid);
+	int sl = sm_qos_class_info(view_sm(), name, &sid);
 	char buf[32];
 	json_t *o;
 
@@ -28,7 +29,8 @@ ib_part(const char *name)
 		snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)sid);
 		json_object_set_new(o, "service_id", json_string(buf));
 		/* what the SA gives rdma_cm for that service (no partition asked) */
-		json_object_set_new(o, "rdma_cm_sl", json_integer(sm_qos_path_sl(true, sid, 0)));
+		json_object_set_new(o, "rdma_cm_sl",
+		    json_integer(sm_qos_path_sl(view_sm(), true, sid, 0)));
 	}
 	snprintf(buf, sizeof(buf), "%d", sl);
 	json_object_set_new(o, "env", json_pack("{s:s, s:s}", "NCCL_IB_SL", buf, "UCX_IB_SL", buf));

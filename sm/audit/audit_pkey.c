@@ -18,7 +18,7 @@
 static size_t
 pkey_items(struct sm *sm, const struct fabric_node *n)
 {
-	return sm_pkey_expect_known() ? (size_t)n->nports + 1 : 0;	/* item k: port k */
+	return sm_pkey_expect_known(sm) ? (size_t)n->nports + 1 : 0;	/* item k: port k */
 }
 
 static size_t
@@ -33,7 +33,7 @@ pkey_gets(struct sm *sm, const struct fabric_node *n, size_t k, struct audit_get
 
 	if (n->type != FABRIC_SWITCH && (k == 0 || p->guid == 0))
 		return 0;
-	if ((cnt = sm_pkey_expected(n, (uint8_t)k, entries, PKEY_MAX, &ext)) <= 0)
+	if ((cnt = sm_pkey_expected(sm, n, (uint8_t)k, entries, PKEY_MAX, &ext)) <= 0)
 		return 0;
 	if (!fabric_port_path(p, a.path, &a.hops))
 		return 0;
@@ -62,7 +62,7 @@ pkey_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, cons
 	uint16_t entries[PKEY_MAX];
 	unsigned i, from = g->block * PKEY_BLOCK, ndiff = 0, first = 0;
 	bool ext;
-	int cnt = sm_pkey_expected(n, g->port, entries, PKEY_MAX, &ext);
+	int cnt = sm_pkey_expected(sm, n, g->port, entries, PKEY_MAX, &ext);
 
 	if (cnt <= 0 || (unsigned)cnt <= from)
 		return AUDIT_SKIP;

@@ -143,7 +143,7 @@ pi_check(struct sm *sm, struct fabric_node *n, const struct audit_get *g, const 
 		return AUDIT_REPORT;
 	}
 	if (n->type == FABRIC_SWITCH && g->port > 0 &&
-	    sm_pkey_expected(n, g->port, entries, 1, &ext) > 0 && ext) {
+	    sm_pkey_expected(sm, n, g->port, entries, 1, &ext) > 0 && ext) {
 		bool held = (pi->vl_enforce & ENFORCE_BITS) == ENFORCE_BITS;
 
 		if (held) {

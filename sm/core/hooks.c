@@ -51,9 +51,6 @@ sm_tell_trap_about(struct sm *sm, uint16_t lid)
 			sm->listeners[i]->trap_about(sm, lid);
 }
 
-static struct sm_hook hooks[2][SM_MAX_HOOKS];
-static size_t nhooks[2];
-
 static void run_hook(struct sm *sm);
 
 static void
@@ -97,11 +94,11 @@ run_hook(struct sm *sm)
 	enum sm_hook_point pt = sm->hook_point;
 	struct sm_hook *h;
 
-	if (sm->hook_next >= nhooks[pt]) {
+	if (sm->hook_next >= sm->nhooks[pt]) {
 		sm->hooks_then(sm);
 		return;
 	}
-	h = &hooks[pt][sm->hook_next];
+	h = &sm->hooks[pt][sm->hook_next];
 	h->fn(pt == SM_HOOK_BEFORE_ACTIVATE ? sm->next : sm->fabric,
 	    sm->topology_changed, hook_done, sm, h->arg);
 }
@@ -116,17 +113,19 @@ sm_run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *))
 }
 
 void
-sm_add_hook(enum sm_hook_point point, sm_hook_fn fn, void *arg)
+sm_add_hook(struct sm *sm, enum sm_hook_point point, sm_hook_fn fn, void *arg)
 {
 	size_t i;
 
-	if (nhooks[point] >= SM_MAX_HOOKS) {
+	if (sm == NULL)
+		return;		/* no SM: no sweep to hook into */
+	if (sm->nhooks[point] >= SM_MAX_HOOKS) {
 		log_warnx("sm: too many hooks");
 		return;
 	}
-	for (i = 0; i < nhooks[point]; i++)
-		if (hooks[point][i].fn == fn && hooks[point][i].arg == arg)
+	for (i = 0; i < sm->nhooks[point]; i++)
+		if (sm->hooks[point][i].fn == fn && sm->hooks[point][i].arg == arg)
 			return;		/* a module restarted: already there */
-	hooks[point][nhooks[point]].fn = fn;
-	hooks[point][nhooks[point]++].arg = arg;
+	sm->hooks[point][sm->nhooks[point]].fn = fn;
+	sm->hooks[point][sm->nhooks[point]++].arg = arg;
 }

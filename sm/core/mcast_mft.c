@@ -91,20 +91,19 @@ sm_mcast_free(struct sm *sm)
 
 /* ---- the SM's own groups ---- */
 
-static sm_ipoib_fn ipoib_fn;	/* sm_set_ipoib_partitions() */
-static void *ipoib_arg;
-
 void
-sm_set_ipoib_partitions(sm_ipoib_fn fn, void *arg)
+sm_set_ipoib_partitions(struct sm *sm, sm_ipoib_fn fn, void *arg)
 {
-	ipoib_fn = fn;
-	ipoib_arg = fn ? arg : NULL;
+	if (sm == NULL)
+		return;
+	sm->ipoib_fn = fn;
+	sm->ipoib_arg = fn ? arg : NULL;
 }
 
 bool
-sm_ipoib_partition(size_t i, struct sm_ipoib *out)
+sm_ipoib_partition(const struct sm *sm, size_t i, struct sm_ipoib *out)
 {
-	return ipoib_fn != NULL && ipoib_fn(i, out, ipoib_arg);
+	return sm->ipoib_fn != NULL && sm->ipoib_fn(i, out, sm->ipoib_arg);
 }
 
 /* The IPoIB broadcast group of a partition, created before any host asks:
@@ -138,7 +137,7 @@ sm_mcast_ensure_groups(struct sm *sm)
 		    .rate = IB_PATH_RECORD_RATE_10_GBS, .sl = 0, .qkey = 0x0B1B };
 		ensure_broadcast(sm, &ip);
 	}
-	for (size_t i = 0; sm_ipoib_partition(i, &ip); i++)
+	for (size_t i = 0; sm_ipoib_partition(sm, i, &ip); i++)
 		ensure_broadcast(sm, &ip);
 }
 

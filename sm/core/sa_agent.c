@@ -25,7 +25,7 @@ void
 sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx)
 {
 	void *pkey_arg;
-	sm_pkey_table_fn pkey_table = sm_pkey_tables(&pkey_arg);
+	sm_pkey_table_fn pkey_table = sm_pkey_tables(sm, &pkey_arg);
 
 	*ctx = (struct sa_ctx){
 		.f = sm->fabric,
@@ -37,7 +37,8 @@ sa_ctx_of(struct sm *sm, const struct mad_in *in, struct sa_ctx *ctx)
 		.pkey_table = pkey_table,
 		.pkey_arg = pkey_arg,
 		/* partitions off: the factory table everywhere */
-		.pkey_entries = pkey_table ? sm_pkey_expected : NULL,
+		.pkey_entries = pkey_table ? sm->pkey_expect : NULL,
+		.pkey_entries_arg = sm->pkey_expect_arg,
 		.counters = &sm->sa->counters,
 		.qos = &sm->cfg.qos,
 		.mc = sm->mc,

@@ -219,7 +219,18 @@ struct sm {
 	struct event		*poll_timer;
 	uint64_t		 key_told_guid, key_told_key;	/* foreign SM_Key, told once */
 
-	/* hooks (the registry itself is in hooks.c) */
+	/* what the other modules registered with this SM (sm.h): sweep
+	 * hooks, the P_Key hand-off (pkey_handoff.c), the IPoIB partitions */
+	struct sm_hook		 hooks[2][SM_MAX_HOOKS];
+	size_t			 nhooks[2];
+	sm_pkey_table_fn	 pkey_table;
+	void			*pkey_table_arg;
+	sm_pkey_expect_fn	 pkey_expect;
+	void			*pkey_expect_arg;
+	sm_ipoib_fn		 ipoib_fn;
+	void			*ipoib_arg;
+
+	/* the hooks running now (hooks.c) */
 	size_t			 hook_next;
 	enum sm_hook_point	 hook_point;
 	void			(*hooks_then)(struct sm *);
@@ -279,10 +290,10 @@ void sm_run_hooks(struct sm *sm, enum sm_hook_point pt, void (*then)(struct sm *
  * sm_set_pkey_expect): the table reader and its argument (NULL: none);
  * whether committed tables are known; a port's committed table, its
  * count or -1 when not known. */
-sm_pkey_table_fn sm_pkey_tables(void **arg);
-bool sm_pkey_expect_known(void);
-int sm_pkey_expected(const struct fabric_node *n, uint8_t port, uint16_t *entries, size_t max,
-    bool *switch_ext);
+sm_pkey_table_fn sm_pkey_tables(const struct sm *sm, void **arg);
+bool sm_pkey_expect_known(const struct sm *sm);
+int sm_pkey_expected(const struct sm *sm, const struct fabric_node *n, uint8_t port,
+    uint16_t *entries, size_t max, bool *switch_ext);
 
 /* sa_agent.c: every class-0x03 MAD; the answer goes back through the engine. */
 void sa_handle_mad(struct sm *sm, const struct mad_in *in);
@@ -422,7 +433,7 @@ bool sm_mcast_mft_sa_block(void *arg, const struct fabric_node *n, unsigned bloc
     uint16_t ports[SM_MFT_BLOCK_MLIDS]);
 void sm_mcast_free(struct sm *sm);
 /* The i-th partition registered for IPoIB (sm_set_ipoib_partitions). */
-bool sm_ipoib_partition(size_t i, struct sm_ipoib *out);
+bool sm_ipoib_partition(const struct sm *sm, size_t i, struct sm_ipoib *out);
 
 /* sa_report.c: Reports of traps 64/65 for the CA ports that came into or
  * went out of service between two models, to their subscribers. */

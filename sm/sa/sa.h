@@ -126,11 +126,12 @@ struct sa_ctx {
 	uint8_t			 sm_state;	/* IB_SMINFO_STATE_* */
 	uint32_t		 sm_act_count;
 	sm_pkey_table_fn	 pkey_table;	/* NULL: 0xFFFF alone everywhere */
-	/* A port's whole committed P_Key table (sm_pkey_expected): count or
-	 * -1 when not known; NULL: 0xFFFF alone everywhere. */
-	int			(*pkey_entries)(const struct fabric_node *n, uint8_t port,
-				    uint16_t *entries, size_t max, bool *switch_ext);
 	void			*pkey_arg;
+	/* A port's whole committed P_Key table (what partitions registered
+	 * with sm_set_pkey_expect): count or -1 when not known; NULL: 0xFFFF
+	 * alone everywhere. */
+	sm_pkey_expect_fn	 pkey_entries;
+	void			*pkey_entries_arg;
 	struct sa_counters	*counters;	/* what sa_answer() saw; NULL: not counted */
 	const struct qos_policy	*qos;		/* the SL of a path's class; NULL: SL 0 */
 	struct mc_db		*mc;		/* multicast groups; NULL: none, joins refused */

@@ -35,7 +35,7 @@ port_table(const struct sa_ctx *ctx, const struct fabric_node *n, uint8_t num, u
 		e[0] = 0xFFFF;
 		return 1;
 	}
-	cnt = ctx->pkey_entries(n, num, e, PKEY_MAX, &ext);
+	cnt = ctx->pkey_entries(n->guid, num, e, PKEY_MAX, &ext, ctx->pkey_entries_arg);
 	return cnt > 0 ? (size_t)cnt : 0;
 }
 

@@ -49,7 +49,6 @@ afix_teardown(void **state)
 	guid_map_free(&x->audit.enforce_seen);
 	fabric_free(x->r.f);
 	free(x);
-	sm_set_pkey_expect(NULL, NULL);
 	return 0;
 }
 
@@ -116,6 +115,28 @@ expect(uint64_t node_guid, uint8_t port, uint16_t *entries, size_t max, bool *ex
 	return 4;
 }
 
+/* What partitions registers is the instance's: a second SM (another
+ * subnet's) has no committed tables, its audit reads none. */
+static void
+pkey_expect_per_instance(void **state)
+{
+	struct afix *x = *state;
+	struct sm *other = calloc(1, sizeof(*other));
+	struct audit_get g[AUDIT_MAX_GETS];
+
+	assert_non_null(other);
+	sm_set_pkey_expect(&x->sm, expect, NULL);
+	assert_int_equal(audit_pkey_checker.items(&x->sm, x->r.h2), x->r.h2->nports + 1);
+	assert_int_equal(audit_pkey_checker.items(other, x->r.h2), 0);
+	assert_int_equal(audit_pkey_checker.gets(&x->sm, x->r.h2, 1, g), 1);
+	sm_set_pkey_expect(other, expect, NULL);
+	sm_set_pkey_expect(&x->sm, NULL, NULL);
+	assert_int_equal(audit_pkey_checker.items(&x->sm, x->r.h2), 0);
+	assert_int_equal(audit_pkey_checker.items(other, x->r.h2), x->r.h2->nports + 1);
+	sm_set_pkey_expect(NULL, expect, NULL);	/* no SM: nothing kept, no crash */
+	free(other);
+}
+
 static void
 pkey_block(void **state)
 {
@@ -125,7 +146,7 @@ pkey_block(void **state)
 	char diff[AUDIT_DIFF_LEN];
 
 	assert_int_equal(audit_pkey_checker.items(&x->sm, x->r.h2), 0);	/* nothing registered */
-	sm_set_pkey_expect(expect, NULL);
+	sm_set_pkey_expect(&x->sm, expect, NULL);
 	assert_int_equal(audit_pkey_checker.gets(&x->sm, x->r.h2, 1, g), 1);
 	assert_int_equal(audit_pkey_checker.gets(&x->sm, x->r.h3, 2, g), 0);	/* unknown table */
 	audit_pkey_checker.gets(&x->sm, x->r.h2, 1, g);
@@ -234,6 +255,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(lft_block, afix_setup, afix_teardown),
 		cmocka_unit_test_setup_teardown(lft_read_refreshes_copy, afix_setup, afix_teardown),
 		cmocka_unit_test_setup_teardown(pkey_block, afix_setup, afix_teardown),
+		cmocka_unit_test_setup_teardown(pkey_expect_per_instance, afix_setup, afix_teardown),
 		cmocka_unit_test_setup_teardown(portinfo_fields, afix_setup, afix_teardown),
 		cmocka_unit_test(mft_compare),
 		cmocka_unit_test_setup_teardown(mft_unknown, afix_setup, afix_teardown),

@@ -397,8 +397,6 @@ setup(void **state)
 	events_attach(w->fd.base, w->fd.store);
 	fake_init(&w->fk);
 	current = w;
-	sm_add_hook(SM_HOOK_BEFORE_ACTIVATE, before_hook, &current);
-	sm_add_hook(SM_HOOK_AFTER_SWEEP, after_hook, &current);
 	*state = w;
 	return 0;
 }
@@ -437,6 +435,18 @@ sm_swept(struct world *w)
 	return swept;
 }
 
+/* Start the SM on the fake, with the test's hooks registered as a module
+ * would (after the SM's start, on the instance the daemon holds). */
+static void
+start_sm(struct world *w, const struct mad_io *io)
+{
+	sm_test_use_io(io, w->fk.n[0].guid + 1, 1);
+	assert_int_equal(sm_module.start(&w->fd, w->cfg->module[MOD_SM]), 0);
+	assert_non_null(w->fd.sm);
+	sm_add_hook(w->fd.sm, SM_HOOK_BEFORE_ACTIVATE, before_hook, &current);
+	sm_add_hook(w->fd.sm, SM_HOOK_AFTER_SWEEP, after_hook, &current);
+}
+
 /* Start the SM on the fake and run the loop until nothing moves: the
  * sweep has ended, or it never will. */
 static json_t *
@@ -445,8 +455,7 @@ bring_up(struct world *w)
 	struct mad_io io = { .smp = fake_smp, .ctx = &w->fk };
 	json_t *st;
 
-	sm_test_use_io(&io, w->fk.n[0].guid + 1, 1);
-	assert_int_equal(sm_module.start(&w->fd, w->cfg->module[MOD_SM]), 0);
+	start_sm(w, &io);
 	for (int i = 0; i < 500; i++) {
 		/* 10 ms of the loop: routing runs on a thread, its answer
 		 * comes through the loop, not at once; on a loaded machine
@@ -475,8 +484,7 @@ test_status_shows_the_sweep(void **state)
 	json_int_t most = 0;
 	bool named = false;
 
-	sm_test_use_io(&io, w->fk.n[0].guid + 1, 1);
-	assert_int_equal(sm_module.start(&w->fd, w->cfg->module[MOD_SM]), 0);
+	start_sm(w, &io);
 	for (int i = 0; i < 2000 && !sm_swept(w); i++) {
 		json_t *st, *run;
 		const char *subnet;
@@ -545,7 +553,7 @@ test_bring_up(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_object_get(st, "subnet"),
 	    "state")), "up");
 	json_decref(st);
-	assert_int_equal(fabric_node_count(sm_fabric()), NNODES);
+	assert_int_equal(fabric_node_count(sm_fabric(w->fd.sm)), NNODES);
 	assert_int_equal(w->before_hooks, 1);
 	assert_int_equal(w->after_hooks, 1);
 	assert_true(f->lft_gets > 0);			/* the held table was read back */
@@ -579,9 +587,9 @@ bring_up_without_h3(struct world *w, enum fault fault)
 	assert_int_equal(subnet_int(st, "sweeps"), 1);
 	ok = subnet_bool(st, "last_sweep_ok");
 	json_decref(st);
-	assert_int_equal(fabric_node_count(sm_fabric()), NNODES - 1);
-	assert_null(fabric_node_by_guid(sm_fabric(), w->fk.n[H3].guid));
-	assert_null(fabric_node_by_guid(sm_fabric(), 0));
+	assert_int_equal(fabric_node_count(sm_fabric(w->fd.sm)), NNODES - 1);
+	assert_null(fabric_node_by_guid(sm_fabric(w->fd.sm), w->fk.n[H3].guid));
+	assert_null(fabric_node_by_guid(sm_fabric(w->fd.sm), 0));
 	assert_int_equal(w->after_hooks, 1);
 	assert_active_except(&w->fk, H3);
 	return ok;
@@ -658,8 +666,8 @@ test_light_sweeps(void **state)
 	f->psc = true;
 	st = sweep_until(w, n + 2);
 	json_decref(st);
-	assert_int_equal(fabric_node_count(sm_fabric()), NNODES - 1);
-	assert_null(fabric_node_by_guid(sm_fabric(), f->n[H3].guid));
+	assert_int_equal(fabric_node_count(sm_fabric(w->fd.sm)), NNODES - 1);
+	assert_null(fabric_node_by_guid(sm_fabric(w->fd.sm), f->n[H3].guid));
 	turns_until_hooks(w, 2);
 	assert_int_equal(w->after_hooks, 2);
 	assert_false(f->psc);				/* cleared by the heavy sweep */
@@ -723,7 +731,7 @@ test_qos_optimized(void **state)
 static const struct fabric_node *
 model_switch(const struct world *w)
 {
-	const struct fabric_node *n = fabric_node_by_guid(sm_fabric(), w->fk.n[1].guid);
+	const struct fabric_node *n = fabric_node_by_guid(sm_fabric(w->fd.sm), w->fk.n[1].guid);
 
 	assert_non_null(n);
 	assert_non_null(n->lft);

@@ -194,9 +194,10 @@ test_partitions(void **state)
 
 /* 40 entries: index i holds 0x8000 | i + 1. */
 static int
-committed(const struct fabric_node *n, uint8_t port, uint16_t *e, size_t max, bool *ext)
+committed(uint64_t node_guid, uint8_t port, uint16_t *e, size_t max, bool *ext, void *arg)
 {
-	(void)n;
+	(void)node_guid;
+	(void)arg;
 	(void)port;
 	(void)ext;
 	for (size_t i = 0; i < 40 && i < max; i++)
