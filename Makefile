@@ -20,6 +20,8 @@ DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
 # graphviz: the tests render topology --format dot to SVG (sm_topology_plan.sh)
 # and judge its layout with python3 (sm_topology_dot.sh)
 DEB_PKGS += graphviz python3
+# etcd: the HA tests start a 3-member cluster on loopback (tests/lib/etcd.sh)
+DEB_PKGS += etcd-server etcd-client
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
@@ -32,7 +34,7 @@ LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
-MODULE_DIRS = common mad fabric daemon sm sm/core sm/sa sm/audit sm/qos sm/mcast partitions roce_qos health validation
+MODULE_DIRS = common mad fabric daemon ha sm sm/core sm/sa sm/audit sm/qos sm/mcast partitions roce_qos health validation
 LIB_SRCS = $(filter-out daemon/main.c,$(wildcard $(addsuffix /*.c,$(MODULE_DIRS))))
 LIB_OBJS = $(LIB_SRCS:%.c=$(O)/%.o) $(O)/schemas.o
 CLI_SRCS = $(wildcard cli/*.c) $(wildcard common/*.c)

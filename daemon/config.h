@@ -96,7 +96,7 @@ void cfg_fields_free(const struct cfg_field *fields, void *obj);
 
 /* The modules, in start order (daemon/modules.c has the table); also the
  * index of each one's section in fabricd_config. */
-enum module_id { MOD_SM, MOD_PARTITIONS, MOD_ROCE_QOS, MOD_HEALTH, MOD_VALIDATION, MOD_COUNT };
+enum module_id { MOD_HA, MOD_SM, MOD_PARTITIONS, MOD_ROCE_QOS, MOD_HEALTH, MOD_VALIDATION, MOD_COUNT };
 
 struct fabricd_config {
 	char		*file;

@@ -66,7 +66,7 @@ struct fabricd_module {
 };
 
 extern const struct fabricd_module *const fabricd_modules[MOD_COUNT];
-extern const struct fabricd_module sm_module, partitions_module, roce_qos_module,
+extern const struct fabricd_module ha_module, sm_module, partitions_module, roce_qos_module,
     health_module, validation_module;
 
 struct fabricd {
@@ -83,6 +83,9 @@ struct fabricd {
 	 * it, so the pointer outlives them.  One today; a daemon that runs an
 	 * SM per subnet or plane would hand each module the one it serves. */
 	struct sm		*sm;
+	/* The replicated intent (ha/ha.h), NULL without an `ha` section: the
+	 * first module to start, the last to stop. */
+	struct ha		*ha;
 };
 
 /* The one daemon instance (NULL in unit tests unless they set one up). */

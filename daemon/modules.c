@@ -2,6 +2,7 @@
 #include "daemon/fabricd.h"
 
 const struct fabricd_module *const fabricd_modules[MOD_COUNT] = {
+	[MOD_HA] = &ha_module,
 	[MOD_SM] = &sm_module,
 	[MOD_PARTITIONS] = &partitions_module,
 	[MOD_ROCE_QOS] = &roce_qos_module,

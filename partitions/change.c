@@ -22,6 +22,7 @@
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
 #include "partitions/internal.h"
+#include "partitions/replica.h"
 #include "sm/sm.h"
 
 /* NULL while the SM is disabled or not master (another SM owns the
@@ -256,6 +257,7 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	pt_intent_clear(pt_state.store);
 	if (rep->ok) {
 		commit_model(r, plan->index, plan->nindex);
+		pt_replica_applied(true, pt_state.model, pt_state.index, pt_state.nindex);
 		xasprintf(&msg, "applied: %zu port%s written with %zu PartitionTable Set%s, "
 		    "every block read back", rep->ports_written, rep->ports_written == 1 ? "" : "s",
 		    rep->sets, rep->sets == 1 ? "" : "s");
@@ -269,6 +271,7 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 			    "ports_written", (json_int_t)rep->ports_written,
 			    "sets", (json_int_t)rep->sets, "gets", (json_int_t)rep->gets));
 	} else {
+		pt_replica_applied(false, pt_state.model, pt_state.index, pt_state.nindex);
 		msg = failure_text(rep);
 		pt_state.changes_failed++;
 		pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
@@ -312,14 +315,46 @@ store_only(struct run *r)
 	run_free(r);
 }
 
+static void
+start_apply(struct run *r)
+{
+	struct mad_io io = mad_io_engine(fabricd_mad());
+	struct pt_err e;
+
+	pt_state.busy = true;
+	if (pt_apply_start_intent(&r->plan, &io, record_change, on_applied, r) != 0) {
+		pt_state.busy = false;
+		pt_err_set(&e, PERR_INTERNAL, "could not start applying");
+		reject(r, &e);
+	}
+}
+
+/* The change is in etcd (or not): apply it, or say why nothing was. */
+static void
+published(enum proto_error code, const char *msg, void *arg)
+{
+	struct run *r = arg;
+	struct pt_err e;
+
+	pt_state.busy = false;
+	if (code == PERR_NONE && pt_fabric_now() != NULL) {
+		start_apply(r);
+		return;
+	}
+	pt_err_set(&e, code == PERR_NONE ? PERR_UNAVAILABLE : code, "%s", code == PERR_NONE ?
+	    "committed to etcd, but this node stopped being master: the next master applies it" :
+	    msg);
+	reject(r, &e);
+	pt_sweep_resume();
+}
+
 void
 pt_change_run(struct pt_change *ch)
 {
 	struct run *r = xcalloc(1, sizeof(*r));
-	char action[64];
+	char action[64], why[256];
 	struct pt_plan_input in;
 	struct fabric *f;
-	struct mad_io io;
 	struct pt_err e;
 	size_t n;
 
@@ -345,6 +380,11 @@ pt_change_run(struct pt_change *ch)
 		return;
 	}
 	if ((f = pt_fabric_now()) == NULL) {
+		if (pt_replica_refusal(why, sizeof(why)) != NULL) {
+			pt_err_set(&e, PERR_UNAVAILABLE, "not written: %s", why);
+			reject(r, &e);
+			return;
+		}
 		store_only(r);
 		return;
 	}
@@ -360,11 +400,21 @@ pt_change_run(struct pt_change *ch)
 		run_free(r);
 		return;
 	}
-	io = mad_io_engine(fabricd_mad());
+	if (!pt_replica_on()) {
+		start_apply(r);
+		return;
+	}
+	/* with ha: committed to etcd first, then applied (replica.c) */
+	if (pt_replica_refusal(why, sizeof(why)) != NULL) {
+		pt_err_set(&e, PERR_UNAVAILABLE, "not written: %s", why);
+		reject(r, &e);
+		return;
+	}
 	pt_state.busy = true;
-	if (pt_apply_start_intent(&r->plan, &io, record_change, on_applied, r) != 0) {
+	if (pt_replica_publish(r->ch.proposed, r->plan.index, r->plan.nindex, r->ch.action,
+	    published, r) != 0) {
 		pt_state.busy = false;
-		pt_err_set(&e, PERR_INTERNAL, "could not start applying");
+		pt_err_set(&e, PERR_UNAVAILABLE, "not written: etcd could not be asked");
 		reject(r, &e);
 	}
 }
@@ -546,7 +596,9 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 	struct pt_err e;
 	size_t n;
 
-	if (!pt_state.running || fabricd_mad() == NULL || !sm_is_master(pt_state.sm) || deferred.pending) {
+	if (!pt_state.running || fabricd_mad() == NULL || !sm_is_master(pt_state.sm) ||
+	    deferred.pending || !pt_replica_ready()) {
+		/* with ha, nothing is programmed before the latest intent is read */
 		done(token);
 		return;
 	}

@@ -94,6 +94,8 @@ struct pt_change {
 };
 /* Plan, check, apply, verify, commit; answers ch->req exactly once. */
 void pt_change_run(struct pt_change *ch);
+/* Replace the committed model (c is taken) and index, in memory. */
+void pt_commit_model(struct pt_config *c, const struct pt_index *idx, size_t nidx);
 /* The SM's published fabric, or NULL when no SM runs (or none is linked). */
 struct fabric *pt_fabric_now(void);
 struct fabric_node **pt_nodes_of(struct fabric *f, size_t *n);

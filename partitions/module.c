@@ -19,6 +19,7 @@
 #include "daemon/metrics.h"
 #include "partitions/files.h"
 #include "partitions/internal.h"
+#include "partitions/replica.h"
 #include "partitions/partitions.h"
 #include "sm/sm.h"
 
@@ -63,6 +64,7 @@ partitions_start(struct fabricd *fd, const void *cfg)
 	sm_set_pkey_tables(pt_state.sm, pt_sa_pkey_table, NULL);
 	sm_set_pkey_expect(pt_state.sm, pt_audit_expect, NULL);
 	sm_set_ipoib_partitions(pt_state.sm, pt_sa_ipoib, NULL);
+	pt_replica_start(fd->ha);
 	pt_state.running = true;
 	return 0;
 }
@@ -110,6 +112,7 @@ partitions_stop(struct fabricd *fd)
 		sm_set_pkey_expect(pt_state.sm, NULL, NULL);
 		sm_set_ipoib_partitions(pt_state.sm, NULL, NULL);
 	}
+	pt_replica_stop();
 	pt_state_free();
 }
 

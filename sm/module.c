@@ -33,6 +33,7 @@
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/events.h"
+#include "ha/ha.h"
 #include "sm/sa/sa.h"
 #include "sm/mcast/mcast.h"
 #include "sm/core/sm_internal.h"
@@ -258,6 +259,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm->cfg = *cfg;
 	sm_attach_io(sm, fd);
 	fd->sm = sm;
+	ha_scope(fd->ha, cfg->subnet_prefix);	/* the intent's keys are this subnet's */
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
 	sm->mc = mc_db_new();
 	sm->sa = sa_state_new();

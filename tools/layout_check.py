@@ -24,7 +24,7 @@ import os
 import subprocess
 import sys
 
-RANK = {"common": 0, "mad": 1, "fabric": 2, "daemon": 3,
+RANK = {"common": 0, "mad": 1, "fabric": 2, "daemon": 3, "ha": 3.5,
         "sm/qos": 4.0, "sm/mcast": 4.0, "sm/sa": 4.1, "sm/core": 4.2, "sm/audit": 4.3, "sm": 4.4,
         "partitions": 5, "roce_qos": 5, "health": 6, "validation": 7, "cli": 9}
 TOP = {"daemon/main.c", "daemon/modules.c", "daemon/commands.c"}

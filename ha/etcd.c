@@ -1,0 +1,291 @@
+/*
+ * etcd's JSON gateway over libevent's HTTP client (etcd.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <openssl/evp.h>
+
+#include "common/clock.h"
+#include "common/xmalloc.h"
+#include "ha/etcd.h"
+
+#define BACKOFF_MIN_MS	200
+#define BACKOFF_MAX_MS	5000
+#define MAX_REPLY	(4u << 20)	/* a reply larger than this is an error */
+
+struct endpoint {
+	char			 host[128];
+	uint16_t		 port;
+	char			 label[160];	/* "HOST:PORT" */
+	struct evhttp_connection *conn;
+	int64_t			 down_until_ms;	/* backoff after a failure */
+	unsigned		 backoff_ms;
+};
+
+struct call {
+	struct etcd	*e;
+	size_t		 ep;
+	etcd_cb		 cb;
+	void		*arg;
+	struct call	*prev, *next;	/* in flight */
+};
+
+struct etcd {
+	struct event_base	*base;
+	struct endpoint		 ep[ETCD_MAX_ENDPOINTS];
+	size_t			 nep, cur;
+	unsigned		 timeout_ms;
+	struct call		*calls;
+	size_t			 ninflight;
+};
+
+static bool
+parse_endpoint(const char *url, struct endpoint *ep)
+{
+	struct evhttp_uri *u = evhttp_uri_parse(url);
+	const char *host = u ? evhttp_uri_get_host(u) : NULL;
+	int port = u ? evhttp_uri_get_port(u) : -1;
+	bool ok = host != NULL && strlen(host) < sizeof(ep->host);
+
+	if (ok) {
+		ep->port = (uint16_t)(port > 0 ? port : 2379);
+		snprintf(ep->label, sizeof(ep->label), "%s:%u", host, ep->port);
+		snprintf(ep->host, sizeof(ep->host), "%s", host);
+	}
+	if (u)
+		evhttp_uri_free(u);
+	return ok;
+}
+
+struct etcd *
+etcd_new(struct event_base *base, char *const *endpoints, size_t n, unsigned timeout_ms)
+{
+	struct etcd *e = xcalloc(1, sizeof(*e));
+
+	e->base = base;
+	e->timeout_ms = timeout_ms;
+	for (size_t i = 0; i < n && e->nep < ETCD_MAX_ENDPOINTS; i++)
+		if (parse_endpoint(endpoints[i], &e->ep[e->nep]))
+			e->ep[e->nep++].backoff_ms = BACKOFF_MIN_MS;
+	return e;
+}
+
+static void
+call_unlink(struct call *c)
+{
+	struct etcd *e = c->e;
+
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		e->calls = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	e->ninflight--;
+}
+
+void
+etcd_free(struct etcd *e)
+{
+	if (e == NULL)
+		return;
+	while (e->calls) {
+		struct call *c = e->calls;
+
+		call_unlink(c);
+		c->cb(NULL, "the etcd client is shutting down", c->arg);
+		free(c);
+	}
+	for (size_t i = 0; i < e->nep; i++)
+		if (e->ep[i].conn)
+			evhttp_connection_free(e->ep[i].conn);	/* its requests, unanswered */
+	free(e);
+}
+
+/* The next endpoint not in backoff after the one that failed; the one
+ * whose backoff ends first when all are. */
+static void
+fail_over(struct etcd *e, size_t failed)
+{
+	int64_t now = clock_mono_ms();
+	struct endpoint *f = &e->ep[failed];
+	size_t best = failed;
+
+	f->down_until_ms = now + f->backoff_ms;
+	f->backoff_ms = f->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : f->backoff_ms * 2;
+	if (e->cur != failed)
+		return;		/* another call moved on already */
+	for (size_t k = 1; k <= e->nep; k++) {
+		size_t i = (failed + k) % e->nep;
+
+		if (e->ep[i].down_until_ms <= now) {
+			best = i;
+			break;
+		}
+		if (e->ep[i].down_until_ms < e->ep[best].down_until_ms)
+			best = i;
+	}
+	e->cur = best;
+}
+
+static json_t *
+reply_json(struct evhttp_request *req, char *err, size_t errlen)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	size_t len = evbuffer_get_length(in);
+	json_error_t je;
+	json_t *o;
+
+	if (len > MAX_REPLY) {
+		snprintf(err, errlen, "reply of %zu bytes", len);
+		return NULL;
+	}
+	o = json_loadb((const char *)evbuffer_pullup(in, -1), len, 0, &je);
+	if (!json_is_object(o)) {
+		snprintf(err, errlen, "not a JSON object (HTTP %d)",
+		    evhttp_request_get_response_code(req));
+		json_decref(o);
+		return NULL;
+	}
+	if (json_is_string(json_object_get(o, "error"))) {
+		snprintf(err, errlen, "%s", json_string_value(json_object_get(o, "error")));
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static void
+on_reply(struct evhttp_request *req, void *arg)
+{
+	struct call *c = arg;
+	struct etcd *e = c->e;
+	struct endpoint *ep = &e->ep[c->ep];
+	char err[256], why[200];
+	json_t *o = NULL;
+
+	if (req == NULL || evhttp_request_get_response_code(req) == 0)
+		snprintf(why, sizeof(why), "no answer (refused, reset or timed out)");
+	else
+		o = reply_json(req, why, sizeof(why));
+	call_unlink(c);
+	if (o == NULL) {
+		snprintf(err, sizeof(err), "%s: %s", ep->label, why);
+		fail_over(e, c->ep);
+		c->cb(NULL, err, c->arg);
+	} else {
+		ep->backoff_ms = BACKOFF_MIN_MS;
+		c->cb(o, NULL, c->arg);
+		json_decref(o);
+	}
+	free(c);
+}
+
+static struct evhttp_connection *
+connection(struct etcd *e, struct endpoint *ep)
+{
+	struct timeval tv = { e->timeout_ms / 1000, (e->timeout_ms % 1000) * 1000 };
+
+	if (ep->conn == NULL) {
+		ep->conn = evhttp_connection_base_new(e->base, NULL, ep->host, ep->port);
+		if (ep->conn == NULL)
+			return NULL;
+		evhttp_connection_set_timeout_tv(ep->conn, &tv);
+		evhttp_connection_set_retries(ep->conn, 0);
+	}
+	return ep->conn;
+}
+
+int
+etcd_call(struct etcd *e, const char *path, json_t *body, etcd_cb cb, void *arg)
+{
+	struct endpoint *ep;
+	struct evhttp_connection *conn;
+	struct evhttp_request *req;
+	struct call *c;
+	char *text;
+
+	if (e->nep == 0 || (text = json_dumps(body, JSON_COMPACT)) == NULL) {
+		json_decref(body);
+		return -1;
+	}
+	json_decref(body);
+	ep = &e->ep[e->cur];
+	c = xcalloc(1, sizeof(*c));
+	c->e = e;
+	c->ep = e->cur;
+	c->cb = cb;
+	c->arg = arg;
+	if ((conn = connection(e, ep)) == NULL || (req = evhttp_request_new(on_reply, c)) == NULL) {
+		free(text);
+		free(c);
+		return -1;
+	}
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Host", ep->host);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+	    "application/json");
+	evbuffer_add(evhttp_request_get_output_buffer(req), text, strlen(text));
+	free(text);
+	c->next = e->calls;
+	if (e->calls)
+		e->calls->prev = c;
+	e->calls = c;
+	e->ninflight++;
+	if (evhttp_make_request(conn, req, EVHTTP_REQ_POST, path) != 0) {
+		call_unlink(c);	/* libevent freed the request */
+		free(c);
+		return -1;
+	}
+	return 0;
+}
+
+const char *etcd_endpoint(const struct etcd *e) { return e->nep ? e->ep[e->cur].label : ""; }
+size_t etcd_inflight(const struct etcd *e) { return e->ninflight; }
+
+char *
+etcd_b64(const void *data, size_t len)
+{
+	char *out = xmalloc(4 * ((len + 2) / 3) + 1);
+
+	EVP_EncodeBlock((unsigned char *)out, data, (int)len);
+	return out;
+}
+
+char *
+etcd_unb64(const char *text, size_t *len)
+{
+	size_t n = strlen(text), pad = 0;
+	char *out;
+	int got;
+
+	if (n % 4 != 0)
+		return NULL;
+	out = xmalloc(n / 4 * 3 + 1);
+	if ((got = EVP_DecodeBlock((unsigned char *)out, (const unsigned char *)text, (int)n)) < 0) {
+		free(out);
+		return NULL;
+	}
+	/* EVP_DecodeBlock counts the padding's zero bytes */
+	if (n >= 1 && text[n - 1] == '=')
+		pad++;
+	if (n >= 2 && text[n - 2] == '=')
+		pad++;
+	*len = (size_t)got - pad;
+	out[*len] = '\0';
+	return out;
+}
+
+int64_t
+etcd_int(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (json_is_string(v))
+		return strtoll(json_string_value(v), NULL, 10);
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
+}

@@ -1,0 +1,65 @@
+/* What the files of ha/ share: the client's state. */
+#ifndef FABRICD_HA_HA_INTERNAL_H
+#define FABRICD_HA_HA_INTERNAL_H
+
+#include <event2/event.h>
+
+#include "ha/ha.h"
+
+#define HA_ROOT_LEN	192
+
+struct ha_watch {
+	char		*key;
+	ha_watch_fn	 fn;
+	void		*arg;
+	int64_t		 seen_rev;	/* -1: never read */
+	bool		 out;		/* a read in flight */
+};
+
+struct ha {
+	struct event_base	*base;
+	struct ha_config	 cfg;		/* a copy: endpoints and prefix only */
+	struct etcd		*etcd;
+	char			 root[HA_ROOT_LEN];	/* prefix + subnet + "/" */
+	struct event		*poll_ev;
+	unsigned		 polls_out;
+	uint64_t		 npolls;
+	bool			 stopping;
+
+	/* the cluster, as the last status poll saw it */
+	bool			 quorum;
+	char			 why[224];	/* !quorum: the reason */
+	uint64_t		 leader;
+	int64_t			 revision, lag, last_ok_ms;
+	size_t			 members;
+
+	/* the writer lease (lease.c) */
+	char			 id[24];	/* our name: the SM port GUID in hex */
+	bool			 wanted, writer, claim_out, keepalive_out;
+	int64_t			 lease;		/* etcd lease ID; 0: none */
+	int64_t			 lease_ok_ms;	/* the last keepalive answered */
+	char			 holder[32];	/* who holds "writer", as last read */
+	bool			(*still)(void *arg);
+	void			(*gained)(void *arg);
+	void			*gained_arg;
+	struct event		*lease_ev;
+	uint64_t		 writes;	/* transactions that wrote */
+
+	struct ha_watch		 watches[HA_MAX_WATCHES];
+	size_t			 nwatches;
+};
+
+struct ha *ha_new(struct event_base *base, const struct ha_config *cfg);
+void ha_free(struct ha *ha);
+char *ha_key64(const struct ha *ha, const char *key);
+char *ha_first_kv(json_t *reply, size_t *len, int64_t *mod_rev);
+
+/* lease.c */
+void ha_lease_tick(struct ha *ha);
+void ha_lease_timer(evutil_socket_t fd, short what, void *arg);
+void ha_lease_lost(struct ha *ha, const char *why);
+
+/* watch.c */
+void ha_watch_poll(struct ha *ha);
+
+#endif

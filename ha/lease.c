@@ -1,0 +1,200 @@
+/*
+ * The writer's lease (ha.h): "writer" is created under a lease of
+ * ha.lease_ttl in the master SM's name, only when no one holds it, and
+ * kept alive once a second.  A master killed with the lease held loses it
+ * when the TTL runs out; the next master's claim, tried every second,
+ * then wins.  Every write compares "writer" with our name (ha_txn), so
+ * the lease is the fence.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/events.h"
+#include "ha/ha_internal.h"
+
+static int64_t
+ttl_s(const struct ha *ha)
+{
+	int64_t s = (int64_t)(ha->cfg.lease_ttl_ms / 1000);
+
+	return s < 2 ? 2 : s;
+}
+
+static void
+on_claim(json_t *reply, const char *err, void *arg)
+{
+	struct ha *ha = arg;
+	json_t *fail, *kv;
+	const char *v;
+	size_t len;
+	char *holder;
+
+	ha->claim_out = false;
+	if (ha->stopping || reply == NULL || !ha->wanted)
+		return;
+	if (json_is_true(json_object_get(reply, "succeeded"))) {
+		ha->writer = true;
+		ha->lease_ok_ms = clock_mono_ms();
+		snprintf(ha->holder, sizeof(ha->holder), "%s", ha->id);
+		event_post(EV_INFO, "ha", NULL, "this node (%s) holds the etcd writer lease", ha->id);
+		if (ha->gained)
+			ha->gained(ha->gained_arg);
+		return;
+	}
+	fail = json_array_get(json_object_get(reply, "responses"), 0);
+	kv = json_array_get(json_object_get(json_object_get(fail, "response_range"), "kvs"), 0);
+	v = json_string_value(json_object_get(kv, "value"));
+	if (v && (holder = etcd_unb64(v, &len)) != NULL) {
+		if (strcmp(ha->holder, holder) != 0)
+			log_info("ha: the writer lease is held by %s; waiting for it to end", holder);
+		snprintf(ha->holder, sizeof(ha->holder), "%s", holder);
+		free(holder);
+	}
+}
+
+static void
+put_writer(struct ha *ha)
+{
+	char *wk = ha_key64(ha, "writer"), *id = etcd_b64(ha->id, strlen(ha->id)), lease[24];
+	json_t *body;
+
+	snprintf(lease, sizeof(lease), "%" PRId64, ha->lease);
+	body = json_pack("{s:[{s:s, s:s, s:s, s:s}], s:[{s:{s:s, s:s, s:s}}], s:[{s:{s:s}}]}",
+	    "compare", "key", wk, "target", "CREATE", "result", "EQUAL", "create_revision", "0",
+	    "success", "request_put", "key", wk, "value", id, "lease", lease,
+	    "failure", "request_range", "key", wk);
+	free(wk);
+	free(id);
+	if (etcd_call(ha->etcd, "/v3/kv/txn", body, on_claim, ha) == 0)
+		ha->claim_out = true;
+}
+
+static void
+on_grant(json_t *reply, const char *err, void *arg)
+{
+	struct ha *ha = arg;
+
+	ha->claim_out = false;
+	if (ha->stopping || reply == NULL || !ha->wanted)
+		return;
+	if ((ha->lease = etcd_int(reply, "ID")) != 0)
+		put_writer(ha);
+}
+
+static void
+try_claim(struct ha *ha)
+{
+	if (ha->claim_out || ha->writer || !ha->wanted)
+		return;
+	if (ha->lease != 0) {
+		put_writer(ha);
+		return;
+	}
+	if (etcd_call(ha->etcd, "/v3/lease/grant", json_pack("{s:I}", "TTL",
+	    (json_int_t)ttl_s(ha)), on_grant, ha) == 0)
+		ha->claim_out = true;
+}
+
+void
+ha_claim(struct ha *ha, uint64_t sm_guid, bool (*still)(void *arg), void (*gained)(void *arg),
+    void *arg)
+{
+	if (ha == NULL)
+		return;
+	snprintf(ha->id, sizeof(ha->id), "%016" PRIx64, sm_guid);
+	ha->still = still;
+	ha->gained = gained;
+	ha->gained_arg = arg;
+	ha->wanted = true;
+	try_claim(ha);
+}
+
+void
+ha_lease_lost(struct ha *ha, const char *why)
+{
+	if (!ha->writer)
+		return;
+	ha->writer = false;
+	ha->lease = 0;		/* the next claim takes a new one */
+	ha->holder[0] = '\0';
+	event_post(EV_WARNING, "ha", NULL, "this node lost the etcd writer lease (%s): it writes "
+	    "nothing until it holds it again", why);
+}
+
+static void
+on_revoke(json_t *reply, const char *err, void *arg)
+{
+	(void)reply;
+	(void)err;
+	(void)arg;
+}
+
+void
+ha_release(struct ha *ha)
+{
+	char lease[24];
+
+	if (ha == NULL || !ha->wanted)
+		return;
+	ha->wanted = false;
+	if (ha->lease != 0) {
+		snprintf(lease, sizeof(lease), "%" PRId64, ha->lease);
+		(void)etcd_call(ha->etcd, "/v3/lease/revoke", json_pack("{s:s}", "ID", lease),
+		    on_revoke, NULL);
+	}
+	ha_lease_lost(ha, "this SM is no longer master");
+	ha->lease = 0;
+}
+
+static void
+on_keepalive(json_t *reply, const char *err, void *arg)
+{
+	struct ha *ha = arg;
+	json_t *res = reply ? json_object_get(reply, "result") : NULL;
+
+	ha->keepalive_out = false;
+	if (ha->stopping || reply == NULL)
+		return;		/* the tick below judges the time since the last one */
+	if (etcd_int(res, "TTL") > 0)
+		ha->lease_ok_ms = clock_mono_ms();
+	else
+		ha_lease_lost(ha, "its lease expired");
+}
+
+/* Once a second (ha.c's poll): claim, keep alive, or give up. */
+void
+ha_lease_tick(struct ha *ha)
+{
+	char lease[24];
+
+	if (ha->wanted && ha->still && !ha->still(ha->gained_arg)) {
+		ha_release(ha);
+		return;
+	}
+	if (!ha->writer) {
+		try_claim(ha);
+		return;
+	}
+	/* not kept alive for a whole TTL: etcd has let it go by now */
+	if (clock_mono_ms() - ha->lease_ok_ms >= ttl_s(ha) * 1000) {
+		ha_lease_lost(ha, "no keepalive answered for a lease's time");
+		return;
+	}
+	if (ha->keepalive_out)
+		return;
+	snprintf(lease, sizeof(lease), "%" PRId64, ha->lease);
+	if (etcd_call(ha->etcd, "/v3/lease/keepalive", json_pack("{s:s}", "ID", lease),
+	    on_keepalive, ha) == 0)
+		ha->keepalive_out = true;
+}
+
+void
+ha_lease_timer(evutil_socket_t fd, short what, void *arg)
+{
+	ha_lease_tick(arg);
+}

@@ -1,0 +1,330 @@
+/*
+ * The partitions' intent in etcd (ha/ha.h), when the daemon has `ha`:
+ *
+ *   partitions/model    the committed partition set and the index of each
+ *                       key ({"yaml": ..., "index": [[pkey, index], ...]})
+ *   partitions/journal  the change in flight: written with the model,
+ *                       before the first Set, deleted once it is applied
+ *
+ * A change is planned against the model at the revision this node last
+ * read (pt_state.ha_rev) and goes to etcd in one transaction that
+ * compares that revision and the writer lease: two operators on two nodes
+ * cannot both win, and an old master cannot write at all.  Only then is
+ * it applied to the fabric, so whatever the fabric holds when a master
+ * dies, etcd holds the change whole: the next master reads it, says so
+ * when a journal is left, and its sweep programs that model (writing only
+ * the blocks that differ).  Standbys follow the model (ha_watch) and keep
+ * it in sqlite; a master programs nothing before it holds the lease and
+ * has read the latest model itself.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/events.h"
+#include "ha/ha.h"
+#include "partitions/files.h"
+#include "partitions/internal.h"
+#include "partitions/replica.h"
+#include "sm/sm.h"
+
+#define KEY_MODEL	"partitions/model"
+#define KEY_JOURNAL	"partitions/journal"
+
+static struct {
+	struct ha	*ha;
+	int64_t		 rev;		/* mod revision of the model we hold; 0: none in etcd */
+	bool		 fresh;		/* writer, and read the latest model since winning */
+	bool		 reading;	/* that read in flight */
+} rp;
+
+bool pt_replica_on(void) { return rp.ha != NULL; }
+
+/* ---- the model as a value ---- */
+
+static char *
+model_value(const struct pt_config *c, const struct pt_index *idx, size_t n, const char *by)
+{
+	char *yaml = pt_yaml_export(c), *text;
+	json_t *index = json_array(), *o;
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(index, json_pack("[i, i]", idx[i].pkey, idx[i].index));
+	o = json_pack("{s:i, s:s, s:o, s:s}", "version", 1, "yaml", yaml ? yaml : "",
+	    "index", index, "by", by);
+	free(yaml);
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+/* Take a model read from etcd as the committed one (sqlite too). */
+static int
+adopt(const char *value, size_t len, int64_t rev, const char *how)
+{
+	json_t *o = json_loadb(value, len, 0, NULL), *index, *e;
+	const char *yaml = json_string_value(json_object_get(o, "yaml"));
+	struct pt_config *c = NULL;
+	struct pt_index *idx;
+	size_t n, i;
+	char *err = NULL;
+
+	if (yaml == NULL || pt_yaml_parse_text("etcd", yaml, strlen(yaml), &c, &err) != 0) {
+		event_post(EV_ERROR, "partitions", NULL, "the intent in etcd at revision %" PRId64
+		    " does not parse (%s): kept the partitions held here", rev, err ? err : "no yaml");
+		free(err);
+		json_decref(o);
+		return -1;
+	}
+	index = json_object_get(o, "index");
+	n = json_array_size(index);
+	idx = xcalloc(n ? n : 1, sizeof(*idx));
+	json_array_foreach(index, i, e) {
+		idx[i].pkey = (uint16_t)json_integer_value(json_array_get(e, 0));
+		idx[i].index = (uint16_t)json_integer_value(json_array_get(e, 1));
+	}
+	pt_commit_model(c, idx, n);
+	pt_store_save_model(pt_state.store, pt_state.model, idx, n);
+	free(idx);
+	rp.rev = rev;
+	log_info("partitions: %s: %zu partition%s at etcd revision %" PRId64, how,
+	    pt_state.model->nparts, pt_state.model->nparts == 1 ? "" : "s", rev);
+	json_decref(o);
+	return 0;
+}
+
+/* A standby's (and a master's) copy follows etcd. */
+static void
+on_model_changed(const char *value, size_t len, int64_t rev, void *arg)
+{
+	if (value == NULL || rev == rp.rev || pt_state.busy)
+		return;		/* gone, ours already, or our own change landing */
+	if (adopt(value, len, rev, "followed the intent in etcd") == 0 && ha_is_writer(rp.ha))
+		sm_reroute(pt_state.sm);	/* committed but not applied here: apply it */
+}
+
+/* ---- the writer ---- */
+
+static void ignore_txn(enum ha_txn_result r, int64_t rev, const char *err, void *arg) { }
+
+/* A rollback's model written: that revision is the one held here. */
+static void
+on_restored(enum ha_txn_result r, int64_t rev, const char *err, void *arg)
+{
+	if (r == HA_TXN_OK)
+		rp.rev = rev;
+}
+
+static bool
+still_master(void *arg)
+{
+	return sm_is_master(pt_state.sm);
+}
+
+static void
+on_seeded(enum ha_txn_result r, int64_t rev, const char *err, void *arg)
+{
+	rp.reading = false;
+	if (r != HA_TXN_OK) {
+		log_warnx("partitions: could not seed etcd with the partitions held here: %s", err);
+		return;
+	}
+	rp.rev = rev;
+	rp.fresh = true;
+	event_post(EV_INFO, "partitions", NULL, "etcd held no partitions: seeded it with the %zu "
+	    "held here (revision %" PRId64 ")", pt_state.model->nparts, rev);
+	sm_reroute(pt_state.sm);
+}
+
+static void
+on_journal(int rc, const char *value, size_t len, int64_t rev, const char *err, void *arg)
+{
+	json_t *o;
+	static const struct ha_op del = { KEY_JOURNAL, NULL, true };
+
+	rp.reading = false;
+	if (rc < 0)
+		return;		/* asked again at the next sweep */
+	if (rc == 0) {
+		o = json_loadb(value, len, 0, NULL);
+		event_post(EV_WARNING, "partitions", NULL, "the previous master left '%s' "
+		    "half-applied: this master finishes it (programs the intent of revision %"
+		    PRId64 ")", json_string_value(json_object_get(o, "action")) ?: "a change",
+		    rp.rev);
+		json_decref(o);
+		(void)ha_txn(rp.ha, NULL, -1, &del, 1, ignore_txn, NULL);
+	}
+	rp.fresh = true;
+	sm_reroute(pt_state.sm);	/* the sweep that programs the latest intent */
+}
+
+
+static void
+on_latest(int rc, const char *value, size_t len, int64_t rev, const char *err, void *arg)
+{
+	char *v;
+	struct ha_op op = { KEY_MODEL, NULL, false };
+	char by[24];
+
+	if (rc < 0) {
+		rp.reading = false;
+		return;
+	}
+	if (rc == 1) {		/* nothing in etcd yet: the first writer seeds it */
+		snprintf(by, sizeof(by), "%016" PRIx64, sm_own_port_guid(pt_state.sm));
+		op.value = v = model_value(pt_state.model, pt_state.index, pt_state.nindex, by);
+		if (ha_txn(rp.ha, KEY_MODEL, 0, &op, 1, on_seeded, NULL) != 0)
+			rp.reading = false;
+		free(v);
+		return;
+	}
+	if (rev != rp.rev && adopt(value, len, rev, "took the latest intent as master") != 0) {
+		rp.reading = false;
+		return;
+	}
+	if (ha_get(rp.ha, KEY_JOURNAL, on_journal, NULL) != 0)
+		rp.reading = false;
+}
+
+/* The lease is ours: read the latest intent before writing anything. */
+static void
+gained(void *arg)
+{
+	rp.fresh = false;
+	if (!rp.reading && ha_get(rp.ha, KEY_MODEL, on_latest, NULL) == 0)
+		rp.reading = true;
+}
+
+bool
+pt_replica_ready(void)
+{
+	if (rp.ha == NULL)
+		return true;
+	if (!ha_is_writer(rp.ha))
+		rp.fresh = false;
+	if (!rp.fresh)
+		ha_claim(rp.ha, sm_own_port_guid(pt_state.sm), still_master, gained, NULL);
+	return rp.fresh && ha_is_writer(rp.ha);
+}
+
+const char *
+pt_replica_refusal(char *buf, size_t len)
+{
+	if (rp.ha == NULL)
+		return NULL;
+	if (!sm_is_master(pt_state.sm)) {
+		snprintf(buf, len, "this node's SM is not the master: changes are made on the "
+		    "master, which alone writes the intent");
+		return buf;
+	}
+	if (ha_write_refusal(rp.ha, buf, len) != NULL)
+		return buf;
+	if (!rp.fresh) {
+		snprintf(buf, len, "this master has not read the latest intent from etcd yet");
+		return buf;
+	}
+	return NULL;
+}
+
+/* ---- a change ---- */
+
+struct publish {
+	pt_replica_fn	 then;
+	void		*arg;
+};
+
+static void
+on_published(enum ha_txn_result r, int64_t rev, const char *err, void *arg)
+{
+	struct publish *p = arg;
+	char msg[320];
+
+	switch (r) {
+	case HA_TXN_OK:
+		rp.rev = rev;
+		p->then(PERR_NONE, NULL, p->arg);
+		break;
+	case HA_TXN_CONFLICT:
+		snprintf(msg, sizeof(msg), "the partitions changed on another node since this one "
+		    "read them (etcd revision %" PRId64 "): nothing was written; run it again", rev);
+		rp.fresh = false;	/* read again before the next change */
+		gained(NULL);
+		p->then(PERR_CONFLICT, msg, p->arg);
+		break;
+	case HA_TXN_FENCED:
+		snprintf(msg, sizeof(msg), "not written: %s", err);
+		p->then(PERR_UNAVAILABLE, msg, p->arg);
+		break;
+	case HA_TXN_UNAVAILABLE:
+		snprintf(msg, sizeof(msg), "etcd did not confirm the change (%s): nothing was written "
+		    "to the fabric; if etcd committed it, the master applies it when it reads it",
+		    err);
+		p->then(PERR_UNAVAILABLE, msg, p->arg);
+		break;
+	}
+	free(p);
+}
+
+int
+pt_replica_publish(const struct pt_config *proposed, const struct pt_index *idx, size_t n,
+    const char *action, pt_replica_fn then, void *arg)
+{
+	char by[24], *model, *journal;
+	struct ha_op ops[2];
+	struct publish *p;
+	json_t *j;
+	int rc;
+
+	snprintf(by, sizeof(by), "%016" PRIx64, sm_own_port_guid(pt_state.sm));
+	model = model_value(proposed, idx, n, by);
+	j = json_pack("{s:s, s:s, s:I}", "action", action, "by", by, "from_revision",
+	    (json_int_t)rp.rev);
+	journal = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	ops[0] = (struct ha_op){ KEY_MODEL, model, false };
+	ops[1] = (struct ha_op){ KEY_JOURNAL, journal, false };
+	p = xcalloc(1, sizeof(*p));
+	*p = (struct publish){ then, arg };
+	if ((rc = ha_txn(rp.ha, KEY_MODEL, rp.rev, ops, 2, on_published, p)) != 0)
+		free(p);
+	free(model);
+	free(journal);
+	return rc;
+}
+
+void
+pt_replica_applied(bool ok, const struct pt_config *committed, const struct pt_index *idx,
+    size_t n)
+{
+	struct ha_op ops[2] = { { KEY_JOURNAL, NULL, true }, { KEY_MODEL, NULL, false } };
+	char by[24], *model = NULL;
+
+	if (rp.ha == NULL)
+		return;
+	if (!ok) {	/* rolled back: the intent goes back to what the fabric holds */
+		snprintf(by, sizeof(by), "%016" PRIx64, sm_own_port_guid(pt_state.sm));
+		ops[1].value = model = model_value(committed, idx, n, by);
+	}
+	if (ha_txn(rp.ha, NULL, -1, ops, ok ? 1 : 2, ok ? ignore_txn : on_restored, NULL) != 0 &&
+	    !ok)
+		event_post(EV_ERROR, "partitions", NULL, "the rolled-back change stays in etcd's "
+		    "intent (etcd unavailable): the next master applies it");
+	free(model);
+}
+
+void
+pt_replica_start(struct ha *ha)
+{
+	memset(&rp, 0, sizeof(rp));
+	rp.ha = ha;
+	ha_watch(ha, KEY_MODEL, on_model_changed, NULL);
+}
+
+void
+pt_replica_stop(void)
+{
+	memset(&rp, 0, sizeof(rp));
+}

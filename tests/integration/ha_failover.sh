@@ -1,0 +1,126 @@
+#!/bin/sh
+# High availability keeps the tenants (issue 25's reproduction): fabricd A
+# (host1, priority 15) and B (host2, priority 5) on one simulated 2-level
+# tree, both with partitions on and one 3-member etcd cluster (loopback).
+# On A a partition with host5 and host6 is made; A is killed (SIGKILL).
+# Judged from outside fabricd: smpquery on host5 and host6 (each its own
+# table), sminfo for the master, etcdctl for the writer key.
+#   1. B takes over within 5 s of the kill (sminfo: B MASTER);
+#   2. host5 and host6 still hold 0x8b01, now and after B's sweeps;
+#   3. B's `partition list` has red-train with both members;
+#   4. the writer key in etcd names B; a change on B lands on the fabric.
+. "$FABRICD_SRC/tests/lib/sm.sh"
+. "$FABRICD_SRC/tests/lib/etcd.sh"
+sim_test_setup smpquery sminfo jq
+
+# pk HOST: the non-zero keys of HOST's own P_Key table.
+pk() {
+	sim_diag -H "$1" -t 10 smpquery -D pkeys 0 | awk '/^ *[0-9]+:/ {
+	    for (i = 2; i <= NF; i++) if ($i != "0x0000") printf "%s ", $i }'
+}
+ha_yaml() {
+	cat <<EOF
+ha:
+  etcd:
+    endpoints: [ $ETCD_ENDPOINTS ]
+partitions:
+  enabled: true
+EOF
+}
+b_config() {
+	cat > "$T/b/fabricd.yaml" <<EOF
+socket: $T/b/run/fabricd.sock
+state_dir: $T/b/state
+log_level: debug
+sm:
+  enabled: true
+  priority: 5
+  sweep_interval: 1s
+  standby_poll: 1s
+$(ha_yaml)
+EOF
+}
+bctl() { "$FABRICCTL" -s "$T/b/run/fabricd.sock" "$@"; }
+
+etcd_cluster_start 3
+sim_topology -k 4 -h 4 -s 2 || fail topogen
+sim_start || fail ibsim
+A_GUID=$(sm_guid_of host1)
+B_GUID=$(sm_guid_of host2)
+WA=$(printf '%016x' "0x$A_GUID")	# the writer key's value: the SM port GUID
+WB=$(printf '%016x' "0x$B_GUID")
+WKEY=/fabricd/fe80000000000000/writer
+
+SM_SWEEP=1s sm_start_fabricd host1 "  priority: 15
+  standby_poll: 1s
+$(ha_yaml)"
+sm_wait_up 30 || fail "A: subnet not up"
+sm_wait_sminfo 10 "$A_GUID 15 MASTER" || fail "A is not master: '$(sm_sminfo_at)'"
+mkdir -p "$T/b/run" "$T/b/state"
+b_config
+(cd "$T/b" && exec env SIM_HOST=host2 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME" \
+    "$FABRICD" -c "$T/b/fabricd.yaml" >> "$T/b/fabricd.log" 2>&1) &
+B_PID=$!
+fd_second "$B_PID" "$T/b/fabricd.log"
+b_lid=$(sm_lid_of host2)
+sm_wait_sminfo 20 "$B_GUID 5 STANDBY" "$b_lid" || fail "B: '$(sm_sminfo_at "$b_lid")', want STANDBY"
+
+# A holds the writer lease once it has swept as master
+for _ in $(seq 1 100); do
+	[ "$(etcdq get --print-value-only $WKEY)" = "$WA" ] && break
+	sleep 0.1
+done
+w=$(etcdq get --print-value-only $WKEY)
+[ "$w" = "$WA" ] || fail "the writer key holds '$w', not A ($A_GUID)"
+
+ctl partition create red-train --pkey 0x0b01 --tenant red >/dev/null || fail "create on A"
+ctl partition member add red-train host5 >/dev/null || fail "member add host5 on A"
+ctl partition member add red-train host6 >/dev/null || fail "member add host6 on A"
+case "$(pk host5)" in *0x8b01*) ;; *) fail "host5 after the change: '$(pk host5)'" ;; esac
+case "$(pk host6)" in *0x8b01*) ;; *) fail "host6 after the change: '$(pk host6)'" ;; esac
+# the standby follows the intent (polled once a second)
+for _ in $(seq 1 50); do
+	bctl --json partition list 2>/dev/null | jq -e '.[] | select(.name == "red-train")' \
+	    >/dev/null && break
+	sleep 0.1
+done
+
+# ---- A dies ----
+kill -9 "$FD_PID"
+wait "$FD_PID" 2>/dev/null
+FD_PID=
+t0=$(date +%s%N)
+sm_wait_sminfo 10 "$B_GUID 5 MASTER" "$b_lid" || fail "B did not take over: '$(sm_sminfo_at "$b_lid")'
+$(tail -20 "$T/b/fabricd.log")"
+took=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "B master ${took} ms after the kill"
+[ "$took" -le 5000 ] || fail "takeover took $took ms (at most 5 s)"
+
+# B's own sweeps as master (every second) must keep the tenant's key
+for i in 1 2 3 4 5 6; do
+	for h in host5 host6; do
+		case "$(pk $h)" in *0x8b01*) ;; *) fail "$h after the failover (${i}s): '$(pk $h)'
+$(tail -30 "$T/b/fabricd.log")" ;; esac
+	done
+	sleep 1
+done
+members=$(bctl --json partition show red-train | jq -r '[.members[]?.selector // .members[]?] | length' 2>/dev/null)
+bctl --json partition list | jq -e '.[] | select(.name == "red-train")' >/dev/null ||
+    fail "B does not list red-train: $(bctl --json partition list)"
+bctl --json partition show red-train | grep -q host5 || fail "red-train on B lacks host5: $(bctl --json partition show red-train)"
+bctl --json partition show red-train | grep -q host6 || fail "red-train on B lacks host6"
+echo "B lists red-train (members: $members)"
+
+# ---- B writes: the lease is B's, and a change lands ----
+for _ in $(seq 1 100); do
+	w=$(etcdq get --print-value-only $WKEY)
+	[ "$w" = "$WB" ] && break
+	sleep 0.1
+done
+[ "$w" = "$WB" ] || fail "the writer key holds '$w' after the takeover, not B"
+for _ in $(seq 1 50); do
+	bctl partition member add red-train host7 >/dev/null 2>&1 && break
+	sleep 0.2
+done
+case "$(pk host7)" in *0x8b01*) ;; *) fail "host7 after a change on B: '$(pk host7)'" ;; esac
+pass

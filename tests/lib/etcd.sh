@@ -1,0 +1,63 @@
+# A 3-member etcd cluster on loopback for the HA tests (make deps installs
+# etcd-server).  Ports are chosen from the test's PID so that tests side by
+# side do not meet: client ports BASE+1..3, peer ports BASE+11..13.
+#   etcd_cluster_start [N]     N members (3), waits for a leader
+#   ETCD_ENDPOINTS             "http://127.0.0.1:P1","http://..." for YAML
+#   etcd_kill I / etcd_restart I   member I (1-based)
+#   etcdq ARGS                 etcdctl against every member
+# The cluster is stopped at exit (fd_on_exit).
+
+etcd_cluster_start() {
+	_n=${1:-3}
+	need etcd etcdctl
+	ETCD_BASE=$((20000 + ($$ % 1500) * 20))
+	ETCD_N=$_n
+	_cl=""
+	ETCD_ENDPOINTS=""
+	ETCD_URLS=""
+	for _i in $(seq 1 "$_n"); do
+		_cl="${_cl:+$_cl,}m$_i=http://127.0.0.1:$((ETCD_BASE + 10 + _i))"
+		ETCD_ENDPOINTS="${ETCD_ENDPOINTS:+$ETCD_ENDPOINTS, }\"http://127.0.0.1:$((ETCD_BASE + _i))\""
+		ETCD_URLS="${ETCD_URLS:+$ETCD_URLS,}http://127.0.0.1:$((ETCD_BASE + _i))"
+	done
+	ETCD_CLUSTER=$_cl
+	fd_on_exit etcd_cluster_stop
+	for _i in $(seq 1 "$_n"); do
+		etcd_run "$_i" new
+	done
+	for _ in $(seq 1 100); do
+		etcdq endpoint health >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	fail "etcd: no healthy cluster of $_n within 10 s: $(tail -3 "$T/etcd1.log")"
+}
+
+# etcd_run I STATE: one member, in the background; its PID in ETCD_PID_I.
+etcd_run() {
+	etcd --name "m$1" --data-dir "$T/etcd$1" \
+	    --listen-peer-urls "http://127.0.0.1:$((ETCD_BASE + 10 + $1))" \
+	    --initial-advertise-peer-urls "http://127.0.0.1:$((ETCD_BASE + 10 + $1))" \
+	    --listen-client-urls "http://127.0.0.1:$((ETCD_BASE + $1))" \
+	    --advertise-client-urls "http://127.0.0.1:$((ETCD_BASE + $1))" \
+	    --initial-cluster "$ETCD_CLUSTER" --initial-cluster-state "$2" \
+	    --initial-cluster-token "fabricd-test-$$" \
+	    --heartbeat-interval 50 --election-timeout 500 >> "$T/etcd$1.log" 2>&1 &
+	eval "ETCD_PID_$1=$!"
+}
+
+etcd_kill() {
+	eval "_p=\${ETCD_PID_$1:-}"
+	[ -n "$_p" ] && kill -9 "$_p" 2>/dev/null
+	wait "$_p" 2>/dev/null
+	eval "ETCD_PID_$1="
+}
+
+etcd_restart() { etcd_run "$1" existing; }
+
+etcd_cluster_stop() {
+	for _i in $(seq 1 "${ETCD_N:-0}"); do
+		etcd_kill "$_i"
+	done
+}
+
+etcdq() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD_URLS" --command-timeout=3s "$@"; }
