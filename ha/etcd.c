@@ -32,6 +32,9 @@ struct call {
 	size_t		 ep;
 	etcd_cb		 cb;
 	void		*arg;
+	char		*path, *body;	/* kept to try the next endpoint */
+	unsigned	 tries;
+	int64_t		 sent_ms;
 	struct call	*prev, *next;	/* in flight */
 };
 
@@ -99,6 +102,8 @@ etcd_free(struct etcd *e)
 
 		call_unlink(c);
 		c->cb(NULL, "the etcd client is shutting down", c->arg);
+		free(c->path);
+		free(c->body);
 		free(c);
 	}
 	for (size_t i = 0; i < e->nep; i++)
@@ -160,6 +165,16 @@ reply_json(struct evhttp_request *req, char *err, size_t errlen)
 	return o;
 }
 
+static int send_call(struct etcd *e, struct call *c);
+
+static void
+call_free(struct call *c)
+{
+	free(c->path);
+	free(c->body);
+	free(c);
+}
+
 static void
 on_reply(struct evhttp_request *req, void *arg)
 {
@@ -169,7 +184,9 @@ on_reply(struct evhttp_request *req, void *arg)
 	char err[256], why[200];
 	json_t *o = NULL;
 
-	if (req == NULL || evhttp_request_get_response_code(req) == 0)
+	bool unanswered = req == NULL || evhttp_request_get_response_code(req) == 0;
+
+	if (unanswered)
 		snprintf(why, sizeof(why), "no answer (refused, reset or timed out)");
 	else
 		o = reply_json(req, why, sizeof(why));
@@ -177,13 +194,19 @@ on_reply(struct evhttp_request *req, void *arg)
 	if (o == NULL) {
 		snprintf(err, sizeof(err), "%s: %s", ep->label, why);
 		fail_over(e, c->ep);
+		/* refused or reset at once (a member down), not timed out: the
+		 * next member is asked.  A compared write that did land is then
+		 * answered "conflict", never applied twice. */
+		if (unanswered && ++c->tries < e->nep && e->cur != c->ep &&
+		    clock_mono_ms() - c->sent_ms < e->timeout_ms / 2 && send_call(e, c) == 0)
+			return;
 		c->cb(NULL, err, c->arg);
 	} else {
 		ep->backoff_ms = BACKOFF_MIN_MS;
 		c->cb(o, NULL, c->arg);
 		json_decref(o);
 	}
-	free(c);
+	call_free(c);
 }
 
 static struct evhttp_connection *
@@ -201,12 +224,38 @@ connection(struct etcd *e, struct endpoint *ep)
 	return ep->conn;
 }
 
+/* c to the current endpoint; 0, or -1 (c not linked, not freed). */
+static int
+send_call(struct etcd *e, struct call *c)
+{
+	struct endpoint *ep = &e->ep[e->cur];
+	struct evhttp_connection *conn;
+	struct evhttp_request *req;
+
+	c->ep = e->cur;
+	c->sent_ms = clock_mono_ms();
+	if ((conn = connection(e, ep)) == NULL || (req = evhttp_request_new(on_reply, c)) == NULL)
+		return -1;
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Host", ep->host);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+	    "application/json");
+	evbuffer_add(evhttp_request_get_output_buffer(req), c->body, strlen(c->body));
+	c->prev = NULL;
+	c->next = e->calls;
+	if (e->calls)
+		e->calls->prev = c;
+	e->calls = c;
+	e->ninflight++;
+	if (evhttp_make_request(conn, req, EVHTTP_REQ_POST, c->path) != 0) {
+		call_unlink(c);	/* libevent freed the request */
+		return -1;
+	}
+	return 0;
+}
+
 int
 etcd_call(struct etcd *e, const char *path, json_t *body, etcd_cb cb, void *arg)
 {
-	struct endpoint *ep;
-	struct evhttp_connection *conn;
-	struct evhttp_request *req;
 	struct call *c;
 	char *text;
 
@@ -215,30 +264,14 @@ etcd_call(struct etcd *e, const char *path, json_t *body, etcd_cb cb, void *arg)
 		return -1;
 	}
 	json_decref(body);
-	ep = &e->ep[e->cur];
 	c = xcalloc(1, sizeof(*c));
 	c->e = e;
-	c->ep = e->cur;
 	c->cb = cb;
 	c->arg = arg;
-	if ((conn = connection(e, ep)) == NULL || (req = evhttp_request_new(on_reply, c)) == NULL) {
-		free(text);
-		free(c);
-		return -1;
-	}
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Host", ep->host);
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-	    "application/json");
-	evbuffer_add(evhttp_request_get_output_buffer(req), text, strlen(text));
-	free(text);
-	c->next = e->calls;
-	if (e->calls)
-		e->calls->prev = c;
-	e->calls = c;
-	e->ninflight++;
-	if (evhttp_make_request(conn, req, EVHTTP_REQ_POST, path) != 0) {
-		call_unlink(c);	/* libevent freed the request */
-		free(c);
+	c->path = xstrdup(path);
+	c->body = text;
+	if (send_call(e, c) != 0) {
+		call_free(c);
 		return -1;
 	}
 	return 0;

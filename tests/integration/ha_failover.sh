@@ -8,7 +8,10 @@
 #   1. B takes over within 5 s of the kill (sminfo: B MASTER);
 #   2. host5 and host6 still hold 0x8b01, now and after B's sweeps;
 #   3. B's `partition list` has red-train with both members;
-#   4. the writer key in etcd names B; a change on B lands on the fabric.
+#   4. the writer key in etcd names B; a change on B lands on the fabric;
+#   5. A restarted as a standby (priority 1) writes nothing: etcd's revision
+#      does not move, and no SubnSet leaves it (counted below its umad
+#      calls, tests/fixtures/mad/madlog.c).
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/etcd.sh"
 sim_test_setup smpquery sminfo jq
@@ -123,4 +126,27 @@ for _ in $(seq 1 50); do
 	sleep 0.2
 done
 case "$(pk host7)" in *0x8b01*) ;; *) fail "host7 after a change on B: '$(pk host7)'" ;; esac
+
+# ---- 5. the old master back, as a standby ----
+rev() { etcdq endpoint status -w json | jq '[.[].Status.header.revision] | max'; }
+sleep 2	# B's journal delete and its sweeps settled
+rev0=$(rev)
+fd_config "sm:
+  enabled: true
+  priority: 1
+  sweep_interval: 1s
+  standby_poll: 1s
+$(ha_yaml)"
+fd_start SIM_HOST=host1 LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
+    MADLOG_FILE="$T/a-mads.log" IBSIM_SOCKNAME="$IBSIM_SOCKNAME"
+a_lid=$(sm_lid_of host1)
+sm_wait_sminfo 20 "$A_GUID 1 STANDBY" "$a_lid" || fail "A restarted: '$(sm_sminfo_at "$a_lid")'"
+sleep 5
+sets=$(awk '$2 == "0x02" && ($1 == "0x81" || $1 == "0x01")' "$T/a-mads.log" | wc -l)
+[ "$sets" = 0 ] || fail "the restarted standby sent $sets SubnSets:
+$(awk '$2 == "0x02"' "$T/a-mads.log" | head -5)"
+[ "$(rev)" = "$rev0" ] || fail "etcd's revision moved from $rev0 to $(rev) with A as a standby"
+[ "$(etcdq get --print-value-only $WKEY)" = "$WB" ] || fail "the writer key left B"
+ctl --json partition show red-train | grep -q host7 || fail "A as standby did not follow the intent"
+echo "A as standby: 0 SubnSets, etcd revision $rev0 unchanged, red-train followed"
 pass
