@@ -93,22 +93,32 @@ call_unlink(struct call *c)
 }
 
 void
-etcd_free(struct etcd *e)
+etcd_fail_all(struct etcd *e, const char *why)
 {
-	if (e == NULL)
-		return;
+	/* the connections go first: their requests are freed unanswered, so
+	 * that none of them calls back into a call freed here */
+	for (size_t i = 0; i < e->nep; i++)
+		if (e->ep[i].conn) {
+			evhttp_connection_free(e->ep[i].conn);
+			e->ep[i].conn = NULL;
+		}
 	while (e->calls) {
 		struct call *c = e->calls;
 
 		call_unlink(c);
-		c->cb(NULL, "the etcd client is shutting down", c->arg);
+		c->cb(NULL, why, c->arg);
 		free(c->path);
 		free(c->body);
 		free(c);
 	}
-	for (size_t i = 0; i < e->nep; i++)
-		if (e->ep[i].conn)
-			evhttp_connection_free(e->ep[i].conn);	/* its requests, unanswered */
+}
+
+void
+etcd_free(struct etcd *e)
+{
+	if (e == NULL)
+		return;
+	etcd_fail_all(e, "the etcd client is shutting down");
 	free(e);
 }
 

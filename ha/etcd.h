@@ -28,6 +28,9 @@ struct etcd *etcd_new(struct event_base *base, char *const *endpoints, size_t n,
     unsigned timeout_ms);
 /* Calls in flight are answered with an error first. */
 void etcd_free(struct etcd *e);
+/* Every call in flight answered now with an error (a module above is
+ * stopping: its callbacks must run while its state is still there). */
+void etcd_fail_all(struct etcd *e, const char *why);
 
 /* reply: the gateway's JSON object (borrowed for the call), NULL on
  * failure; err then says why ("127.0.0.1:2379: connection refused",

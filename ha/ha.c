@@ -60,7 +60,7 @@ on_status(json_t *reply, const char *err, void *arg)
 	bool had = ha->quorum;
 
 	ha->polls_out--;
-	if (ha->stopping)
+	if (ha->stopping || ha->draining)
 		return;
 	if (reply == NULL) {
 		snprintf(ha->why, sizeof(ha->why), "etcd unreachable: %s", err);
@@ -136,6 +136,16 @@ ha_free(struct ha *ha)
 		free(ha->cfg.endpoints[i]);
 	free(ha->cfg.prefix);
 	free(ha);
+}
+
+void
+ha_drain(struct ha *ha)
+{
+	if (ha == NULL)
+		return;
+	ha->draining = true;
+	etcd_fail_all(ha->etcd, "stopping");
+	ha->draining = false;
 }
 
 const char *

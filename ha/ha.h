@@ -85,6 +85,10 @@ typedef void (*ha_txn_cb)(enum ha_txn_result r, int64_t rev, const char *err, vo
 int ha_txn(struct ha *ha, const char *cmp_key, int64_t cmp_rev, const struct ha_op *ops,
     size_t n, ha_txn_cb cb, void *arg);
 
+/* A module that used ha is stopping: every call in flight is answered
+ * now, with an error, while its state still exists. */
+void ha_drain(struct ha *ha);
+
 /* What `status` shows: endpoints, members, leader, revision, lag, the writer. */
 json_t *ha_status(const struct ha *ha);
 

@@ -24,7 +24,7 @@ struct ha {
 	struct event		*poll_ev;
 	unsigned		 polls_out;
 	uint64_t		 npolls;
-	bool			 stopping;
+	bool			 stopping, draining;
 
 	/* the cluster, as the last status poll saw it */
 	bool			 quorum;

@@ -120,6 +120,7 @@ static json_t *
 partitions_status(struct fabricd *fd)
 {
 	size_t ntenants = 0;
+	json_t *st;
 
 	if (!pt_state.running)
 		return json_pack("{s:s}", "state", "disabled");
@@ -130,7 +131,7 @@ partitions_status(struct fabricd *fd)
 			seen |= strcmp(pt_state.model->parts[i].tenant, pt_state.model->parts[j].tenant) == 0;
 		ntenants += !seen;
 	}
-	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:s, s:{s:I, s:I, s:I, s:I, s:I}, "
+	st = json_pack("{s:s, s:b, s:I, s:I, s:I, s:s, s:{s:I, s:I, s:I, s:I, s:I}, "
 	    "s:{s:I, s:I, s:I}}",
 	    "state", pt_fabric_now() ? "running" : "stored-only", "busy", pt_state.busy,
 	    "partitions", (json_int_t)pt_state.model->nparts, "tenants", (json_int_t)ntenants,
@@ -142,6 +143,9 @@ partitions_status(struct fabricd *fd)
 	    "enforce_sets", (json_int_t)pt_mad_counts.enforce_sets,
 	    "changes", "ok", (json_int_t)pt_state.changes_ok, "failed",
 	    (json_int_t)pt_state.changes_failed, "rejected", (json_int_t)pt_state.changes_rejected);
+	if (pt_replica_on())
+		json_object_set_new(st, "intent", pt_replica_status());
+	return st;
 }
 
 /* Read from the status object, so the two always agree. */

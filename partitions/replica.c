@@ -43,6 +43,13 @@ static struct {
 
 bool pt_replica_on(void) { return rp.ha != NULL; }
 
+json_t *
+pt_replica_status(void)
+{
+	return json_pack("{s:I, s:b}", "revision", (json_int_t)rp.rev, "ready",
+	    rp.fresh && ha_is_writer(rp.ha));
+}
+
 /* ---- the model as a value ---- */
 
 static char *
@@ -326,5 +333,6 @@ pt_replica_start(struct ha *ha)
 void
 pt_replica_stop(void)
 {
+	ha_drain(rp.ha);	/* a change waiting for etcd is answered now */
 	memset(&rp, 0, sizeof(rp));
 }

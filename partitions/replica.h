@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "common/proto.h"
 
 struct ha;
@@ -14,6 +16,9 @@ struct pt_index;
 void pt_replica_start(struct ha *ha);	/* ha NULL: off */
 void pt_replica_stop(void);
 bool pt_replica_on(void);
+/* {"revision": the model's etcd revision held here, "ready": this master
+ * may write (lease held, latest intent read)}. */
+json_t *pt_replica_status(void);
 /* The master may program P_Keys: it holds the writer lease and has read
  * the latest intent (claimed and read when not; true without ha). */
 bool pt_replica_ready(void);

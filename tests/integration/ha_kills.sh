@@ -1,0 +1,158 @@
+#!/bin/sh
+# The master killed in the middle of partition changes, with ha: fabricd A
+# (host1, priority 15) and B (host2, priority 5), one 3-member etcd cluster
+# (loopback).  Each of HA_KILLS (20) rounds makes a new partition on A and
+# adds two hosts to it; A is killed (SIGKILL) at a random point of that
+# member add.  B takes over; the P_Key tables of every host port, read with
+# smpquery, must then equal the membership before the killed command or
+# after it, for all hosts alike (never older, never a mix), as this test's
+# own record of acknowledged commands has it: an acknowledged add must be
+# there.  A is restarted and takes the subnet back (handover) before the
+# next round.
+#
+# A change must last for a kill to land inside it: the madlog double below
+# A's umad calls (tests/fixtures/mad/madlog.c) delays each
+# SubnSet(P_KeyTable) by 100 ms, as a slow fabric would.
+. "$FABRICD_SRC/tests/lib/sm.sh"
+. "$FABRICD_SRC/tests/lib/etcd.sh"
+sim_test_setup smpquery sminfo jq
+ROUNDS=${HA_KILLS:-20}
+HOSTS="host3 host4 host5 host6 host7 host8"
+
+# keys HOST: the 15-bit keys HOST's port holds besides the default, sorted.
+keys() {
+	sim_diag -H "$1" -t 10 smpquery -D pkeys 0 | awk '/^ *[0-9]+:/ {
+	    for (i = 2; i <= NF; i++) if ($i != "0x0000") {
+	        k = tolower($i); sub(/^0x/, "", k); n = 0
+	        for (j = 1; j <= length(k); j++) n = n * 16 + index("0123456789abcdef", substr(k, j, 1)) - 1
+	        n = n % 32768; if (n != 32767) printf "0x%04x\n", n } }' | sort | tr '\n' ' '
+}
+state() { for h in $HOSTS; do echo "$h $(keys "$h")"; done; }
+# expect FILE: the state the record (lines "HOST KEY") gives, as state() prints it
+expect() {
+	for h in $HOSTS; do
+		echo "$h $(awk -v h="$h" '$1 == h { print $2 }' "$1" | sort | tr '\n' ' ')"
+	done
+}
+ha_yaml() {
+	cat <<EOF
+ha:
+  etcd:
+    endpoints: [ $ETCD_ENDPOINTS ]
+partitions:
+  enabled: true
+EOF
+}
+bctl() { "$FABRICCTL" -s "$T/b/run/fabricd.sock" "$@"; }
+start_a() {
+	fd_config "sm:
+  enabled: true
+  priority: 15
+  sweep_interval: 1s
+  standby_poll: 1s
+$(ha_yaml)"
+	fd_start SIM_HOST=host1 LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
+	    IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_PKEY_SET_DELAY_MS=100
+}
+# writable CTL...: until that daemon's status says its partitions may be
+# written (it holds the lease and has read the intent), at most 20 s
+writable() {
+	for _ in $(seq 1 200); do
+		[ "$("$@" --json status 2>/dev/null | jq -r '.partitions.intent.ready')" = true ] &&
+		    return 0
+		sleep 0.1
+	done
+	return 1
+}
+# idle CTL...: until its partitions are not busy (a sweep programming), 10 s
+idle() {
+	for _ in $(seq 1 100); do
+		[ "$("$@" --json status 2>/dev/null | jq -r '.partitions.busy')" = false ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+etcd_cluster_start 3
+sim_topology -k 2 -h 4 -s 1 || fail topogen
+sim_start || fail ibsim
+A_GUID=$(sm_guid_of host1)
+B_GUID=$(sm_guid_of host2)
+start_a
+sm_wait_up 30 || fail "A: subnet not up"
+sm_wait_sminfo 10 "$A_GUID 15 MASTER" || fail "A is not master"
+mkdir -p "$T/b/run" "$T/b/state"
+cat > "$T/b/fabricd.yaml" <<EOF
+socket: $T/b/run/fabricd.sock
+state_dir: $T/b/state
+log_level: debug
+sm:
+  enabled: true
+  priority: 5
+  sweep_interval: 1s
+  standby_poll: 1s
+$(ha_yaml)
+EOF
+(cd "$T/b" && exec env SIM_HOST=host2 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME" \
+    "$FABRICD" -c "$T/b/fabricd.yaml" >> "$T/b/fabricd.log" 2>&1) &
+B_PID=$!
+fd_second "$B_PID" "$T/b/fabricd.log"
+b_lid=$(sm_lid_of host2)
+a_lid=$(sm_lid_of host1)
+sm_wait_sminfo 20 "$B_GUID 5 STANDBY" "$b_lid" || fail "B is not standby"
+writable ctl || fail "A never became writable"
+
+: > "$T/record"
+acked=0 mid=0 after=0
+for round in $(seq 1 "$ROUNDS"); do
+	key=$(printf '0x%04x' $((0x0c00 + round)))
+	n=$(( 3 + (round % 3) * 2 ))
+	h1=host$n
+	h2=host$((n + 1))
+	idle ctl || fail "round $round: A stays busy"
+	ctl partition create "p$round" --pkey "$key" >/dev/null || fail "round $round: create p$round"
+	idle ctl || fail "round $round: A stays busy"
+	expect "$T/record" > "$T/before"
+	printf '%s %s\n%s %s\n' "$h1" "$key" "$h2" "$key" >> "$T/record.next"
+	cat "$T/record" "$T/record.next" > "$T/record.after"
+	rm -f "$T/record.next"
+	expect "$T/record.after" > "$T/after"
+	( ctl partition member add "p$round" "host[$n$((n + 1))]" >/dev/null 2>&1 && touch "$T/acked" ) &
+	cmd=$!
+	# a random point from before the commit to after the last Set
+	sleep "0.$(printf '%03d' $(( $(od -An -N2 -tu2 /dev/urandom) % 600 )))"
+	kill -9 "$FD_PID"
+	wait "$FD_PID" 2>/dev/null
+	FD_PID=
+	wait "$cmd" 2>/dev/null
+	sm_wait_sminfo 15 "$B_GUID 5 MASTER" "$b_lid" || fail "round $round: B did not take over"
+	writable bctl || fail "round $round: B never became writable
+$(tail -20 "$T/b/fabricd.log")"
+	sleep 2		# B's sweeps program what the intent says
+	state > "$T/now"
+	if [ -f "$T/acked" ]; then
+		rm -f "$T/acked"
+		acked=$((acked + 1))
+		cmp -s "$T/now" "$T/after" || fail "round $round: an acknowledged add is not on the fabric:
+$(diff "$T/after" "$T/now")"
+	elif cmp -s "$T/now" "$T/after"; then
+		mid=$((mid + 1))	# committed to etcd, not yet acknowledged: the new master finished it
+	else
+		cmp -s "$T/now" "$T/before" || fail "round $round: neither before nor after the killed add:
+before: $(cat "$T/before")
+after: $(cat "$T/after")
+now: $(cat "$T/now")"
+	fi
+	cmp -s "$T/now" "$T/after" && { cp "$T/record.after" "$T/record"; after=$((after + 1)); }
+	# B's intent matches the fabric: partition show on B lists what is there
+	if cmp -s "$T/now" "$T/after"; then
+		bctl --json partition show "p$round" | grep -qF "host[$n$((n + 1))]" ||
+		    fail "round $round: B's p$round lacks the member: $(bctl --json partition show "p$round")"
+	fi
+	start_a
+	sm_wait_sminfo 20 "$A_GUID 15 MASTER" || fail "round $round: A did not take the subnet back"
+	writable ctl || fail "round $round: A never became writable after the handover"
+done
+echo "$ROUNDS kills: $acked acknowledged before the kill, $mid finished by the new master, $((ROUNDS - after)) rolled back (before)"
+[ $((ROUNDS - acked)) -gt 0 ] || fail "every kill came after the acknowledgement: no kill landed mid-change"
+pass
