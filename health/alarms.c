@@ -167,22 +167,17 @@ alarm_set_detail(struct alarm *a, const char *detail)
 		snprintf(a->detail, sizeof(a->detail), "%s", detail);
 }
 
+/* A new active alarm like tmpl (its object copied), without an event. */
 static struct alarm *
-alarm_raise(struct alarm_table *t, const char *object, uint64_t guid, uint8_t port,
-    enum hchk check, enum event_severity sev, int64_t now_ms, const char *detail)
+alarm_insert(struct alarm_table *t, const struct alarm *tmpl)
 {
 	struct alarm_node *node = xcalloc(1, sizeof(*node));
 	struct alarm *a = &node->a;
 
-	node->key_hash = key_hash(object, check);
-	a->object = xstrdup(object);
-	a->node_guid = guid;
-	a->port = port;
-	a->check = check;
-	a->severity = sev;
-	a->first_seen_ms = a->last_seen_ms = now_ms;
-	a->failures = 1;
-	alarm_set_detail(a, detail);
+	*a = *tmpl;
+	a->object = xstrdup(tmpl->object);
+	a->cleared_ms = 0;
+	node->key_hash = key_hash(a->object, a->check);
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 16;
 		t->v = xreallocarray(t->v, t->cap, sizeof(*t->v));
@@ -190,6 +185,20 @@ alarm_raise(struct alarm_table *t, const char *object, uint64_t guid, uint8_t po
 	node->slot = t->n;
 	t->v[t->n++] = a;
 	chains_add(t, node);
+	return a;
+}
+
+static struct alarm *
+alarm_raise(struct alarm_table *t, const char *object, uint64_t guid, uint8_t port,
+    enum hchk check, enum event_severity sev, int64_t now_ms, const char *detail)
+{
+	struct alarm tmpl = { .object = (char *)object, .node_guid = guid, .port = port,
+	    .check = check, .severity = sev, .first_seen_ms = now_ms, .last_seen_ms = now_ms,
+	    .failures = 1 };
+	struct alarm *a;
+
+	alarm_set_detail(&tmpl, detail);
+	a = alarm_insert(t, &tmpl);
 	if (t->notify)
 		t->notify(a, true, t->arg);
 	return a;
@@ -227,6 +236,29 @@ alarm_remove(struct alarm_table *t, size_t i, int64_t now_ms)
 		t->notify(a, false, t->arg);
 	alarm_remember(t, a, now_ms);
 	alarm_free(a);
+}
+
+void
+alarm_restore(struct alarm_table *t, const struct alarm *a)
+{
+	struct alarm copy = *a;
+
+	if (a->cleared_ms == 0) {
+		if (alarm_lookup(t, a->object, a->check) == NULL)
+			(void)alarm_insert(t, a);
+		return;
+	}
+	copy.object = xstrdup(a->object);
+	alarm_remember(t, &copy, a->cleared_ms);	/* takes the copy's object */
+}
+
+int
+hchk_by_name(const char *name)
+{
+	for (int c = 0; c < HCHK_COUNT; c++)
+		if (strcmp(hchk_names[c], name) == 0)
+			return c;
+	return -1;
 }
 
 void

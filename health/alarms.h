@@ -36,6 +36,7 @@ enum hchk {
 };
 
 const char *hchk_name(enum hchk c);
+int hchk_by_name(const char *name);	/* -1: none */
 
 struct alarm {
 	char			*object;	/* "node:port", "mlx5_0/1 prio 3" */
@@ -56,6 +57,10 @@ struct alarm_table;
 typedef void (*alarm_notify_fn)(const struct alarm *a, bool raised, void *arg);
 
 struct alarm_table *alarm_table_new(unsigned clear_after, alarm_notify_fn fn, void *arg);
+/* An alarm read back (health/alarm_store.c, after a restart or from the
+ * replicated intent): active (cleared_ms 0) into the table, unless it is
+ * there, cleared into the ring; no event either way.  object is copied. */
+void alarm_restore(struct alarm_table *t, const struct alarm *a);
 void alarm_table_free(struct alarm_table *t);
 
 /*

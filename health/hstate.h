@@ -102,6 +102,9 @@ struct health {
 	double			 round_seconds;			/* last round, first send to last reply */
 	uint64_t		 events_raised[EV_CRITICAL + 1];
 	size_t			 nisolated;
+	/* alarm_store.c: the raises and clears of this turn, to be written */
+	struct store_batch	*alarm_batch;
+	struct event		*alarm_flush_ev, *alarm_refresh_ev;
 };
 
 extern struct health *health;

@@ -17,6 +17,7 @@
 #include "daemon/fabricd.h"
 #include "fabric/routing.h"
 #include "health/health.h"
+#include "health/alarm_store.h"
 #include "health/hstate.h"
 
 #define DAY_MS (24ULL * 3600 * 1000)
@@ -163,6 +164,7 @@ alarm_notify(const struct alarm *a, bool raised, void *arg)
 
 	if (raised)
 		h->events_raised[a->severity]++;
+	health_alarm_stored(h, a, raised);
 	/* a fresh alarm has failed once; a rise in severity is notified
 	 * again, later, and changes no port's count */
 	if (!raised || a->failures == 1)
@@ -222,6 +224,7 @@ health_start(struct fabricd *fd, const void *cfgp)
 	apply_config(health, c);
 	health->alarms = alarm_table_new(health->th.clear_after, alarm_notify, health);
 	alarm_table_set_quiet(health->alarms, c->quiet_ms);
+	health_alarms_load(health);	/* what failed before a restart still counts */
 	roce_start(health);
 	if (health_ib_start(health) < 0)
 		log_warnx("health: InfiniBand polling not started");
@@ -252,6 +255,7 @@ health_stop(struct fabricd *fd)
 		return;
 	health_ib_stop(health);
 	roce_stop(health);
+	health_alarms_stop(health);
 	/* Nothing stays routed around once nobody watches those ports. */
 	if (health->nisolated)
 		routing_exclude_set(NULL, NULL, 0);

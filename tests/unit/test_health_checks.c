@@ -164,6 +164,46 @@ flapping_window(void **state)
 	assert_int_equal(flap_recent(&h, 800040, min10), FLAP_HISTORY);
 }
 
+/* Read back after a restart: no event, the quiet time goes on from the
+ * stored last_seen, a cleared one is in the ring for the pre-flight. */
+static void
+restored_alarms(void **state)
+{
+	struct notes n = { 0 };
+	struct alarm_table *t = alarm_table_new(3, note, &n);
+	struct alarm up = { .object = "h:1", .node_guid = 0x10, .port = 1,
+	    .check = HCHK_SYMBOL_ERRORS, .severity = EV_WARNING, .first_seen_ms = 1000,
+	    .last_seen_ms = 5000, .failures = 4, .detail = "burst" };
+	struct alarm gone = up;
+	size_t i;
+	const struct alarm *a;
+
+	alarm_table_set_quiet(t, 60000);
+	gone.object = "h:2";
+	gone.port = 2;
+	gone.cleared_ms = 9000;
+	alarm_restore(t, &up);
+	alarm_restore(t, &up);		/* twice: still one */
+	alarm_restore(t, &gone);
+	assert_int_equal(n.raised + n.cleared, 0);
+	assert_int_equal(alarm_count(t), 1);
+	assert_non_null(a = alarm_find(t, "h:1", HCHK_SYMBOL_ERRORS));
+	assert_int_equal(a->failures, 4);
+	assert_string_equal(a->detail, "burst");
+	assert_int_equal(alarm_clears_at(t, a), 65000);
+	/* passing inside the quiet time keeps it */
+	for (int64_t ms = 6000; ms < 65000; ms += 1000)
+		assert_non_null(alarm_update(t, "h:1", 0x10, 1, HCHK_SYMBOL_ERRORS, false,
+		    EV_WARNING, ms, NULL));
+	assert_int_equal(n.cleared, 0);
+	i = alarm_recent_count(t);
+	assert_non_null(a = alarm_recent_of_port(t, 0x10, 2, &i));
+	assert_int_equal(a->cleared_ms, 9000);
+	assert_int_equal(hchk_by_name("symbol_errors"), HCHK_SYMBOL_ERRORS);
+	assert_int_equal(hchk_by_name("nonsense"), -1);
+	alarm_table_free(t);
+}
+
 static void
 quiet_time_and_recent_ring(void **state)
 {
@@ -264,6 +304,7 @@ main(void)
 		cmocka_unit_test(degraded_links),
 		cmocka_unit_test(flapping_window),
 		cmocka_unit_test(quiet_time_and_recent_ring),
+		cmocka_unit_test(restored_alarms),
 		cmocka_unit_test(ber_window_and_rates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
