@@ -22,7 +22,6 @@ struct endpoint {
 	char			 host[128];
 	uint16_t		 port;
 	char			 label[160];	/* "HOST:PORT" */
-	struct evhttp_connection *conn;
 	int64_t			 down_until_ms;	/* backoff after a failure */
 	unsigned		 backoff_ms;
 };
@@ -33,6 +32,10 @@ struct call {
 	etcd_cb		 cb;
 	void		*arg;
 	char		*path, *body;	/* kept to try the next endpoint */
+	/* its own connection: a call that waits (a read without quorum
+	 * waits for etcd's own timeout) holds up no other, the status poll
+	 * least of all; freed by libevent once the call completes */
+	struct evhttp_connection *conn;
 	unsigned	 tries;
 	int64_t		 sent_ms;
 	struct call	*prev, *next;	/* in flight */
@@ -95,17 +98,12 @@ call_unlink(struct call *c)
 void
 etcd_fail_all(struct etcd *e, const char *why)
 {
-	/* the connections go first: their requests are freed unanswered, so
-	 * that none of them calls back into a call freed here */
-	for (size_t i = 0; i < e->nep; i++)
-		if (e->ep[i].conn) {
-			evhttp_connection_free(e->ep[i].conn);
-			e->ep[i].conn = NULL;
-		}
 	while (e->calls) {
 		struct call *c = e->calls;
 
 		call_unlink(c);
+		/* its request is freed unanswered: no callback into c */
+		evhttp_connection_free(c->conn);
 		c->cb(NULL, why, c->arg);
 		free(c->path);
 		free(c->body);
@@ -201,6 +199,7 @@ on_reply(struct evhttp_request *req, void *arg)
 	else
 		o = reply_json(req, why, sizeof(why));
 	call_unlink(c);
+	c->conn = NULL;		/* libevent frees it when this returns */
 	if (o == NULL) {
 		snprintf(err, sizeof(err), "%s: %s", ep->label, why);
 		fail_over(e, c->ep);
@@ -223,15 +222,13 @@ static struct evhttp_connection *
 connection(struct etcd *e, struct endpoint *ep)
 {
 	struct timeval tv = { e->timeout_ms / 1000, (e->timeout_ms % 1000) * 1000 };
+	struct evhttp_connection *conn;
 
-	if (ep->conn == NULL) {
-		ep->conn = evhttp_connection_base_new(e->base, NULL, ep->host, ep->port);
-		if (ep->conn == NULL)
-			return NULL;
-		evhttp_connection_set_timeout_tv(ep->conn, &tv);
-		evhttp_connection_set_retries(ep->conn, 0);
-	}
-	return ep->conn;
+	if ((conn = evhttp_connection_base_new(e->base, NULL, ep->host, ep->port)) == NULL)
+		return NULL;
+	evhttp_connection_set_timeout_tv(conn, &tv);
+	evhttp_connection_set_retries(conn, 0);
+	return conn;
 }
 
 /* c to the current endpoint; 0, or -1 (c not linked, not freed). */
@@ -244,8 +241,12 @@ send_call(struct etcd *e, struct call *c)
 
 	c->ep = e->cur;
 	c->sent_ms = clock_mono_ms();
-	if ((conn = connection(e, ep)) == NULL || (req = evhttp_request_new(on_reply, c)) == NULL)
+	if ((conn = connection(e, ep)) == NULL)
 		return -1;
+	if ((req = evhttp_request_new(on_reply, c)) == NULL) {
+		evhttp_connection_free(conn);
+		return -1;
+	}
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Host", ep->host);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
 	    "application/json");
@@ -258,8 +259,11 @@ send_call(struct etcd *e, struct call *c)
 	e->ninflight++;
 	if (evhttp_make_request(conn, req, EVHTTP_REQ_POST, c->path) != 0) {
 		call_unlink(c);	/* libevent freed the request */
+		evhttp_connection_free(conn);
 		return -1;
 	}
+	c->conn = conn;
+	evhttp_connection_free_on_completion(conn);
 	return 0;
 }
 
@@ -329,6 +333,6 @@ etcd_int(json_t *o, const char *key)
 	json_t *v = json_object_get(o, key);
 
 	if (json_is_string(v))
-		return strtoll(json_string_value(v), NULL, 10);
+		return (int64_t)strtoull(json_string_value(v), NULL, 10);	/* IDs are uint64 */
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
 }

@@ -65,11 +65,13 @@ on_status(json_t *reply, const char *err, void *arg)
 	if (reply == NULL) {
 		snprintf(ha->why, sizeof(ha->why), "etcd unreachable: %s", err);
 		ha->quorum = false;
+		ha->leader = 0;
 	} else if (json_array_size(errs) > 0 || etcd_int(reply, "leader") == 0) {
 		snprintf(ha->why, sizeof(ha->why), "etcd has no quorum: %s says \"%s\"",
 		    etcd_endpoint(ha->etcd), json_array_size(errs) ?
 		    json_string_value(json_array_get(errs, 0)) : "no leader");
 		ha->quorum = false;
+		ha->leader = 0;
 	} else {
 		ha->why[0] = '\0';
 		ha->quorum = true;

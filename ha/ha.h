@@ -41,8 +41,9 @@ void ha_scope(struct ha *ha, uint64_t subnet_prefix);
 
 /* The master SM (port GUID sm_guid) wants to write: the lease is taken
  * as soon as the last holder's has ended (tried again every second);
- * gained(arg) is called each time it is won.  still(arg) is asked every
- * second: false (no longer master) gives the lease up.  Idempotent. */
+ * gained(arg) is called each time it is won (each module that claims
+ * keeps its own, up to 4; NULL: none).  still(arg) is asked every second:
+ * false (no longer master) gives the lease up.  Idempotent. */
 void ha_claim(struct ha *ha, uint64_t sm_guid, bool (*still)(void *arg),
     void (*gained)(void *arg), void *arg);
 /* No longer master: the lease is given up (revoked). */
@@ -64,6 +65,8 @@ int ha_get(struct ha *ha, const char *key, ha_get_cb cb, void *arg);
 #define HA_MAX_WATCHES	8
 typedef void (*ha_watch_fn)(const char *value, size_t len, int64_t mod_rev, void *arg);
 void ha_watch(struct ha *ha, const char *key, ha_watch_fn fn, void *arg);
+/* The watch of fn with arg ends (its owner stops). */
+void ha_unwatch(struct ha *ha, ha_watch_fn fn, void *arg);
 
 /* ---- writing ---- */
 

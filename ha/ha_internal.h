@@ -40,8 +40,12 @@ struct ha {
 	int64_t			 lease_ok_ms;	/* the last keepalive answered */
 	char			 holder[32];	/* who holds "writer", as last read */
 	bool			(*still)(void *arg);
-	void			(*gained)(void *arg);
-	void			*gained_arg;
+	void			*still_arg;
+	struct {
+		void		(*fn)(void *arg);
+		void		*arg;
+	}			 gained[4];	/* each claimer's, told in turn */
+	size_t			 ngained;
 	struct event		*lease_ev;
 	uint64_t		 writes;	/* transactions that wrote */
 

@@ -35,15 +35,19 @@ on_claim(json_t *reply, const char *err, void *arg)
 	char *holder;
 
 	ha->claim_out = false;
-	if (ha->stopping || reply == NULL || !ha->wanted)
+	if (ha->stopping || !ha->wanted)
+		return;
+	if (reply == NULL || !json_is_true(json_object_get(reply, "succeeded")))
+		ha->lease = 0;	/* not kept alive meanwhile: the next try takes a new one */
+	if (reply == NULL)
 		return;
 	if (json_is_true(json_object_get(reply, "succeeded"))) {
 		ha->writer = true;
 		ha->lease_ok_ms = clock_mono_ms();
 		snprintf(ha->holder, sizeof(ha->holder), "%s", ha->id);
 		event_post(EV_INFO, "ha", NULL, "this node (%s) holds the etcd writer lease", ha->id);
-		if (ha->gained)
-			ha->gained(ha->gained_arg);
+		for (size_t i = 0; i < ha->ngained; i++)
+			ha->gained[i].fn(ha->gained[i].arg);
 		return;
 	}
 	fail = json_array_get(json_object_get(reply, "responses"), 0);
@@ -107,9 +111,22 @@ ha_claim(struct ha *ha, uint64_t sm_guid, bool (*still)(void *arg), void (*gaine
 	if (ha == NULL)
 		return;
 	snprintf(ha->id, sizeof(ha->id), "%016" PRIx64, sm_guid);
-	ha->still = still;
-	ha->gained = gained;
-	ha->gained_arg = arg;
+	if (still) {
+		ha->still = still;
+		ha->still_arg = arg;
+	}
+	if (gained) {
+		size_t i;
+
+		for (i = 0; i < ha->ngained; i++)
+			if (ha->gained[i].fn == gained && ha->gained[i].arg == arg)
+				break;
+		if (i == ha->ngained && i < sizeof(ha->gained) / sizeof(ha->gained[0])) {
+			ha->gained[i].fn = gained;
+			ha->gained[i].arg = arg;
+			ha->ngained++;
+		}
+	}
 	ha->wanted = true;
 	try_claim(ha);
 }
@@ -172,7 +189,7 @@ ha_lease_tick(struct ha *ha)
 {
 	char lease[24];
 
-	if (ha->wanted && ha->still && !ha->still(ha->gained_arg)) {
+	if (ha->wanted && ha->still && !ha->still(ha->still_arg)) {
 		ha_release(ha);
 		return;
 	}

@@ -17,13 +17,38 @@ ha_watch(struct ha *ha, const char *key, ha_watch_fn fn, void *arg)
 {
 	struct ha_watch *w;
 
-	if (ha == NULL || ha->nwatches == HA_MAX_WATCHES)
+	if (ha == NULL)
+		return;
+	for (size_t i = 0; i < ha->nwatches; i++)	/* a slot given up, for the same key */
+		if (ha->watches[i].fn == NULL && strcmp(ha->watches[i].key, key) == 0) {
+			w = &ha->watches[i];
+			w->fn = fn;
+			w->arg = arg;
+			w->seen_rev = -1;
+			return;
+		}
+	if (ha->nwatches == HA_MAX_WATCHES)
 		return;
 	w = &ha->watches[ha->nwatches++];
 	w->key = xstrdup(key);
 	w->fn = fn;
 	w->arg = arg;
 	w->seen_rev = -1;
+}
+
+void
+ha_unwatch(struct ha *ha, ha_watch_fn fn, void *arg)
+{
+	if (ha == NULL)
+		return;
+	for (size_t i = 0; i < ha->nwatches; i++) {
+		struct ha_watch *w = &ha->watches[i];
+
+		if (w->fn != fn || w->arg != arg)
+			continue;
+		/* a read in flight finds fn NULL and only frees */
+		w->fn = NULL;
+	}
 }
 
 static void
@@ -35,7 +60,7 @@ on_read(json_t *reply, const char *err, void *arg)
 	char *v;
 
 	w->out = false;
-	if (reply == NULL)
+	if (reply == NULL || w->fn == NULL)
 		return;
 	v = ha_first_kv(reply, &len, &rev);
 	if (rev != w->seen_rev) {
@@ -52,7 +77,7 @@ ha_watch_poll(struct ha *ha)
 		struct ha_watch *w = &ha->watches[i];
 		char *k;
 
-		if (w->out)
+		if (w->out || w->fn == NULL)
 			continue;
 		k = ha_key64(ha, w->key);
 		if (etcd_call(ha->etcd, "/v3/kv/range", json_pack("{s:s}", "key", k), on_read,

@@ -13,5 +13,9 @@ void health_alarms_load(struct health *h);
 void health_alarm_stored(struct health *h, const struct alarm *a, bool raised);
 /* What is queued is handed to the writer. */
 void health_alarms_stop(struct health *h);
+/* alarm_replica.c: with ha, the master publishes its alarms, a standby
+ * takes the master's. */
+void health_alarms_replica_start(struct health *h);
+void health_alarms_replica_stop(struct health *h);
 
 #endif

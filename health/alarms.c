@@ -141,6 +141,21 @@ alarm_table_free(struct alarm_table *t)
 	free(t);
 }
 
+void
+alarm_table_reset(struct alarm_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		alarm_free(t->v[i]);
+	for (size_t i = 0; i < t->recent_n; i++)
+		free(t->recent[i].object);
+	t->n = 0;
+	t->recent_n = t->recent_next = 0;
+	memset(t->by_key, 0, sizeof(t->by_key));
+	memset(t->by_port, 0, sizeof(t->by_port));
+	memset(t->recent_in_bucket, 0, sizeof(t->recent_in_bucket));
+	memset(t->recent, 0, sizeof(t->recent));
+}
+
 static struct alarm *
 alarm_lookup(const struct alarm_table *t, const char *object, enum hchk check)
 {

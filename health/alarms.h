@@ -61,6 +61,9 @@ struct alarm_table *alarm_table_new(unsigned clear_after, alarm_notify_fn fn, vo
  * replicated intent): active (cleared_ms 0) into the table, unless it is
  * there, cleared into the ring; no event either way.  object is copied. */
 void alarm_restore(struct alarm_table *t, const struct alarm *a);
+/* Every alarm and the ring forgotten, without events (a standby taking the
+ * master's alarms again). */
+void alarm_table_reset(struct alarm_table *t);
 void alarm_table_free(struct alarm_table *t);
 
 /*

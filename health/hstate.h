@@ -105,6 +105,9 @@ struct health {
 	/* alarm_store.c: the raises and clears of this turn, to be written */
 	struct store_batch	*alarm_batch;
 	struct event		*alarm_flush_ev, *alarm_refresh_ev;
+	/* alarm_replica.c: the table in etcd's intent */
+	struct event		*alarms_publish_ev;
+	bool			 alarms_dirty, alarms_putting;
 };
 
 extern struct health *health;
@@ -122,6 +125,8 @@ struct hport *hport_lookup(const char *spec);
 	for ((i) = 0; (i) < HPORT_BUCKETS; (i)++) for ((p) = (h)->buckets[i]; (p); (p) = (p)->next)
 
 void hports_free(struct health *h);
+/* Every port's alarm counts from the table again (it was replaced). */
+void hports_recount(struct health *h);
 
 /* Evaluate a port's counter checks after a round (ports.c). */
 void health_eval_counters(struct hport *p, int64_t now_ms, uint64_t dt_ms);

@@ -225,6 +225,7 @@ health_start(struct fabricd *fd, const void *cfgp)
 	health->alarms = alarm_table_new(health->th.clear_after, alarm_notify, health);
 	alarm_table_set_quiet(health->alarms, c->quiet_ms);
 	health_alarms_load(health);	/* what failed before a restart still counts */
+	health_alarms_replica_start(health);	/* ... and before a failover */
 	roce_start(health);
 	if (health_ib_start(health) < 0)
 		log_warnx("health: InfiniBand polling not started");
@@ -256,6 +257,7 @@ health_stop(struct fabricd *fd)
 	health_ib_stop(health);
 	roce_stop(health);
 	health_alarms_stop(health);
+	health_alarms_replica_stop(health);
 	/* Nothing stays routed around once nobody watches those ports. */
 	if (health->nisolated)
 		routing_exclude_set(NULL, NULL, 0);

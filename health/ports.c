@@ -68,6 +68,18 @@ hport_count_alarms(struct hport *p)
 }
 
 void
+hports_recount(struct health *h)
+{
+	struct hport *p;
+	size_t i;
+
+	HPORT_FOREACH(h, i, p) {
+		memset(p->alarms_of, 0, sizeof(p->alarms_of));
+		hport_count_alarms(p);
+	}
+}
+
+void
 hport_alarm_noted(const struct alarm *a, bool raised)
 {
 	struct hport *p = hport_find(a->node_guid, a->port);

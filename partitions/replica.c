@@ -334,5 +334,6 @@ void
 pt_replica_stop(void)
 {
 	ha_drain(rp.ha);	/* a change waiting for etcd is answered now */
+	ha_unwatch(rp.ha, on_model_changed, NULL);
 	memset(&rp, 0, sizeof(rp));
 }
