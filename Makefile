@@ -9,7 +9,7 @@ O       ?= build
 CC      ?= cc
 
 PKGS     = libevent_core libevent_extra libevent_pthreads yaml-0.1 sqlite3 libibumad libibmad jansson libmnl \
-           libsystemd libcrypto
+           libsystemd libcrypto libssl libevent_openssl
 CLI_PKGS = jansson
 
 DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
@@ -166,6 +166,7 @@ bench: all
 	$(O)/bench/routebench 36 4 16 36
 	$(O)/bench/routebench 64 44
 	@sh bench/run.sh $(O)
+	@sh bench/ha_latency.sh $(O) 1296
 
 # install: DESTDIR for staging (make deb, the tests); binaries stripped by
 # install -s with $(STRIP).  The configuration is installed only where none

@@ -5,10 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 #include "common/clock.h"
 #include "common/xmalloc.h"
@@ -22,6 +27,7 @@ struct endpoint {
 	char			 host[128];
 	uint16_t		 port;
 	char			 label[160];	/* "HOST:PORT" */
+	bool			 tls;		/* https */
 	int64_t			 down_until_ms;	/* backoff after a failure */
 	unsigned		 backoff_ms;
 };
@@ -48,6 +54,7 @@ struct etcd {
 	unsigned		 timeout_ms;
 	struct call		*calls;
 	size_t			 ninflight;
+	SSL_CTX			*ssl;		/* NULL: no https endpoint */
 };
 
 static bool
@@ -59,6 +66,7 @@ parse_endpoint(const char *url, struct endpoint *ep)
 	bool ok = host != NULL && strlen(host) < sizeof(ep->host);
 
 	if (ok) {
+		ep->tls = strncmp(url, "https://", 8) == 0;
 		ep->port = (uint16_t)(port > 0 ? port : 2379);
 		snprintf(ep->label, sizeof(ep->label), "%s:%u", host, ep->port);
 		snprintf(ep->host, sizeof(ep->host), "%s", host);
@@ -68,16 +76,72 @@ parse_endpoint(const char *url, struct endpoint *ep)
 	return ok;
 }
 
+static void
+ssl_why(const char *what, const char *file, char *why, size_t len)
+{
+	char err[160];
+
+	ERR_error_string_n(ERR_get_error(), err, sizeof(err));
+	snprintf(why, len, "%s %s: %s", what, file ? file : "", err);
+}
+
+/* Verify the members against ca; present cert/key when given. */
+static SSL_CTX *
+tls_context(const struct etcd_tls *tls, char *why, size_t len)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+
+	if (ctx == NULL) {
+		ssl_why("TLS", NULL, why, len);
+		return NULL;
+	}
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	if (tls == NULL || tls->ca == NULL) {
+		snprintf(why, len, "https endpoints need ha.etcd.ca");
+		goto fail;
+	}
+	if (SSL_CTX_load_verify_locations(ctx, tls->ca, NULL) != 1) {
+		ssl_why("cannot load the CA", tls->ca, why, len);
+		goto fail;
+	}
+	if ((tls->cert == NULL) != (tls->key == NULL)) {
+		snprintf(why, len, "ha.etcd.cert and ha.etcd.key go together");
+		goto fail;
+	}
+	if (tls->cert && SSL_CTX_use_certificate_chain_file(ctx, tls->cert) != 1) {
+		ssl_why("cannot load the client certificate", tls->cert, why, len);
+		goto fail;
+	}
+	if (tls->key && (SSL_CTX_use_PrivateKey_file(ctx, tls->key, SSL_FILETYPE_PEM) != 1 ||
+	    SSL_CTX_check_private_key(ctx) != 1)) {
+		ssl_why("cannot load the client key", tls->key, why, len);
+		goto fail;
+	}
+	return ctx;
+fail:
+	SSL_CTX_free(ctx);
+	return NULL;
+}
+
 struct etcd *
-etcd_new(struct event_base *base, char *const *endpoints, size_t n, unsigned timeout_ms)
+etcd_new(struct event_base *base, char *const *endpoints, size_t n, unsigned timeout_ms,
+    const struct etcd_tls *tls, char *why, size_t len)
 {
 	struct etcd *e = xcalloc(1, sizeof(*e));
+	bool any_tls = false;
 
 	e->base = base;
 	e->timeout_ms = timeout_ms;
 	for (size_t i = 0; i < n && e->nep < ETCD_MAX_ENDPOINTS; i++)
-		if (parse_endpoint(endpoints[i], &e->ep[e->nep]))
+		if (parse_endpoint(endpoints[i], &e->ep[e->nep])) {
+			any_tls |= e->ep[e->nep].tls;
 			e->ep[e->nep++].backoff_ms = BACKOFF_MIN_MS;
+		}
+	if (any_tls && (e->ssl = tls_context(tls, why, len)) == NULL) {
+		free(e);
+		return NULL;
+	}
 	return e;
 }
 
@@ -117,6 +181,7 @@ etcd_free(struct etcd *e)
 	if (e == NULL)
 		return;
 	etcd_fail_all(e, "the etcd client is shutting down");
+	SSL_CTX_free(e->ssl);
 	free(e);
 }
 
@@ -223,8 +288,32 @@ connection(struct etcd *e, struct endpoint *ep)
 {
 	struct timeval tv = { e->timeout_ms / 1000, (e->timeout_ms % 1000) * 1000 };
 	struct evhttp_connection *conn;
+	struct bufferevent *bev;
+	unsigned char addr[16];
+	SSL *ssl;
 
-	if ((conn = evhttp_connection_base_new(e->base, NULL, ep->host, ep->port)) == NULL)
+	if (!ep->tls) {
+		conn = evhttp_connection_base_new(e->base, NULL, ep->host, ep->port);
+	} else {
+		if ((ssl = SSL_new(e->ssl)) == NULL)
+			return NULL;
+		/* the member's certificate must name the endpoint: its IP
+		 * address or its host name */
+		if (inet_pton(AF_INET, ep->host, addr) == 1 || inet_pton(AF_INET6, ep->host, addr) == 1)
+			X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), ep->host);
+		else {
+			SSL_set1_host(ssl, ep->host);
+			SSL_set_tlsext_host_name(ssl, ep->host);
+		}
+		bev = bufferevent_openssl_socket_new(e->base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
+		    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
+		if (bev == NULL) {
+			SSL_free(ssl);
+			return NULL;
+		}
+		conn = evhttp_connection_base_bufferevent_new(e->base, NULL, bev, ep->host, ep->port);
+	}
+	if (conn == NULL)
 		return NULL;
 	evhttp_connection_set_timeout_tv(conn, &tv);
 	evhttp_connection_set_retries(conn, 0);

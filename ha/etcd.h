@@ -23,9 +23,16 @@
 
 struct etcd;
 
-/* endpoints: "http://HOST:PORT" (checked by the configuration). */
+/* TLS for https endpoints: the CA that signed the members' certificates
+ * (required), and the client certificate and key etcd asks for with
+ * --client-cert-auth (both or neither). */
+struct etcd_tls {
+	const char	*ca, *cert, *key;
+};
+/* endpoints: "http://HOST:PORT" or "https://HOST:PORT" (checked by the
+ * configuration).  NULL, with why, when the TLS files do not load. */
 struct etcd *etcd_new(struct event_base *base, char *const *endpoints, size_t n,
-    unsigned timeout_ms);
+    unsigned timeout_ms, const struct etcd_tls *tls, char *why, size_t len);
 /* Calls in flight are answered with an error first. */
 void etcd_free(struct etcd *e);
 /* Every call in flight answered now with an error (a module above is

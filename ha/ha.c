@@ -104,15 +104,25 @@ poll_tick(evutil_socket_t fd, short what, void *arg)
 struct ha *
 ha_new(struct event_base *base, const struct ha_config *cfg)
 {
-	struct ha *ha = xcalloc(1, sizeof(*ha));
+	struct etcd_tls tls = { cfg->ca, cfg->cert, cfg->key };
+	struct ha *ha;
+	struct etcd *e;
+	char why[256];
 
+	e = etcd_new(base, cfg->endpoints, cfg->nendpoints, (unsigned)cfg->timeout_ms, &tls, why,
+	    sizeof(why));
+	if (e == NULL) {
+		log_warnx("ha: %s", why);
+		return NULL;
+	}
+	ha = xcalloc(1, sizeof(*ha));
 	ha->base = base;
+	ha->etcd = e;
 	ha->cfg = *cfg;		/* its strings copied: a reload frees the configuration's */
 	for (size_t i = 0; i < cfg->nendpoints; i++)
 		ha->cfg.endpoints[i] = xstrdup(cfg->endpoints[i]);
 	ha->cfg.prefix = xstrdup(cfg->prefix);
-	ha->cfg.ca = ha->cfg.cert = ha->cfg.key = NULL;
-	ha->etcd = etcd_new(base, cfg->endpoints, cfg->nendpoints, (unsigned)cfg->timeout_ms);
+	ha->cfg.ca = ha->cfg.cert = ha->cfg.key = NULL;	/* read once, above */
 	snprintf(ha->why, sizeof(ha->why), "etcd not asked yet");
 	ha_scope(ha, 0xfe80000000000000ULL);
 	ha->poll_ev = evtimer_new(base, poll_tick, ha);

@@ -5,7 +5,9 @@
  *     etcd:
  *       endpoints: [ "http://10.0.0.1:2379", "http://10.0.0.2:2379" ]
  *       prefix: /fabricd/        # the subnet prefix is added below it
- *       # ca, cert, key: TLS client files (https endpoints; not yet)
+ *       ca: /etc/fabricd/etcd-ca.pem      # https endpoints: the members' CA,
+ *       cert: /etc/fabricd/etcd-client.pem # and the client certificate and key
+ *       key: /etc/fabricd/etcd-client.key  # etcd asks for (--client-cert-auth)
  *     lease_ttl: 3s              # a dead master's hold on the intent ends after it
  *     timeout: 2s                # one call to etcd
  *
@@ -36,11 +38,6 @@ parse_endpoints(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 			return false;
 		if (strncmp(s, "http://", 7) != 0 && strncmp(s, "https://", 8) != 0) {
 			cfg_error(ctx, n, "\"%s\": expected http://HOST:PORT or https://HOST:PORT", s);
-			return false;
-		}
-		if (strncmp(s, "https://", 8) == 0) {
-			cfg_error(ctx, n, "\"%s\": https endpoints are not supported yet; use http on "
-			    "a trusted management network", s);
 			return false;
 		}
 		if (c->nendpoints == ETCD_MAX_ENDPOINTS) {
@@ -127,8 +124,9 @@ ha_start(struct fabricd *fd, const void *cfgp)
 
 	if (c->nendpoints == 0)
 		return 0;
-	fd->ha = ha_new(fd->base, c);
-	return 0;
+	/* without it, refuse to run as if there were no ha: a standby would
+	 * then write from its own copy */
+	return (fd->ha = ha_new(fd->base, c)) != NULL ? 0 : -1;
 }
 
 static enum reload_result

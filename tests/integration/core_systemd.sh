@@ -91,7 +91,7 @@ wait_for() {
 pings() { grep -c ' WATCHDOG=1$' "$T/notify.log"; }
 wait_for ' READY=1$' 15 || fail "no READY=1: $(cat "$T/notify.log")"
 # STATUS= follows the modules (what `systemctl status` shows).
-wait_for ' STATUS=sm disabled, partitions disabled, roce_qos disabled, health [a-z ]*, validation disabled$' 10 ||
+wait_for ' STATUS=ha disabled, sm disabled, partitions disabled, roce_qos disabled, health [a-z ]*, validation disabled$' 10 ||
     fail "no STATUS= line with the modules' states: $(grep STATUS "$T/notify.log")"
 for _ in $(seq 1 100); do [ "$(pings)" -ge 3 ] && break; sleep 0.1; done
 [ "$(pings)" -ge 3 ] || fail "fewer than 3 watchdog pings in 10 s at WATCHDOG_USEC=1s"
