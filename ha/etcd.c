@@ -40,7 +40,8 @@ struct call {
 	char		*path, *body;	/* kept to try the next endpoint */
 	/* its own connection: a call that waits (a read without quorum
 	 * waits for etcd's own timeout) holds up no other, the status poll
-	 * least of all; freed by libevent once the call completes */
+	 * least of all; freed on the next turn once the call is answered
+	 * (not inside libevent's callback) */
 	struct evhttp_connection *conn;
 	unsigned	 tries;
 	int64_t		 sent_ms;
@@ -55,7 +56,35 @@ struct etcd {
 	struct call		*calls;
 	size_t			 ninflight;
 	SSL_CTX			*ssl;		/* NULL: no https endpoint */
+	struct evhttp_connection **dead;	/* answered: freed by reap() */
+	size_t			 ndead, capdead;
+	struct event		*reap_ev;
 };
+
+static void
+reap(evutil_socket_t fd, short what, void *arg)
+{
+	struct etcd *e = arg;
+
+	for (size_t i = 0; i < e->ndead; i++)
+		evhttp_connection_free(e->dead[i]);
+	e->ndead = 0;
+}
+
+static void
+bury(struct etcd *e, struct evhttp_connection *conn)
+{
+	struct timeval zero = { 0, 0 };
+
+	if (conn == NULL)
+		return;
+	if (e->ndead == e->capdead) {
+		e->capdead = e->capdead ? 2 * e->capdead : 8;
+		e->dead = xreallocarray(e->dead, e->capdead, sizeof(*e->dead));
+	}
+	e->dead[e->ndead++] = conn;
+	evtimer_add(e->reap_ev, &zero);
+}
 
 static bool
 parse_endpoint(const char *url, struct endpoint *ep)
@@ -142,6 +171,7 @@ etcd_new(struct event_base *base, char *const *endpoints, size_t n, unsigned tim
 		free(e);
 		return NULL;
 	}
+	e->reap_ev = evtimer_new(base, reap, e);
 	return e;
 }
 
@@ -181,6 +211,10 @@ etcd_free(struct etcd *e)
 	if (e == NULL)
 		return;
 	etcd_fail_all(e, "the etcd client is shutting down");
+	reap(-1, 0, e);
+	if (e->reap_ev)
+		event_free(e->reap_ev);
+	free(e->dead);
 	SSL_CTX_free(e->ssl);
 	free(e);
 }
@@ -264,7 +298,8 @@ on_reply(struct evhttp_request *req, void *arg)
 	else
 		o = reply_json(req, why, sizeof(why));
 	call_unlink(c);
-	c->conn = NULL;		/* libevent frees it when this returns */
+	bury(e, c->conn);	/* not freed inside its own callback */
+	c->conn = NULL;
 	if (o == NULL) {
 		snprintf(err, sizeof(err), "%s: %s", ep->label, why);
 		fail_over(e, c->ep);
@@ -352,7 +387,6 @@ send_call(struct etcd *e, struct call *c)
 		return -1;
 	}
 	c->conn = conn;
-	evhttp_connection_free_on_completion(conn);
 	return 0;
 }
 

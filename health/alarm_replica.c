@@ -105,7 +105,8 @@ on_alarms(const char *value, size_t len, int64_t rev, void *arg)
 
 	if (value == NULL || ha_is_writer(h->fd->ha))
 		return;		/* ours, or nothing */
-	if (!json_is_array(arr = json_loadb(value, len, 0, NULL))) {
+	arr = json_loadb(value, len, 0, NULL);	/* not inside json_is_array: a macro */
+	if (!json_is_array(arr)) {
 		json_decref(arr);
 		return;
 	}

@@ -243,12 +243,29 @@ record_change(const struct pt_plan *plan, void *arg)
 	return pt_intent_record(pt_state.store, plan, r->ch.action);
 }
 
+/*
+ * The daemon stopping: the MAD engine closes after every module has
+ * stopped and answers what was still in flight with errors.  Partitions'
+ * state, the SM that waits for a sweep hook and the control socket are
+ * gone by then: nothing is stored, no one is answered or told; the next
+ * start reads the intent (intent.c) and undoes what was half-written.
+ */
+static bool
+stopped(void)
+{
+	return !pt_state.running;
+}
+
 static void
 on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 {
 	struct run *r = arg;
 	char *msg;
 
+	if (stopped()) {
+		run_free(r);
+		return;
+	}
 	pt_state.busy = false;
 	/* the tables the ports hold, the partition set and the end of the
 	 * intent: one transaction, so a crash sees the change whole or not */
@@ -435,6 +452,12 @@ on_swept(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	struct sweep *s = arg;
 	char *msg;
 
+	if (stopped()) {
+		pt_plan_free(&s->plan);
+		free(s->nodes);
+		free(s);
+		return;
+	}
 	pt_state.busy = false;
 	store_begin(pt_state.store);
 	pt_tables_update(plan);
@@ -524,6 +547,12 @@ on_recovered(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	struct recovery *rc = arg;
 	char *msg;
 
+	if (stopped()) {
+		pt_plan_free(&rc->plan);
+		free(rc->nodes);
+		free(rc);
+		return;
+	}
 	pt_state.busy = false;
 	store_begin(pt_state.store);
 	pt_tables_update(plan);
