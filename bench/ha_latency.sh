@@ -21,6 +21,7 @@ case $hosts in
 *) echo "bench: HOSTS is 16 or 1296"; exit 2 ;;
 esac
 N=${BENCH_MEMBERS:-64}
+KEEP_TMP=${KEEP_TMP:-}
 sim_test_setup jq
 etcd_cluster_start 3
 # shellcheck disable=SC2086
