@@ -15,7 +15,6 @@ sim_test_setup perfquery sminfo jq
 yaml() {
 	printf 'ha:\n  etcd:\n    endpoints: [ %s ]\nhealth:\n  interval: 1s\n' "$ETCD_ENDPOINTS"
 }
-bctl() { "$FABRICCTL" -s "$T/b/run/fabricd.sock" "$@"; }
 pf() { bctl --json preflight "$@" >"$T/pf.json" 2>&1; rc=$?; }
 names_host3() {
 	tr -d '\n' < "$T/pf.json" | sed 's/},/}\n/g' | grep '"HealthEvent"' | grep '"host": *"host3"' |
@@ -31,16 +30,7 @@ SM_SWEEP=1s sm_start_fabricd host1 "  priority: 15
   standby_poll: 1s
 $(yaml)"
 sm_wait_up 30 || fail "A: subnet not up"
-mkdir -p "$T/b/run" "$T/b/state"
-{
-	printf 'socket: %s\nstate_dir: %s\nlog_level: debug\n' "$T/b/run/fabricd.sock" "$T/b/state"
-	printf 'sm:\n  enabled: true\n  priority: 5\n  sweep_interval: 1s\n  standby_poll: 1s\n'
-	yaml
-} > "$T/b/fabricd.yaml"
-(cd "$T/b" && exec env SIM_HOST=host2 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME" \
-    "$FABRICD" -c "$T/b/fabricd.yaml" >> "$T/b/fabricd.log" 2>&1) &
-B_PID=$!
-fd_second "$B_PID" "$T/b/fabricd.log"
+ha_start_b host2 5 "$(yaml)"
 b_lid=$(sm_lid_of host2)
 sm_wait_sminfo 20 "$B_GUID 5 STANDBY" "$b_lid" || fail "B is not standby"
 

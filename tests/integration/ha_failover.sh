@@ -30,20 +30,6 @@ partitions:
   enabled: true
 EOF
 }
-b_config() {
-	cat > "$T/b/fabricd.yaml" <<EOF
-socket: $T/b/run/fabricd.sock
-state_dir: $T/b/state
-log_level: debug
-sm:
-  enabled: true
-  priority: 5
-  sweep_interval: 1s
-  standby_poll: 1s
-$(ha_yaml)
-EOF
-}
-bctl() { "$FABRICCTL" -s "$T/b/run/fabricd.sock" "$@"; }
 
 etcd_cluster_start 3
 sim_topology -k 4 -h 4 -s 2 || fail topogen
@@ -59,12 +45,7 @@ SM_SWEEP=1s sm_start_fabricd host1 "  priority: 15
 $(ha_yaml)"
 sm_wait_up 30 || fail "A: subnet not up"
 sm_wait_sminfo 10 "$A_GUID 15 MASTER" || fail "A is not master: '$(sm_sminfo_at)'"
-mkdir -p "$T/b/run" "$T/b/state"
-b_config
-(cd "$T/b" && exec env SIM_HOST=host2 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME" \
-    "$FABRICD" -c "$T/b/fabricd.yaml" >> "$T/b/fabricd.log" 2>&1) &
-B_PID=$!
-fd_second "$B_PID" "$T/b/fabricd.log"
+ha_start_b host2 5 "$(ha_yaml)"
 b_lid=$(sm_lid_of host2)
 sm_wait_sminfo 20 "$B_GUID 5 STANDBY" "$b_lid" || fail "B: '$(sm_sminfo_at "$b_lid")', want STANDBY"
 

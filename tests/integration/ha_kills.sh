@@ -43,7 +43,6 @@ partitions:
   enabled: true
 EOF
 }
-bctl() { "$FABRICCTL" -s "$T/b/run/fabricd.sock" "$@"; }
 start_a() {
 	fd_config "sm:
   enabled: true
@@ -81,22 +80,7 @@ B_GUID=$(sm_guid_of host2)
 start_a
 sm_wait_up 30 || fail "A: subnet not up"
 sm_wait_sminfo 10 "$A_GUID 15 MASTER" || fail "A is not master"
-mkdir -p "$T/b/run" "$T/b/state"
-cat > "$T/b/fabricd.yaml" <<EOF
-socket: $T/b/run/fabricd.sock
-state_dir: $T/b/state
-log_level: debug
-sm:
-  enabled: true
-  priority: 5
-  sweep_interval: 1s
-  standby_poll: 1s
-$(ha_yaml)
-EOF
-(cd "$T/b" && exec env SIM_HOST=host2 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME" \
-    "$FABRICD" -c "$T/b/fabricd.yaml" >> "$T/b/fabricd.log" 2>&1) &
-B_PID=$!
-fd_second "$B_PID" "$T/b/fabricd.log"
+ha_start_b host2 5 "$(ha_yaml)"
 b_lid=$(sm_lid_of host2)
 a_lid=$(sm_lid_of host1)
 sm_wait_sminfo 20 "$B_GUID 5 STANDBY" "$b_lid" || fail "B is not standby"
