@@ -126,7 +126,6 @@ ha_new(struct event_base *base, const struct ha_config *cfg)
 	snprintf(ha->why, sizeof(ha->why), "etcd not asked yet");
 	ha_scope(ha, 0xfe80000000000000ULL);
 	ha->poll_ev = evtimer_new(base, poll_tick, ha);
-	ha->lease_ev = evtimer_new(base, ha_lease_timer, ha);
 	poll_tick(-1, 0, ha);
 	return ha;
 }
@@ -138,8 +137,6 @@ ha_free(struct ha *ha)
 		return;
 	if (ha->poll_ev)
 		event_free(ha->poll_ev);
-	if (ha->lease_ev)
-		event_free(ha->lease_ev);
 	ha->stopping = true;
 	etcd_free(ha->etcd);	/* calls in flight answered with an error */
 	for (size_t i = 0; i < ha->nwatches; i++)

@@ -92,6 +92,32 @@ int ha_txn(struct ha *ha, const char *cmp_key, int64_t cmp_rev, const struct ha_
  * now, with an error, while its state still exists. */
 void ha_drain(struct ha *ha);
 
+/* ---- mirrors ----
+ *
+ * A record the master keeps as it goes, kept alike on every SM node: the
+ * master puts snapshot() once it holds the lease and has read the key
+ * (at most every period_ms, after ha_mirror_changed); a standby hands
+ * each new revision to adopt().  For state where the last master's copy
+ * is the one to keep and a second's delay costs nothing (not a change
+ * that must be committed before it is applied: ha_txn). */
+struct ha_mirror;
+struct ha_mirror_ops {
+	const char	*key;
+	char		*(*snapshot)(void *arg);	/* malloc'd; NULL: nothing now */
+	void		 (*adopt)(const char *value, size_t len, int64_t rev, void *arg);
+	bool		 (*is_master)(void *arg);
+	uint64_t	 (*own_guid)(void *arg);	/* the SM port GUID: the lease's name */
+	uint64_t	 period_ms;			/* 0: 1 s */
+};
+/* NULL without ha. */
+struct ha_mirror *ha_mirror_start(struct ha *ha, const struct ha_mirror_ops *ops, void *arg);
+void ha_mirror_changed(struct ha_mirror *m);
+int64_t ha_mirror_revision(const struct ha_mirror *m);
+/* arg is no longer called; a put in flight is let land. */
+void ha_mirror_stop(struct ha_mirror *m);
+/* The claims made with arg end (its owner stops). */
+void ha_forget(struct ha *ha, void *arg);
+
 /* What `status` shows: endpoints, members, leader, revision, lag, the writer. */
 json_t *ha_status(const struct ha *ha);
 

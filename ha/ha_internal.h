@@ -46,7 +46,6 @@ struct ha {
 		void		*arg;
 	}			 gained[4];	/* each claimer's, told in turn */
 	size_t			 ngained;
-	struct event		*lease_ev;
 	uint64_t		 writes;	/* transactions that wrote */
 
 	struct ha_watch		 watches[HA_MAX_WATCHES];
@@ -60,7 +59,6 @@ char *ha_first_kv(json_t *reply, size_t *len, int64_t *mod_rev);
 
 /* lease.c */
 void ha_lease_tick(struct ha *ha);
-void ha_lease_timer(evutil_socket_t fd, short what, void *arg);
 void ha_lease_lost(struct ha *ha, const char *why);
 
 /* watch.c */

@@ -211,7 +211,18 @@ ha_lease_tick(struct ha *ha)
 }
 
 void
-ha_lease_timer(evutil_socket_t fd, short what, void *arg)
+ha_forget(struct ha *ha, void *arg)
 {
-	ha_lease_tick(arg);
+	size_t i, j;
+
+	if (ha == NULL)
+		return;
+	if (ha->still_arg == arg) {
+		ha->still = NULL;
+		ha->still_arg = NULL;
+	}
+	for (i = j = 0; i < ha->ngained; i++)
+		if (ha->gained[i].arg != arg)
+			ha->gained[j++] = ha->gained[i];
+	ha->ngained = j;
 }

@@ -5,7 +5,10 @@
  * ring of cleared ones under "health/alarms" (at most every 2 s, when
  * something changed); a standby takes them as its own table, so that the
  * moment it becomes master its pre-flights name what failed under the old
- * one, with the same quiet times.
+ * one, with the same quiet times.  A port an operator unisolated while its
+ * alarm stands is marked so ("released"): the next master does not isolate
+ * it again before the alarm clears.  The mirror's mechanics are ha's
+ * (ha_mirror_start).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,7 +40,7 @@ alarm_json(const struct alarm *a, int64_t cleared_ms)
 }
 
 static char *
-snapshot(const struct health *h)
+snapshot(struct health *h)
 {
 	json_t *arr = json_array();
 	char *text;
@@ -45,54 +48,39 @@ snapshot(const struct health *h)
 	for (size_t i = 0; i < alarm_recent_count(h->alarms); i++)	/* oldest first */
 		json_array_append_new(arr, alarm_json(alarm_recent_at(h->alarms, i),
 		    alarm_recent_at(h->alarms, i)->cleared_ms));
-	for (size_t i = 0; i < alarm_count(h->alarms); i++)
-		json_array_append_new(arr, alarm_json(alarm_at(h->alarms, i), 0));
+	for (size_t i = 0; i < alarm_count(h->alarms); i++) {
+		const struct alarm *a = alarm_at(h->alarms, i);
+		const struct hport *p = hport_find(a->node_guid, a->port);
+		json_t *o = alarm_json(a, 0);
+
+		json_object_set_new(o, "released", json_boolean(p && p->released));
+		json_array_append_new(arr, o);
+	}
 	text = json_dumps(arr, JSON_COMPACT);
 	json_decref(arr);
 	return text;
 }
 
-/* arg unused: the answer may come after health stopped (a reload turned
- * it off), when only the module's pointer says so */
-static void
-on_put(enum ha_txn_result r, int64_t rev, const char *err, void *arg)
+static char *
+snapshot_of(void *arg)
 {
-	struct health *h = health;
-
-	if (h == NULL)
-		return;
-	h->alarms_putting = false;
-	if (r != HA_TXN_OK)
-		h->alarms_dirty = true;		/* tried again at the next tick */
+	return snapshot(arg);
 }
 
 static bool
-still_master(void *arg)
-{
-	return health != NULL && sm_is_master(health->sm);
-}
-
-static void
-publish(evutil_socket_t fd, short what, void *arg)
+is_master(void *arg)
 {
 	struct health *h = arg;
-	struct timeval tv = clock_tv_ms(PUBLISH_MS);
-	struct ha *ha = h->fd->ha;
-	struct ha_op op = { KEY, NULL, false };
-	char *v;
 
-	evtimer_add(h->alarms_publish_ev, &tv);
-	/* the master writes; it claims the lease even with partitions off */
-	if (sm_is_master(h->sm) && !ha_is_writer(ha))
-		ha_claim(ha, sm_own_port_guid(h->sm), still_master, NULL, h);
-	if (!h->alarms_dirty || h->alarms_putting || !ha_is_writer(ha))
-		return;
-	op.value = v = snapshot(h);
-	if (ha_txn(ha, NULL, -1, &op, 1, on_put, NULL) == 0) {
-		h->alarms_putting = true;
-		h->alarms_dirty = false;
-	}
-	free(v);
+	return sm_is_master(h->sm);
+}
+
+static uint64_t
+own_guid(void *arg)
+{
+	struct health *h = arg;
+
+	return sm_own_port_guid(h->sm);
 }
 
 /* A standby's table follows the master's. */
@@ -100,11 +88,10 @@ static void
 on_alarms(const char *value, size_t len, int64_t rev, void *arg)
 {
 	struct health *h = arg;
+	struct hport *p;
 	json_t *arr, *e;
 	size_t i, n = 0;
 
-	if (value == NULL || ha_is_writer(h->fd->ha))
-		return;		/* ours, or nothing */
 	arr = json_loadb(value, len, 0, NULL);	/* not inside json_is_array: a macro */
 	if (!json_is_array(arr)) {
 		json_decref(arr);
@@ -130,6 +117,9 @@ on_alarms(const char *value, size_t len, int64_t rev, void *arg)
 		snprintf(a.detail, sizeof(a.detail), "%s",
 		    json_string_value(json_object_get(e, "detail")) ?: "");
 		alarm_restore(h->alarms, &a);
+		/* an operator's unisolate holds under the next master too */
+		if ((p = hport_find(a.node_guid, a.port)) != NULL)
+			p->released = json_is_true(json_object_get(e, "released"));
 		n++;
 	}
 	json_decref(arr);
@@ -140,23 +130,15 @@ on_alarms(const char *value, size_t len, int64_t rev, void *arg)
 void
 health_alarms_replica_start(struct health *h)
 {
-	struct ha *ha = h->fd ? h->fd->ha : NULL;
-	struct timeval tv = clock_tv_ms(PUBLISH_MS);
+	static const struct ha_mirror_ops ops = { KEY, snapshot_of, on_alarms, is_master,
+	    own_guid, PUBLISH_MS };
 
-	if (ha == NULL)
-		return;
-	h->alarms_dirty = true;
-	h->alarms_publish_ev = evtimer_new(h->fd->base, publish, h);
-	evtimer_add(h->alarms_publish_ev, &tv);
-	ha_watch(ha, KEY, on_alarms, h);
+	h->alarms_mirror = ha_mirror_start(h->fd ? h->fd->ha : NULL, &ops, h);
 }
 
 void
 health_alarms_replica_stop(struct health *h)
 {
-	if (h->fd)
-		ha_unwatch(h->fd->ha, on_alarms, h);
-	if (h->alarms_publish_ev)
-		event_free(h->alarms_publish_ev);
-	h->alarms_publish_ev = NULL;
+	ha_mirror_stop(h->alarms_mirror);
+	h->alarms_mirror = NULL;
 }

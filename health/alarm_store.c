@@ -75,7 +75,7 @@ void
 health_alarm_stored(struct health *h, const struct alarm *a, bool raised)
 {
 	append(h, a, raised ? 0 : event_now_ms());
-	h->alarms_dirty = true;		/* alarm_replica.c publishes it */
+	ha_mirror_changed(h->alarms_mirror);	/* alarm_replica.c publishes it */
 }
 
 static void

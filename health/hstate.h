@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <event2/event.h>
 
+#include "ha/ha.h"
 #include "health/alarms.h"
 #include "health/checks.h"
 #include "health/counters.h"
@@ -106,8 +107,7 @@ struct health {
 	struct store_batch	*alarm_batch;
 	struct event		*alarm_flush_ev, *alarm_refresh_ev;
 	/* alarm_replica.c: the table in etcd's intent */
-	struct event		*alarms_publish_ev;
-	bool			 alarms_dirty, alarms_putting;
+	struct ha_mirror	*alarms_mirror;	/* alarm_replica.c; NULL without ha */
 };
 
 extern struct health *health;

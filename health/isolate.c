@@ -261,6 +261,8 @@ health_isolate_review(int64_t now)
 			continue;
 		if (isolating_alarm(p) != NULL)
 			continue;
+		if (p->released)
+			ha_mirror_changed(health->alarms_mirror);
 		p->released = p->iso_refused = false;
 		if (p->isolated)
 			restore(p, "its alarms cleared after the quiet time", now);
@@ -288,6 +290,7 @@ health_unisolate(struct hport *p, unsigned uid)
 		return -1;
 	snprintf(by, sizeof(by), "unisolated by uid %u", uid);
 	p->released = isolating_alarm(p) != NULL;
+	ha_mirror_changed(health->alarms_mirror);	/* the next master keeps it released */
 	restore(p, by, event_now_ms());
 	return 0;
 }

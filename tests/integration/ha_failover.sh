@@ -21,15 +21,6 @@ pk() {
 	sim_diag -H "$1" -t 10 smpquery -D pkeys 0 | awk '/^ *[0-9]+:/ {
 	    for (i = 2; i <= NF; i++) if ($i != "0x0000") printf "%s ", $i }'
 }
-ha_yaml() {
-	cat <<EOF
-ha:
-  etcd:
-    endpoints: [ $ETCD_ENDPOINTS ]
-partitions:
-  enabled: true
-EOF
-}
 
 etcd_cluster_start 3
 sim_topology -k 4 -h 4 -s 2 || fail topogen

@@ -34,15 +34,6 @@ expect() {
 		echo "$h $(awk -v h="$h" '$1 == h { print $2 }' "$1" | sort | tr '\n' ' ')"
 	done
 }
-ha_yaml() {
-	cat <<EOF
-ha:
-  etcd:
-    endpoints: [ $ETCD_ENDPOINTS ]
-partitions:
-  enabled: true
-EOF
-}
 start_a() {
 	fd_config "sm:
   enabled: true

@@ -5,13 +5,27 @@
 #   ETCD_ENDPOINTS             "http://127.0.0.1:P1","http://..." for YAML
 #   etcd_kill I / etcd_restart I   member I (1-based)
 #   etcdq ARGS                 etcdctl against every member
+#   ha_yaml                    the ha section for it, with partitions on
 # The cluster is stopped at exit (fd_on_exit).
 
 etcd_cluster_start() {
 	_n=${1:-3}
 	need etcd etcdctl
-	ETCD_BASE=$((20000 + ($$ % 1500) * 20))
 	ETCD_N=$_n
+	fd_on_exit etcd_cluster_stop
+	for _try in 0 1 2 3; do
+		etcd_cluster_try "$_try" && return 0
+		etcd_cluster_stop
+		rm -rf "$T"/etcd[0-9]
+	done
+	fail "etcd: no healthy cluster of $_n: $(tail -3 "$T/etcd1.log")"
+}
+
+# etcd_cluster_try K: the cluster on the K-th choice of ports, below the
+# kernel's ephemeral range (32768 up), where a client's own connection
+# could hold one; 1 when a member could not bind or no leader came.
+etcd_cluster_try() {
+	ETCD_BASE=$((20000 + (($$ + $1 * 211) % 600) * 20))
 	_cl=""
 	ETCD_ENDPOINTS=""
 	ETCD_URLS=""
@@ -21,15 +35,19 @@ etcd_cluster_start() {
 		ETCD_URLS="${ETCD_URLS:+$ETCD_URLS,}http://127.0.0.1:$((ETCD_BASE + _i))"
 	done
 	ETCD_CLUSTER=$_cl
-	fd_on_exit etcd_cluster_stop
 	for _i in $(seq 1 "$_n"); do
 		etcd_run "$_i" new
 	done
-	for _ in $(seq 1 100); do
-		etcdq endpoint health >/dev/null 2>&1 && return 0
+	for _w in $(seq 1 100); do
+		for _i in $(seq 1 "$_n"); do	# one that could not bind has exited
+			eval "_p=\${ETCD_PID_$_i:-}"
+			kill -0 "$_p" 2>/dev/null || return 1
+		done
+		ETCDCTL_API=3 etcdctl --endpoints "$ETCD_URLS" --command-timeout=1s \
+		    endpoint health >/dev/null 2>&1 && return 0
 		sleep 0.1
 	done
-	fail "etcd: no healthy cluster of $_n within 10 s: $(tail -3 "$T/etcd1.log")"
+	return 1
 }
 
 # etcd_run I STATE: one member, in the background; its PID in ETCD_PID_I.
@@ -58,6 +76,10 @@ etcd_cluster_stop() {
 	for _i in $(seq 1 "${ETCD_N:-0}"); do
 		etcd_kill "$_i"
 	done
+}
+
+ha_yaml() {
+	printf 'ha:\n  etcd:\n    endpoints: [ %s ]\npartitions:\n  enabled: true\n' "$ETCD_ENDPOINTS"
 }
 
 etcdq() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD_URLS" --command-timeout=3s "$@"; }
