@@ -182,7 +182,7 @@ static void
 reject(struct run *r, const struct pt_err *e)
 {
 	pt_state.changes_rejected++;
-	pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
+	pt_history_add(r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
 	    "rejected", e->msg);
 	if (r->ch.req)
 		ctl_reply_error(r->ch.req, e->code, "%s", e->msg);
@@ -279,7 +279,7 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 		    "every block read back", rep->ports_written, rep->ports_written == 1 ? "" : "s",
 		    rep->sets, rep->sets == 1 ? "" : "s");
 		pt_state.changes_ok++;
-		pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
+		pt_history_add(r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
 		    "ok", msg);
 		store_commit(pt_state.store);
 		event_post(EV_INFO, "partitions", NULL, "%s: %s", r->ch.action, msg);
@@ -291,7 +291,7 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 		pt_replica_applied(false, pt_state.model, pt_state.index, pt_state.nindex);
 		msg = failure_text(rep);
 		pt_state.changes_failed++;
-		pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
+		pt_history_add(r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
 		    "failed", msg);
 		store_commit(pt_state.store);
 		event_post(EV_ERROR, "partitions", NULL, "%s: %s", r->ch.action, msg);
@@ -325,7 +325,7 @@ store_only(struct run *r)
 	}
 	commit_model(r, pt_state.index, pt_state.nindex);
 	pt_state.changes_ok++;
-	pt_store_history(pt_state.store, r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
+	pt_history_add(r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
 	    "stored", msg);
 	if (r->ch.req)
 		ctl_reply_ok(r->ch.req, json_pack("{s:s, s:s}", "result", "stored", "message", msg));
@@ -473,13 +473,13 @@ on_swept(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 			xasprintf(&msg, "%zu port%s given %s", rep->ports_written,
 			    rep->ports_written == 1 ? "" : "s", s->quarantine ?
 			    "the default partition only (quarantine)" : "their P_Key tables");
-			pt_store_history(pt_state.store, 0, false, "sweep", NULL, "ok", msg);
+			pt_history_add(0, false, "sweep", NULL, "ok", msg);
 			event_post(EV_INFO, "partitions", NULL, "sweep: %s", msg);
 			free(msg);
 		}
 	} else {
 		msg = failure_text(rep);
-		pt_store_history(pt_state.store, 0, false, "sweep", NULL, "failed", msg);
+		pt_history_add(0, false, "sweep", NULL, "failed", msg);
 		event_post(EV_ERROR, "partitions", NULL, "sweep: %s", msg);
 		free(msg);
 	}
@@ -569,7 +569,7 @@ on_recovered(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 		    rc->missing ? "; ports not in the fabric now are read when they return" : "");
 	else
 		msg = failure_text(rep);
-	pt_store_history(pt_state.store, 0, false, "recover", NULL, rep->ok ? "ok" : "failed", msg);
+	pt_history_add(0, false, "recover", NULL, rep->ok ? "ok" : "failed", msg);
 	store_commit(pt_state.store);
 	event_post(rep->ok ? EV_WARNING : EV_ERROR, "partitions", NULL, "recovery: %s", msg);
 	free(msg);
@@ -651,7 +651,7 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 		 * are quarantined, and the operator hears of it */
 		event_post(EV_CRITICAL, "partitions", NULL, "sweep: P_Key tables not planned: %s; "
 		    "ports not known before get the default partition only", e.msg);
-		pt_store_history(pt_state.store, 0, false, "sweep", NULL, "rejected", e.msg);
+		pt_history_add(0, false, "sweep", NULL, "rejected", e.msg);
 		s->quarantine = true;
 		if (quarantine_plan(s->nodes, n, &s->plan) != 0) {
 			free(s->nodes);

@@ -15,6 +15,7 @@
 #include "daemon/fabricd.h"
 #include "partitions/files.h"
 #include "partitions/internal.h"
+#include "partitions/replica.h"
 #include "partitions/partitions.h"
 
 static bool
@@ -58,7 +59,7 @@ refuse(struct ctl_req *req, json_t *args, const char *action, struct pt_config *
 	char *detail = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
 
 	pt_state.changes_rejected++;
-	pt_store_history(pt_state.store, ctl_req_uid(req), true, action, detail, "rejected", e->msg);
+	pt_history_add(ctl_req_uid(req), true, action, detail, "rejected", e->msg);
 	free(detail);
 	pt_config_free(copy);
 	ctl_reply_error(req, e->code, "%s", e->msg);

@@ -34,7 +34,7 @@ seed_from_file(const struct partitions_config *pc)
 		pt_state.model = pt_config_dup(pc->model);
 		pt_state.model->default_policy = (enum pt_default_policy)pc->default_membership;
 		pt_store_save_model(pt_state.store, pt_state.model, pt_state.index, pt_state.nindex);
-		pt_store_history(pt_state.store, 0, false, "config", NULL, "stored",
+		pt_history_add(0, false, "config", NULL, "stored",
 		    "partitions taken from the configuration file at the first start");
 	} else
 		pt_state.model->default_policy = (enum pt_default_policy)pc->default_membership;

@@ -5,6 +5,9 @@
  *                       key ({"yaml": ..., "index": [[pkey, index], ...]})
  *   partitions/journal  the change in flight: written with the model,
  *                       before the first Set, deleted once it is applied
+ *   partitions/history  the last HISTORY_KEPT rows of `partition history`,
+ *                       a mirror (ha_mirror_start): put by the master
+ *                       within a second of a row, taken by each standby
  *
  * A change is planned against the model at the revision this node last
  * read (pt_state.ha_rev) and goes to etcd in one transaction that
@@ -25,6 +28,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
+#include "daemon/store_writer.h"
 #include "ha/ha.h"
 #include "partitions/files.h"
 #include "partitions/internal.h"
@@ -33,12 +37,15 @@
 
 #define KEY_MODEL	"partitions/model"
 #define KEY_JOURNAL	"partitions/journal"
+#define KEY_HISTORY	"partitions/history"
+#define HISTORY_KEPT	1000
 
 static struct {
 	struct ha	*ha;
 	int64_t		 rev;		/* mod revision of the model we hold; 0: none in etcd */
 	bool		 fresh;		/* writer, and read the latest model since winning */
 	bool		 reading;	/* that read in flight */
+	struct ha_mirror *history;
 } rp;
 
 bool pt_replica_on(void) { return rp.ha != NULL; }
@@ -322,17 +329,92 @@ pt_replica_applied(bool ok, const struct pt_config *committed, const struct pt_i
 	free(model);
 }
 
+/* ---- the history, a mirror ---- */
+
+static char *
+history_snapshot(void *arg)
+{
+	json_t *rows = pt_store_history_list(pt_state.store, HISTORY_KEPT);
+	char *text = json_dumps(rows, JSON_COMPACT);
+
+	json_decref(rows);
+	return text;
+}
+
+/* A standby's history is the master's: rows, ids and all. */
+static void
+history_adopt(const char *value, size_t len, int64_t rev, void *arg)
+{
+	json_t *rows = json_loadb(value, len, 0, NULL), *r;
+	struct store_batch *b;
+	size_t i;
+
+	if (!json_is_array(rows) || pt_state.store == NULL) {
+		json_decref(rows);
+		return;
+	}
+	b = store_batch_new();
+	store_batch_sql(b, "DELETE FROM pt_history");
+	json_array_foreach(rows, i, r) {
+		json_t *uid = json_object_get(r, "uid"), *detail = json_object_get(r, "detail");
+		char *dtext = detail ? json_dumps(detail, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+
+		store_batch_sql(b, "INSERT INTO pt_history (id, time_ms, uid, action, detail, "
+		    "result, message) VALUES (?, ?, ?, ?, ?, ?, ?)");
+		store_batch_int(b, json_integer_value(json_object_get(r, "id")));
+		store_batch_int(b, json_integer_value(json_object_get(r, "time_ms")));
+		if (json_is_integer(uid))
+			store_batch_int(b, json_integer_value(uid));
+		else
+			store_batch_text(b, NULL);
+		store_batch_text(b, json_string_value(json_object_get(r, "action")) ?: "");
+		store_batch_text(b, dtext ? dtext : "{}");
+		store_batch_text(b, json_string_value(json_object_get(r, "result")) ?: "");
+		store_batch_text(b, json_string_value(json_object_get(r, "message")) ?: "");
+		free(dtext);
+	}
+	store_write_later(pt_state.store, b);
+	log_debug("partitions: took %zu history rows of the master (revision %" PRId64 ")",
+	    json_array_size(rows), rev);
+	json_decref(rows);
+}
+
+static bool
+history_master(void *arg)
+{
+	return sm_is_master(pt_state.sm);
+}
+
+static uint64_t
+history_guid(void *arg)
+{
+	return sm_own_port_guid(pt_state.sm);
+}
+
+void
+pt_history_add(uid_t uid, bool has_uid, const char *action, const char *detail,
+    const char *result, const char *message)
+{
+	pt_store_history(pt_state.store, uid, has_uid, action, detail, result, message);
+	ha_mirror_changed(rp.history);
+}
+
 void
 pt_replica_start(struct ha *ha)
 {
+	static const struct ha_mirror_ops history = { KEY_HISTORY, history_snapshot,
+	    history_adopt, history_master, history_guid, 0 };
+
 	memset(&rp, 0, sizeof(rp));
 	rp.ha = ha;
 	ha_watch(ha, KEY_MODEL, on_model_changed, NULL);
+	rp.history = ha_mirror_start(ha, &history, NULL);
 }
 
 void
 pt_replica_stop(void)
 {
+	ha_mirror_stop(rp.history);
 	ha_drain(rp.ha);	/* a change waiting for etcd is answered now */
 	ha_unwatch(rp.ha, on_model_changed, NULL);
 	memset(&rp, 0, sizeof(rp));

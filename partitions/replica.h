@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -30,6 +31,10 @@ const char *pt_replica_refusal(char *buf, size_t len);
 typedef void (*pt_replica_fn)(enum proto_error code, const char *msg, void *arg);
 int pt_replica_publish(const struct pt_config *proposed, const struct pt_index *idx, size_t n,
     const char *action, pt_replica_fn then, void *arg);
+/* A row of `partition history` (sqlite; with ha, the master's mirror puts
+ * it within a second). */
+void pt_history_add(uid_t uid, bool has_uid, const char *action, const char *detail,
+    const char *result, const char *message);
 /* The change is on the fabric (ok) or was rolled back to committed. */
 void pt_replica_applied(bool ok, const struct pt_config *committed, const struct pt_index *idx,
     size_t n);

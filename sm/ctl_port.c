@@ -212,6 +212,7 @@ ctl_port_disable(struct ctl_req *req, json_t *args)
 		    "(database error, logged); nothing sent");
 		return;
 	}
+	ha_mirror_changed(sm->mirror);	/* the next master keeps it down */
 	send_phys(sm, req, p, PORT_PHYS_DISABLED,
 	    !pds_add(&sm->disabled, e.node_guid, e.port, e.desc, e.set_ms));
 }
@@ -259,6 +260,7 @@ ctl_port_enable(struct ctl_req *req, json_t *args)
 				return;
 			}
 			pds_remove(&sm->disabled, guid, port);
+			ha_mirror_changed(sm->mirror);
 			ctl_reply_error(req, PERR_FABRIC, "%s port %u is out of the disabled set, but "
 			    "the node is not reachable: no PortInfo Set was sent (enable it from "
 			    "the other end of its link, or where it is)", label, port);
@@ -270,5 +272,6 @@ ctl_port_enable(struct ctl_req *req, json_t *args)
 		    "(database error, logged); nothing sent");
 		return;
 	}
+	ha_mirror_changed(sm->mirror);
 	send_phys(sm, req, p, PORT_PHYS_POLLING, pds_remove(&sm->disabled, p->node->guid, p->num));
 }

@@ -278,6 +278,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	else if (sm->disabled.n)
 		log_info("sm: %zu port%s disabled by an operator stay disabled", sm->disabled.n,
 		    sm->disabled.n == 1 ? "" : "s");
+	sm_replica_start(sm);
 	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
 	    sm->own_guid, (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
@@ -345,6 +346,7 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 		sm_audit_reload(sm);
 	}
 	sm_standby_reload(sm);		/* the poll period may follow the sweep's */
+	sm_replica_config_changed(sm);	/* the QoS policy, as other SM nodes see it */
 	sm_sweep_request(sm, true);	/* routing may have changed */
 	return 0;
 }
@@ -362,6 +364,7 @@ sm_stop(struct fabricd *fd)
 	sm->nwaiters = 0;
 	/* The sweep must not go on: its MADs' replies reach nobody. */
 	sm_phase_cancel(sm);
+	sm_replica_stop(sm);
 	sm_audit_stop(sm);
 	sm_port_admin_stop(sm);
 	sa_qos_lazy_stop(sm);

@@ -40,8 +40,10 @@ on_port_set(const struct mad_result *res, void *owner, void *arg)
 	if (mad_reply_ok(res)) {
 		sm_port_update(p, ((const ib_smp_t *)res->mad)->data);
 		if (sm->mkey.enabled && holds_gid(p) &&
-		    sm_mkey_accepted(&sm->mkey, p->guid, sm_mkey_of(&sm->mkey, p->guid)))
+		    sm_mkey_accepted(&sm->mkey, p->guid, sm_mkey_of(&sm->mkey, p->guid))) {
 			sm_mkey_save(sm->fd->store, p->guid, sm_mkey_of(&sm->mkey, p->guid));
+			ha_mirror_changed(sm->mirror);
+		}
 		return;
 	}
 	sm_unreachable(sm, "PortInfo Set on %s:%u (%s)",

@@ -121,6 +121,26 @@ sm_lids_load(struct sm_lids *l, struct store *store)
 	return 0;
 }
 
+size_t
+sm_lids_replace(struct sm_lids *l, const uint64_t *guids, const uint16_t *lids, size_t n)
+{
+	size_t took = 0;
+
+	if (l->owner == NULL)
+		l->owner = xcalloc(FABRIC_MAX_LID + 1, sizeof(*l->owner));
+	memset(l->owner, 0, (FABRIC_MAX_LID + 1) * sizeof(*l->owner));
+	guid_map_free(&l->by_guid);
+	for (size_t i = 0; i < n; i++) {
+		if (guids[i] == 0 || lids[i] == 0 || lids[i] > FABRIC_MAX_LID ||
+		    l->owner[lids[i]] || lid_of(l, guids[i]))
+			continue;	/* one owner per LID, one LID per GUID */
+		l->owner[lids[i]] = guids[i];
+		lid_put(l, guids[i], lids[i]);
+		took++;
+	}
+	return took;
+}
+
 void
 sm_lids_free(struct sm_lids *l)
 {

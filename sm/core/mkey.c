@@ -7,6 +7,7 @@
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -14,6 +15,8 @@
 #include "sm/core/mkey.h"
 
 #define LEASE_MARGIN_MS	1000	/* the port's timer and ours do not start together */
+#define SEAL_IV		12	/* AES-GCM's nonce */
+#define SEAL_TAG	16
 
 uint64_t
 sm_mkey_derive(const uint8_t *secret, size_t len, uint64_t port_guid)
@@ -148,6 +151,88 @@ sm_mkey_save(struct store *st, uint64_t port_guid, uint64_t key)
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)key);
 	sqlite3_bind_int64(s, 3, event_now_ms());
 	store_step_done(st, s);
+}
+
+/* The sealing key: HMAC-SHA256(secret, a label), so that it is never the
+ * secret itself nor any port's key. */
+static int
+seal_key(const struct sm_mkey *k, uint8_t out[32])
+{
+	static const char label[] = "fabricd: M_Key records in etcd, v1";
+	unsigned len = 0;
+
+	if (k->secret_len == 0 || HMAC(EVP_sha256(), k->secret, (int)k->secret_len,
+	    (const uint8_t *)label, sizeof(label) - 1, out, &len) == NULL || len != 32)
+		return -1;
+	return 0;
+}
+
+/* enc 1: plain -> iv | cipher | tag; enc 0: the reverse, checking the tag. */
+static int
+gcm(const uint8_t key[32], int enc, const uint8_t *iv, const uint8_t *in, size_t len,
+    uint8_t *out, uint8_t *tag)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	int n = 0, fin = 0, ok;
+
+	ok = c != NULL && EVP_CipherInit_ex(c, EVP_aes_256_gcm(), NULL, NULL, NULL, enc) == 1 &&
+	    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IVLEN, SEAL_IV, NULL) == 1 &&
+	    EVP_CipherInit_ex(c, NULL, NULL, key, iv, enc) == 1 &&
+	    EVP_CipherUpdate(c, out, &n, in, (int)len) == 1 &&
+	    (enc || EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, SEAL_TAG, tag) == 1) &&
+	    EVP_CipherFinal_ex(c, out + n, &fin) == 1 &&
+	    (!enc || EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, SEAL_TAG, tag) == 1);
+	EVP_CIPHER_CTX_free(c);
+	return ok ? 0 : -1;
+}
+
+char *
+sm_mkey_seal(const struct sm_mkey *k, const char *plain, size_t len)
+{
+	uint8_t key[32], *buf = xmalloc(SEAL_IV + len + SEAL_TAG);
+	char *b64 = NULL;
+
+	if (seal_key(k, key) == 0 && RAND_bytes(buf, SEAL_IV) == 1 &&
+	    gcm(key, 1, buf, (const uint8_t *)plain, len, buf + SEAL_IV,
+	    buf + SEAL_IV + len) == 0) {
+		b64 = xmalloc(4 * ((SEAL_IV + len + SEAL_TAG + 2) / 3) + 1);
+		EVP_EncodeBlock((uint8_t *)b64, buf, (int)(SEAL_IV + len + SEAL_TAG));
+	}
+	explicit_bzero(key, sizeof(key));
+	free(buf);
+	return b64;
+}
+
+char *
+sm_mkey_open(const struct sm_mkey *k, const char *sealed, size_t *len)
+{
+	size_t slen = strlen(sealed), raw;
+	uint8_t key[32], *buf;
+	char *plain = NULL;
+	int n;
+
+	if (slen % 4 != 0 || slen < 4 * ((SEAL_IV + SEAL_TAG + 2) / 3))
+		return NULL;
+	buf = xmalloc(slen / 4 * 3 + 1);
+	n = EVP_DecodeBlock(buf, (const uint8_t *)sealed, (int)slen);
+	/* DecodeBlock counts the padding as bytes */
+	raw = n < 0 ? 0 : (size_t)n - (slen >= 1 && sealed[slen - 1] == '=') -
+	    (slen >= 2 && sealed[slen - 2] == '=');
+	if (n >= 0 && raw >= SEAL_IV + SEAL_TAG && seal_key(k, key) == 0) {
+		*len = raw - SEAL_IV - SEAL_TAG;
+		plain = xmalloc(*len + 1);
+		if (gcm(key, 0, buf, buf + SEAL_IV, *len, (uint8_t *)plain,
+		    buf + SEAL_IV + *len) == 0)
+			plain[*len] = '\0';
+		else {
+			explicit_bzero(plain, *len);
+			free(plain);
+			plain = NULL;
+		}
+		explicit_bzero(key, sizeof(key));
+	}
+	free(buf);
+	return plain;
 }
 
 void

@@ -61,6 +61,14 @@ struct sm_mkey_port *sm_mkey_rejected(struct sm_mkey *k, uint64_t port_guid, int
 /* It took our key: 1 when that is news (to be stored). */
 int sm_mkey_accepted(struct sm_mkey *k, uint64_t port_guid, uint64_t key);
 
+/* The records as they travel to etcd (sm/replica.c), where anyone who can
+ * reach etcd could read them: AES-256-GCM under a key derived from the
+ * secret (which every SM node of the subnet holds), base64 text; open
+ * gives back the plain text only when the tag checks (NULL otherwise:
+ * another secret, or tampered). */
+char *sm_mkey_seal(const struct sm_mkey *k, const char *plain, size_t len);
+char *sm_mkey_open(const struct sm_mkey *k, const char *sealed, size_t *len);
+
 int sm_mkey_load(struct sm_mkey *k, struct store *st);
 void sm_mkey_save(struct store *st, uint64_t port_guid, uint64_t key);
 void sm_mkey_free(struct sm_mkey *k);

@@ -36,6 +36,9 @@ void sm_lids_save(struct sm_lids *l, struct store *store);
 /* Hand the new assignments over (the arrays are the caller's to free);
  * returns how many. */
 size_t sm_lids_take_unsaved(struct sm_lids *l, uint64_t **guids, uint16_t **lids);
+/* Take another node's map as ours (ha: the master's), for what is not
+ * assigned yet and for the next sweep; the number of entries taken. */
+size_t sm_lids_replace(struct sm_lids *l, const uint64_t *guids, const uint16_t *lids, size_t n);
 void sm_lids_free(struct sm_lids *l);
 
 /* Mark the links running below what both ends support. */

@@ -20,6 +20,7 @@
 #include "common/guid.h"
 #include "daemon/fabricd.h"
 #include "fabric/fabric.h"
+#include "ha/ha.h"
 #include "sm/core/election.h"
 #include "sm/core/mkey.h"
 #include "sm/core/port_admin.h"
@@ -237,6 +238,9 @@ struct sm {
 
 	struct sm_audit		*audit;		/* sm_audit_start() .. sm_audit_stop() */
 	struct sm_mkey		 mkey;		/* per-port M_Keys (mkey.c) */
+	struct ha_mirror	*mirror;	/* LIDs, M_Keys, disabled ports in etcd (replica.c) */
+	json_t			*replica_qos;	/* a standby: the master's QoS policy, as read */
+	bool			 qos_differs;	/* ... and ours is not the same */
 
 	/* `port disable|enable` (ctl_port.c): the durable set, and the
 	 * batch its Sets go through (apart from any sweep's phase) */
@@ -343,6 +347,15 @@ void sm_activate_arm(struct sm *sm);
 /* activate.c: M_Key, protection and lease in a PortInfo Set for a port
  * that holds a key of its own; false when it must not be written now. */
 bool sm_port_key_fields(struct sm *sm, const struct fabric_port *p, void *pi);
+/* replica.c: the SM's records kept alike on every SM node (with ha). */
+void sm_replica_start(struct sm *sm);
+void sm_replica_stop(struct sm *sm);
+/* The configuration was reloaded: the master puts its policy again, a
+ * standby compares its own with the master's. */
+void sm_replica_config_changed(struct sm *sm);
+/* For status: whose QoS policy this node holds; NULL without ha. */
+const char *sm_replica_qos_verdict(const struct sm *sm);
+
 /* port_disabled.c: the operator disabled this port (it stays down). */
 bool sm_port_disabled(const struct sm *sm, const struct fabric_port *p);
 void sm_port_admin_stop(struct sm *sm);

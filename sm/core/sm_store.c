@@ -49,6 +49,8 @@ sm_store_sweep(struct sm *sm, bool write_model)
 		return;
 	/* New LIDs first: they go out in the writer's first slices. */
 	n = sm_lids_take_unsaved(&sm->lids, &guids, &lids);
+	if (n > 0)
+		ha_mirror_changed(sm->mirror);	/* the next master keeps them */
 	model_writer_lids(sm->writer, guids, lids, n);
 	if (write_model && sm->fabric)
 		model_writer_update(sm->writer, sm->fabric);

@@ -91,6 +91,10 @@ sm_status_json(struct sm *sm)
 		    "errors", (json_int_t)sa->errors, "malformed", (json_int_t)sa->malformed,
 		    "truncated", (json_int_t)sa->truncated));
 	}
+	if (o && sm->mirror)		/* ha: the records every SM node keeps alike */
+		json_object_set_new(o, "replica", json_pack("{s:I, s:s}", "revision",
+		    (json_int_t)ha_mirror_revision(sm->mirror), "qos_policy",
+		    sm_replica_qos_verdict(sm)));
 	if (o && sm_sweep_step_name(sm)) {	/* a sweep under way: how far */
 		size_t nsw = 0, nca = 0;
 

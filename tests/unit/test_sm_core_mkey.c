@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <endian.h>
 #include <cmocka.h>
 
@@ -141,6 +143,45 @@ lease_recovery(void **state)
 	sm_mkey_free(&k);
 }
 
+/* The records sealed for etcd open with the same secret only, and a
+ * flipped byte anywhere is refused; the ciphertext never holds the plain
+ * text, and two seals of one text differ (a fresh nonce each). */
+static void
+sealed_records(void **state)
+{
+	struct sm_mkey a = { .enabled = true, .secret_len = 6 }, b = a;
+	const char *plain = "[[\"0001000000000011\",\"8a3c0b2e9f1d4c55\"]]";
+	char *s1, *s2, *back;
+	size_t len = 0;
+
+	(void)state;
+	memcpy(a.secret, "secret", 6);
+	memcpy(b.secret, "secreT", 6);
+	s1 = sm_mkey_seal(&a, plain, strlen(plain));
+	s2 = sm_mkey_seal(&a, plain, strlen(plain));
+	assert_non_null(s1);
+	assert_non_null(s2);
+	assert_string_not_equal(s1, s2);
+	assert_null(strstr(s1, "8a3c0b2e9f1d4c55"));
+	back = sm_mkey_open(&a, s1, &len);
+	assert_non_null(back);
+	assert_int_equal(len, strlen(plain));
+	assert_string_equal(back, plain);
+	free(back);
+	assert_null(sm_mkey_open(&b, s1, &len));	/* another secret */
+	for (size_t i = 0; i + 4 <= strlen(s1); i += 4) {	/* each base64 quantum */
+		char *t = strdup(s1);
+
+		t[i] = t[i] == 'A' ? 'B' : 'A';
+		assert_null(sm_mkey_open(&a, t, &len));
+		free(t);
+	}
+	assert_null(sm_mkey_open(&a, "", &len));
+	assert_null(sm_mkey_open(&a, "not base64 at all!", &len));
+	free(s1);
+	free(s2);
+}
+
 int
 main(void)
 {
@@ -149,6 +190,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(smp_to_each_port_carries_its_key, rfix_setup,
 		    rfix_teardown),
 		cmocka_unit_test(lease_recovery),
+		cmocka_unit_test(sealed_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -254,6 +254,25 @@ test_lids(void **state)
 	assert_int_equal(t.h2->ports[1].lid, 6);
 	fabric_free(t.f);
 
+	/* another node's map (the master's, through etcd) replaces ours: its
+	 * LIDs win over what the ports hold and what we remembered; a
+	 * duplicate LID or GUID in it is taken once */
+	tiny_build(&t);
+	fabric_sort(t.f);
+	{
+		uint64_t g[] = { t.h1->ports[1].guid, t.h2->ports[1].guid, 0x777, 0x778 };
+		uint16_t l[] = { 30, 31, 30, 0 };
+
+		assert_int_equal(sm_lids_replace(&lids, g, l, 4), 2);
+	}
+	hold(&t.h1->ports[1], 1);
+	sm_lids_assign(&lids, t.f);
+	assert_int_equal(t.h1->ports[1].lid, 30);
+	assert_int_equal(t.h2->ports[1].lid, 31);
+	assert_int_equal(t.h3->ports[1].lid, 1);	/* h1 held it; the map moved h1 */
+	assert_int_equal(t.sw2->lid, 4);	/* not in the map: the lowest free */
+	fabric_free(t.f);
+
 	sm_lids_free(&lids);
 	store_close(fake.store);
 	fabricd = NULL;
