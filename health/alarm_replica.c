@@ -5,9 +5,9 @@
  * ring of cleared ones under "health/alarms" (at most every 2 s, when
  * something changed); a standby takes them as its own table, so that the
  * moment it becomes master its pre-flights name what failed under the old
- * one, with the same quiet times.  A port an operator unisolated while its
- * alarm stands is marked so ("released"): the next master does not isolate
- * it again before the alarm clears.  The mirror's mechanics are ha's
+ * one, with the same quiet times.  An alarm whose port an operator
+ * unisolated carries the mark ("released"): the next master does not
+ * isolate the port again before it clears.  The mirror's mechanics are ha's
  * (ha_mirror_start).
  */
 #include <inttypes.h>
@@ -32,11 +32,11 @@ alarm_json(const struct alarm *a, int64_t cleared_ms)
 	char g[24];
 
 	snprintf(g, sizeof(g), "0x%016" PRIx64, a->node_guid);
-	return json_pack("{s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:I, s:s, s:I}", "object", a->object,
+	return json_pack("{s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:I, s:s, s:I, s:b}", "object", a->object,
 	    "check", hchk_name(a->check), "guid", g, "port", a->port, "severity", a->severity,
 	    "first", (json_int_t)a->first_seen_ms, "last", (json_int_t)a->last_seen_ms,
 	    "failures", (json_int_t)a->failures, "detail", a->detail, "cleared",
-	    (json_int_t)cleared_ms);
+	    (json_int_t)cleared_ms, "released", a->released);
 }
 
 static char *
@@ -48,14 +48,8 @@ snapshot(struct health *h)
 	for (size_t i = 0; i < alarm_recent_count(h->alarms); i++)	/* oldest first */
 		json_array_append_new(arr, alarm_json(alarm_recent_at(h->alarms, i),
 		    alarm_recent_at(h->alarms, i)->cleared_ms));
-	for (size_t i = 0; i < alarm_count(h->alarms); i++) {
-		const struct alarm *a = alarm_at(h->alarms, i);
-		const struct hport *p = hport_find(a->node_guid, a->port);
-		json_t *o = alarm_json(a, 0);
-
-		json_object_set_new(o, "released", json_boolean(p && p->released));
-		json_array_append_new(arr, o);
-	}
+	for (size_t i = 0; i < alarm_count(h->alarms); i++)
+		json_array_append_new(arr, alarm_json(alarm_at(h->alarms, i), 0));
 	text = json_dumps(arr, JSON_COMPACT);
 	json_decref(arr);
 	return text;
@@ -88,7 +82,6 @@ static void
 on_alarms(const char *value, size_t len, int64_t rev, void *arg)
 {
 	struct health *h = arg;
-	struct hport *p;
 	json_t *arr, *e;
 	size_t i, n = 0;
 
@@ -113,13 +106,11 @@ on_alarms(const char *value, size_t len, int64_t rev, void *arg)
 		    .first_seen_ms = json_integer_value(json_object_get(e, "first")),
 		    .last_seen_ms = json_integer_value(json_object_get(e, "last")),
 		    .failures = (uint32_t)json_integer_value(json_object_get(e, "failures")),
-		    .cleared_ms = json_integer_value(json_object_get(e, "cleared")) };
+		    .cleared_ms = json_integer_value(json_object_get(e, "cleared")),
+		    .released = json_is_true(json_object_get(e, "released")) };
 		snprintf(a.detail, sizeof(a.detail), "%s",
 		    json_string_value(json_object_get(e, "detail")) ?: "");
 		alarm_restore(h->alarms, &a);
-		/* an operator's unisolate holds under the next master too */
-		if ((p = hport_find(a.node_guid, a.port)) != NULL)
-			p->released = json_is_true(json_object_get(e, "released"));
 		n++;
 	}
 	json_decref(arr);

@@ -24,9 +24,10 @@
 
 static const char upsert_sql[] =
     "INSERT INTO health_alarms (object, check_name, node_guid, port, severity, first_seen_ms, "
-    "last_seen_ms, failures, detail, cleared_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
-    "ON CONFLICT(object, check_name) DO UPDATE SET node_guid = ?3, port = ?4, severity = ?5, "
-    "first_seen_ms = ?6, last_seen_ms = ?7, failures = ?8, detail = ?9, cleared_ms = ?10";
+    "last_seen_ms, failures, detail, cleared_ms, released) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+    "?8, ?9, ?10, ?11) ON CONFLICT(object, check_name) DO UPDATE SET node_guid = ?3, port = ?4, "
+    "severity = ?5, first_seen_ms = ?6, last_seen_ms = ?7, failures = ?8, detail = ?9, "
+    "cleared_ms = ?10, released = ?11";
 
 static void
 flush(evutil_socket_t fd, short what, void *arg)
@@ -67,6 +68,7 @@ append(struct health *h, const struct alarm *a, int64_t cleared_ms)
 	store_batch_int(b, a->failures);
 	store_batch_text(b, a->detail);
 	store_batch_int(b, cleared_ms);
+	store_batch_int(b, a->released);
 	if (h->alarm_flush_ev == NULL)
 		flush(-1, 0, h);
 }
@@ -104,7 +106,8 @@ restore_row(struct health *h, sqlite3_stmt *s)
 	    .port = (uint8_t)sqlite3_column_int(s, 3),
 	    .severity = (enum event_severity)sqlite3_column_int(s, 4),
 	    .first_seen_ms = sqlite3_column_int64(s, 5), .last_seen_ms = sqlite3_column_int64(s, 6),
-	    .failures = (uint32_t)sqlite3_column_int(s, 7), .cleared_ms = sqlite3_column_int64(s, 9) };
+	    .failures = (uint32_t)sqlite3_column_int(s, 7), .cleared_ms = sqlite3_column_int64(s, 9),
+	    .released = sqlite3_column_int(s, 10) != 0 };
 	snprintf(a.detail, sizeof(a.detail), "%s", detail ? detail : "");
 	alarm_restore(h->alarms, &a);	/* ports count theirs when they are made */
 }
@@ -129,7 +132,7 @@ health_alarms_load(struct health *h)
 	}
 	/* oldest first: the ring keeps the newest when there are more */
 	if ((s = store_prepare(st, "SELECT object, check_name, node_guid, port, severity, "
-	    "first_seen_ms, last_seen_ms, failures, detail, cleared_ms FROM health_alarms "
+	    "first_seen_ms, last_seen_ms, failures, detail, cleared_ms, released FROM health_alarms "
 	    "ORDER BY last_seen_ms")) == NULL)
 		return;
 	while (sqlite3_step(s) == SQLITE_ROW) {

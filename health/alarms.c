@@ -360,6 +360,16 @@ alarm_find(const struct alarm_table *t, const char *object, enum hchk check)
 	return alarm_lookup(t, object, check);
 }
 
+const struct alarm *
+alarm_release(struct alarm_table *t, const char *object, enum hchk check)
+{
+	struct alarm *a = alarm_lookup(t, object, check);
+
+	if (a)
+		a->released = true;
+	return a;
+}
+
 size_t
 alarm_count(const struct alarm_table *t)
 {

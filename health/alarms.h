@@ -49,6 +49,8 @@ struct alarm {
 	uint32_t		 passes;	/* consecutive passes since the last failure */
 	char			 detail[160];	/* last failing reason */
 	int64_t			 cleared_ms;	/* 0 while active */
+	bool			 released;	/* its port was unisolated while it stood:
+						 * not isolated again before it clears */
 };
 
 struct alarm_table;
@@ -96,6 +98,8 @@ const struct alarm *alarm_recent_of_port(const struct alarm_table *t, uint64_t n
 void alarm_clear(struct alarm_table *t, const char *object, enum hchk check);
 
 const struct alarm *alarm_find(const struct alarm_table *t, const char *object, enum hchk check);
+/* Mark the active alarm (object, check) released; NULL when none. */
+const struct alarm *alarm_release(struct alarm_table *t, const char *object, enum hchk check);
 size_t alarm_count(const struct alarm_table *t);
 const struct alarm *alarm_at(const struct alarm_table *t, size_t i);
 /* Active alarms of one fabric port. */

@@ -60,7 +60,6 @@ struct hport {
 	double			 line_bps;	/* active width x speed at the last sweep */
 	struct ber_window	 ber;
 	bool			 isolated, iso_dry;	/* routed around (or would be) */
-	bool			 released;	/* unisolated: not again until its alarms clear */
 	bool			 iso_refused;	/* refusal announced */
 	int64_t			 isolated_ms;
 	/* its active alarms by the status they give the port (down, degraded,

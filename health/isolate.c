@@ -25,8 +25,19 @@
 #include "daemon/fabricd.h"
 #include "daemon/store.h"
 #include "fabric/routing.h"
+#include "health/alarm_store.h"
 #include "health/hstate.h"
 #include "sm/sm.h"
+
+/* An operator unisolated the port while one of its alarms stood. */
+static bool
+released(const struct hport *p)
+{
+	const struct alarm *b = alarm_find(health->alarms, p->object, HCHK_BER);
+	const struct alarm *f = alarm_find(health->alarms, p->object, HCHK_FLAPPING);
+
+	return (b && b->released) || (f && f->released);
+}
 
 /* The alarm that makes a port a candidate, or NULL. */
 static const struct alarm *
@@ -257,13 +268,11 @@ health_isolate_review(int64_t now)
 	/* Every port is looked at, but only by its flags: two alarm lookups
 	 * for each of a storm's 7,776 ports held the loop for 10 ms. */
 	HPORT_FOREACH(health, i, p) {
-		if (!p->isolated && !p->released && !p->iso_refused)
+		if (!p->isolated && !p->iso_refused)
 			continue;
 		if (isolating_alarm(p) != NULL)
 			continue;
-		if (p->released)
-			ha_mirror_changed(health->alarms_mirror);
-		p->released = p->iso_refused = false;
+		p->iso_refused = false;
 		if (p->isolated)
 			restore(p, "its alarms cleared after the quiet time", now);
 	}
@@ -275,7 +284,7 @@ health_isolate_review(int64_t now)
 		if (a->check != HCHK_BER && a->check != HCHK_FLAPPING)
 			continue;
 		p = hport_find(a->node_guid, a->port);
-		if (p == NULL || p->isolated || p->released || (a = isolating_alarm(p)) == NULL)
+		if (p == NULL || p->isolated || (a = isolating_alarm(p)) == NULL || released(p))
 			continue;
 		try_isolate(p, a, now);
 	}
@@ -289,8 +298,15 @@ health_unisolate(struct hport *p, unsigned uid)
 	if (!p->isolated)
 		return -1;
 	snprintf(by, sizeof(by), "unisolated by uid %u", uid);
-	p->released = isolating_alarm(p) != NULL;
-	ha_mirror_changed(health->alarms_mirror);	/* the next master keeps it released */
+	/* The mark is on the alarms: it goes when they clear, and with them
+	 * into the database and, with ha, to the next master. */
+	for (unsigned c = 0; c < 2; c++) {
+		const struct alarm *a = alarm_release(health->alarms, p->object,
+		    c ? HCHK_FLAPPING : HCHK_BER);
+
+		if (a)
+			health_alarm_stored(health, a, true);
+	}
 	restore(p, by, event_now_ms());
 	return 0;
 }
