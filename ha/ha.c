@@ -137,6 +137,7 @@ ha_free(struct ha *ha)
 		return;
 	if (ha->poll_ev)
 		event_free(ha->poll_ev);
+	ha_lease_flush(ha);
 	ha->stopping = true;
 	etcd_free(ha->etcd);	/* calls in flight answered with an error */
 	for (size_t i = 0; i < ha->nwatches; i++)

@@ -35,7 +35,7 @@ struct ha {
 
 	/* the writer lease (lease.c) */
 	char			 id[24];	/* our name: the SM port GUID in hex */
-	bool			 wanted, writer, claim_out, keepalive_out;
+	bool			 wanted, writer, claim_out, keepalive_out, revoke_out;
 	int64_t			 lease;		/* etcd lease ID; 0: none */
 	int64_t			 lease_ok_ms;	/* the last keepalive answered */
 	char			 holder[32];	/* who holds "writer", as last read */
@@ -60,6 +60,8 @@ char *ha_first_kv(json_t *reply, size_t *len, int64_t *mod_rev);
 /* lease.c */
 void ha_lease_tick(struct ha *ha);
 void ha_lease_lost(struct ha *ha, const char *why);
+#define HA_REVOKE_WAIT_MS	500
+void ha_lease_flush(struct ha *ha);
 
 /* watch.c */
 void ha_watch_poll(struct ha *ha);

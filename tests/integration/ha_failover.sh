@@ -11,7 +11,9 @@
 #   4. the writer key in etcd names B; a change on B lands on the fabric;
 #   5. A restarted as a standby (priority 1) writes nothing: etcd's revision
 #      does not move, and no SubnSet leaves it (counted below its umad
-#      calls, tests/fixtures/mad/madlog.c).
+#      calls, tests/fixtures/mad/madlog.c);
+#   6. B stopped cleanly (SIGTERM): the writer key is gone at once, not
+#      after the lease's TTL.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/etcd.sh"
 sim_test_setup smpquery sminfo jq
@@ -121,4 +123,14 @@ $(awk '$2 == "0x02"' "$T/a-mads.log" | head -5)"
 [ "$(etcdq get --print-value-only $WKEY)" = "$WB" ] || fail "the writer key left B"
 ctl --json partition show red-train | grep -q host7 || fail "A as standby did not follow the intent"
 echo "A as standby: 0 SubnSets, etcd revision $rev0 unchanged, red-train followed"
+
+# ---- 6. a clean stop of the master gives the lease up at once ----
+kill "$B_PID"
+t0=$(date +%s%N)
+wait "$B_PID" 2>/dev/null
+B_PID=
+fd_second
+[ -z "$(etcdq get --print-value-only $WKEY)" ] ||
+    fail "the writer key still names '$(etcdq get --print-value-only $WKEY)' after B stopped"
+echo "writer key gone $(( ($(date +%s%N) - t0) / 1000000 )) ms after B's SIGTERM (lease TTL 3 s)"
 pass
