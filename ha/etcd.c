@@ -28,6 +28,8 @@ struct endpoint {
 	uint16_t		 port;
 	char			 label[160];	/* "HOST:PORT" */
 	bool			 tls;		/* https */
+	char			 tls_why[160];	/* what the last failed handshake said, until
+						 * a call is answered */
 	int64_t			 down_until_ms;	/* backoff after a failure */
 	unsigned		 backoff_ms;
 };
@@ -114,6 +116,40 @@ ssl_why(const char *what, const char *file, char *why, size_t len)
 	snprintf(why, len, "%s %s: %s", what, file ? file : "", err);
 }
 
+/* What a failed handshake says is kept on its endpoint (the SSL's app
+ * data) as it happens: by the time evhttp reports the call unanswered it
+ * has reset the connection, and OpenSSL's own state with it. */
+static int
+verify_cb(int ok, X509_STORE_CTX *x)
+{
+	SSL *ssl = X509_STORE_CTX_get_ex_data(x, SSL_get_ex_data_X509_STORE_CTX_idx());
+	struct endpoint *ep = ssl ? SSL_get_app_data(ssl) : NULL;
+
+	if (!ok && ep)
+		snprintf(ep->tls_why, sizeof(ep->tls_why), "the member's certificate does not "
+		    "verify against ha.etcd.ca (%s)",
+		    X509_verify_cert_error_string(X509_STORE_CTX_get_error(x)));
+	return ok;
+}
+
+static void
+info_cb(const SSL *ssl, int where, int ret)
+{
+	struct endpoint *ep = SSL_get_app_data(ssl);
+	const char *desc = SSL_alert_desc_string_long(ret);
+	int code = ret & 0xff;
+
+	/* an alert the member sent (ours, after our own check failed, is told
+	 * by verify_cb); the two flags share a bit */
+	if (ep == NULL || (where & SSL_CB_READ_ALERT) != SSL_CB_READ_ALERT ||
+	    (ret >> 8) != SSL3_AL_FATAL)
+		return;
+	/* 42 bad_certificate, 48 unknown_ca, 116 certificate_required */
+	snprintf(ep->tls_why, sizeof(ep->tls_why), "the member refused the handshake (%s)%s",
+	    desc, code == 42 || code == 48 || code == 116 ?
+	    ": it wants a client certificate it trusts (ha.etcd.cert, key)" : "");
+}
+
 /* Verify the members against ca; present cert/key when given. */
 static SSL_CTX *
 tls_context(const struct etcd_tls *tls, char *why, size_t len)
@@ -125,7 +161,8 @@ tls_context(const struct etcd_tls *tls, char *why, size_t len)
 		return NULL;
 	}
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, verify_cb);
+	SSL_CTX_set_info_callback(ctx, info_cb);
 	if (tls == NULL || tls->ca == NULL) {
 		snprintf(why, len, "https endpoints need ha.etcd.ca");
 		goto fail;
@@ -282,6 +319,17 @@ call_free(struct call *c)
 	free(c);
 }
 
+/* Why a call over TLS got no answer, when its handshake said (false:
+ * it did not get that far). */
+static bool
+tls_reason(const struct endpoint *ep, char *why, size_t len)
+{
+	if (!ep->tls || ep->tls_why[0] == '\0')
+		return false;
+	snprintf(why, len, "TLS: %s", ep->tls_why);
+	return true;
+}
+
 static void
 on_reply(struct evhttp_request *req, void *arg)
 {
@@ -293,10 +341,10 @@ on_reply(struct evhttp_request *req, void *arg)
 
 	bool unanswered = req == NULL || evhttp_request_get_response_code(req) == 0;
 
-	if (unanswered)
-		snprintf(why, sizeof(why), "no answer (refused, reset or timed out)");
-	else
+	if (!unanswered)
 		o = reply_json(req, why, sizeof(why));
+	else if (!tls_reason(ep, why, sizeof(why)))
+		snprintf(why, sizeof(why), "no answer (refused, reset or timed out)");
 	call_unlink(c);
 	bury(e, c->conn);	/* not freed inside its own callback */
 	c->conn = NULL;
@@ -312,6 +360,7 @@ on_reply(struct evhttp_request *req, void *arg)
 		c->cb(NULL, err, c->arg);
 	} else {
 		ep->backoff_ms = BACKOFF_MIN_MS;
+		ep->tls_why[0] = '\0';	/* a handshake went through since */
 		c->cb(o, NULL, c->arg);
 		json_decref(o);
 	}
@@ -332,6 +381,7 @@ connection(struct etcd *e, struct endpoint *ep)
 	} else {
 		if ((ssl = SSL_new(e->ssl)) == NULL)
 			return NULL;
+		SSL_set_app_data(ssl, ep);
 		/* the member's certificate must name the endpoint: its IP
 		 * address or its host name */
 		if (inet_pton(AF_INET, ep->host, addr) == 1 || inet_pton(AF_INET6, ep->host, addr) == 1)

@@ -42,7 +42,8 @@ void ha_scope(struct ha *ha, uint64_t subnet_prefix);
 /* The master SM (port GUID sm_guid) wants to write: the lease is taken
  * as soon as the last holder's has ended (tried again every second);
  * gained(arg) is called each time it is won (each module that claims
- * keeps its own, up to 4; NULL: none).  still(arg) is asked every second:
+ * keeps its own, up to 4; NULL: none), and at once when it is held already
+ * as it is registered.  still(arg) is asked every second:
  * false (no longer master) gives the lease up.  Idempotent. */
 void ha_claim(struct ha *ha, uint64_t sm_guid, bool (*still)(void *arg),
     void (*gained)(void *arg), void *arg);

@@ -125,6 +125,10 @@ ha_claim(struct ha *ha, uint64_t sm_guid, bool (*still)(void *arg), void (*gaine
 			ha->gained[i].fn = gained;
 			ha->gained[i].arg = arg;
 			ha->ngained++;
+			/* another claimer (a mirror) won it already: this one is
+			 * told now, as it would have been at the win */
+			if (ha->writer)
+				gained(arg);
 		}
 	}
 	ha->wanted = true;

@@ -212,6 +212,16 @@ gained(void *arg)
 		rp.reading = true;
 }
 
+/* Writer, but the read after the win failed or never began (the lease
+ * was won by another claimer's call before ours was registered): asked
+ * again, whenever someone needs the answer. */
+static void
+read_again(void)
+{
+	if (ha_is_writer(rp.ha) && !rp.fresh && !rp.reading)
+		gained(NULL);
+}
+
 bool
 pt_replica_ready(void)
 {
@@ -221,6 +231,7 @@ pt_replica_ready(void)
 		rp.fresh = false;
 	if (!rp.fresh)
 		ha_claim(rp.ha, sm_own_port_guid(pt_state.sm), still_master, gained, NULL);
+	read_again();
 	return rp.fresh && ha_is_writer(rp.ha);
 }
 
@@ -237,6 +248,7 @@ pt_replica_refusal(char *buf, size_t len)
 	if (ha_write_refusal(rp.ha, buf, len) != NULL)
 		return buf;
 	if (!rp.fresh) {
+		read_again();
 		snprintf(buf, len, "this master has not read the latest intent from etcd yet");
 		return buf;
 	}

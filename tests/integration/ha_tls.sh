@@ -91,6 +91,12 @@ for bad in "no client certificate|" "a client certificate of another CA|cert: $T
 	st=$(ctl --json status | jq -c .ha)
 	[ "$(printf '%s' "$st" | jq -r .state)" = unavailable ] || fail "$what: status $st"
 	printf '%s' "$st" | jq -r .why | grep -q unreachable || fail "$what: no why: $st"
+	# and the reason is TLS's, not a bare "no answer"
+	case $what in
+	trusting*) want="does not verify against ha.etcd.ca" ;;
+	*) want="wants a client certificate it trusts" ;;
+	esac
+	printf '%s' "$st" | jq -r .why | grep -q "$want" || fail "$what: the why does not say it: $st"
 	echo "$what: $(printf '%s' "$st" | jq -r .why)"
 	fd_stop
 done
