@@ -114,7 +114,15 @@ struct ha_mirror_ops {
 struct ha_mirror *ha_mirror_start(struct ha *ha, const struct ha_mirror_ops *ops, void *arg);
 void ha_mirror_changed(struct ha_mirror *m);
 int64_t ha_mirror_revision(const struct ha_mirror *m);
-/* arg is no longer called; a put in flight is let land. */
+/* An operator's change to the record, committed before it is applied
+ * ("acknowledged means replicated"): why it cannot be written now (NULL:
+ * it can); the snapshot put at once, cb(true) once etcd has it, else
+ * cb(false, why).  -1: refused at once (cb not called). */
+typedef void (*ha_mirror_commit_fn)(bool ok, const char *err, void *arg);
+const char *ha_mirror_refusal(const struct ha_mirror *m, char *buf, size_t len);
+int ha_mirror_commit(struct ha_mirror *m, ha_mirror_commit_fn cb, void *arg);
+/* arg is no longer called (a commit waiting is told it failed); a put in
+ * flight is let land. */
 void ha_mirror_stop(struct ha_mirror *m);
 /* The claims made with arg end (its owner stops). */
 void ha_forget(struct ha *ha, void *arg);

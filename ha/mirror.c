@@ -10,6 +10,7 @@
  * always the one to keep.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/clock.h"
@@ -28,7 +29,12 @@ struct ha_mirror {
 	bool			 fresh;		/* writer, and read the key since winning */
 	bool			 stopped;	/* freed when the call in flight is answered */
 	int64_t			 rev;		/* the revision held here (read or put) */
+	ha_mirror_commit_fn	 commit_cb;	/* an operator's change waiting for its put */
+	void			*commit_arg;
+	bool			 commit_next;	/* ... which is the next put, not this one */
 };
+
+static void put(struct ha_mirror *m);
 
 static void
 mirror_free(struct ha_mirror *m)
@@ -86,6 +92,16 @@ on_latest(int rc, const char *value, size_t len, int64_t rev, const char *err, v
 }
 
 static void
+tell_commit(struct ha_mirror *m, bool ok, const char *err)
+{
+	ha_mirror_commit_fn cb = m->commit_cb;
+
+	m->commit_cb = NULL;
+	if (cb)
+		cb(ok, err, m->commit_arg);
+}
+
+static void
 on_put(enum ha_txn_result r, int64_t rev, const char *err, void *arg)
 {
 	struct ha_mirror *m = arg;
@@ -99,6 +115,15 @@ on_put(enum ha_txn_result r, int64_t rev, const char *err, void *arg)
 		m->rev = rev;
 	else
 		m->dirty = true;	/* tried again at the next tick */
+	if (m->commit_next && r == HA_TXN_OK) {	/* the change waits for its own put */
+		m->commit_next = false;
+		put(m);
+		if (m->putting)
+			return;
+		r = HA_TXN_UNAVAILABLE;
+	}
+	m->commit_next = false;
+	tell_commit(m, r == HA_TXN_OK, r == HA_TXN_OK ? NULL : err ? err : "etcd refused it");
 }
 
 static void
@@ -177,11 +202,50 @@ ha_mirror_revision(const struct ha_mirror *m)
 	return m ? m->rev : 0;
 }
 
+const char *
+ha_mirror_refusal(const struct ha_mirror *m, char *buf, size_t len)
+{
+	if (m == NULL)
+		return NULL;
+	if (ha_write_refusal(m->ha, buf, len) != NULL)
+		return buf;
+	if (!m->fresh)
+		snprintf(buf, len, "this master has not read the SM's records from etcd yet");
+	else if (m->commit_cb)
+		snprintf(buf, len, "another change of the SM's records is being written to etcd; "
+		    "run it again");
+	else
+		return NULL;
+	return buf;
+}
+
+int
+ha_mirror_commit(struct ha_mirror *m, ha_mirror_commit_fn cb, void *arg)
+{
+	char buf[200];
+
+	if (ha_mirror_refusal(m, buf, sizeof(buf)) != NULL)
+		return -1;
+	m->commit_cb = cb;
+	m->commit_arg = arg;
+	if (m->putting) {		/* a put of before the change is out */
+		m->commit_next = true;
+		return 0;
+	}
+	put(m);
+	if (!m->putting) {
+		m->commit_cb = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 void
 ha_mirror_stop(struct ha_mirror *m)
 {
 	if (m == NULL)
 		return;
+	tell_commit(m, false, "the daemon is stopping");
 	ha_unwatch(m->ha, on_watch, m);
 	ha_forget(m->ha, m);
 	event_del(m->tick_ev);

@@ -8,6 +8,9 @@
  * (activate.c) and the audit disables it again if it comes back
  * (audit_portinfo.c).  The reply waits for the Set's answer and says
  * whether there was one: a Set that got none may or may not have landed.
+ * With ha the set is committed to etcd (sm/core/replica.c) before the Set
+ * goes out; a put that does not land undoes the change here, and nothing
+ * is sent.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +133,74 @@ send_phys(struct sm *sm, struct ctl_req *req, struct fabric_port *p, uint8_t phy
 	mad_batch_smp(&sm->admin, &a, IB_MAD_METHOD_SET, UMAD_SM_ATTR_PORT_INFO, p->num, pi, on_set, op);
 }
 
+/* ---- with ha: the set in etcd first ---- */
+
+struct port_commit {
+	struct ctl_req		*req;
+	struct sm		*sm;
+	struct port_disabled	 e;		/* the entry added or removed */
+	uint8_t			 phys;
+	bool			 was_in_set;
+};
+
+static void
+undo(struct sm *sm, const struct port_commit *c)
+{
+	if (c->phys == PORT_PHYS_DISABLED && !c->was_in_set) {
+		pds_remove(&sm->disabled, c->e.node_guid, c->e.port);
+		(void)pds_store_remove(sm->fd->store, c->e.node_guid, c->e.port);
+	} else if (c->phys == PORT_PHYS_POLLING && c->was_in_set) {
+		pds_add(&sm->disabled, c->e.node_guid, c->e.port, c->e.desc, c->e.set_ms);
+		(void)pds_store_add(sm->fd->store, &c->e);
+	}
+	ha_mirror_changed(sm->mirror);
+}
+
+static void
+on_committed(bool ok, const char *err, void *arg)
+{
+	struct port_commit *c = arg;
+	struct sm *sm = c->sm;
+	struct fabric_node *n = ok && sm->fabric ? fabric_node_by_guid(sm->fabric, c->e.node_guid) :
+	    NULL;
+
+	if (!ok) {
+		undo(sm, c);
+		ctl_reply_error(c->req, PERR_UNAVAILABLE, "not written: etcd did not take the "
+		    "change (%s); nothing was sent to the port", err);
+	} else if (n == NULL || c->e.port > n->nports)
+		ctl_reply_error(c->req, PERR_FABRIC, "%s port %u left the fabric while etcd took "
+		    "the change: no PortInfo Set was sent (the set holds it)", c->e.desc, c->e.port);
+	else
+		send_phys(sm, c->req, &n->ports[c->e.port], c->phys, c->was_in_set);
+	free(c);
+}
+
+/* The Set once etcd holds the set (the change already made here). */
+static void
+commit_then_send(struct sm *sm, struct ctl_req *req, const struct port_disabled *e,
+    uint8_t phys, bool was_in_set)
+{
+	struct port_commit *c = xcalloc(1, sizeof(*c));
+
+	*c = (struct port_commit){ req, sm, *e, phys, was_in_set };
+	if (ha_mirror_commit(sm->mirror, on_committed, c) != 0)
+		on_committed(false, "it could not be sent", c);
+}
+
+/* Why a change of the set cannot be made now (answered), else false. */
+static bool
+refused(struct ctl_req *req, const struct sm *sm)
+{
+	char buf[200];
+
+	if (ha_mirror_refusal(sm->mirror, buf, sizeof(buf)) == NULL)
+		return false;
+	ctl_reply_error(req, PERR_UNAVAILABLE, "not written: %s; nothing was sent to the port",
+	    buf);
+	return true;
+}
+
 /* The SM, master, with a model; else answered. */
 static struct sm *
 master(struct ctl_req *req)
@@ -186,7 +257,7 @@ ctl_port_disable(struct ctl_req *req, json_t *args)
 	struct sm *sm = master(req);
 	struct fabric_port *p;
 	struct port_disabled e;
-	bool absent;
+	bool absent, was;
 
 	if (sm == NULL)
 		return;
@@ -201,6 +272,8 @@ ctl_port_disable(struct ctl_req *req, json_t *args)
 		    "disabling it cuts the SM off the fabric", p->node->desc, p->num);
 		return;
 	}
+	if (refused(req, sm))
+		return;
 	memset(&e, 0, sizeof(e));
 	e.node_guid = p->node->guid;
 	e.port = p->num;
@@ -212,9 +285,12 @@ ctl_port_disable(struct ctl_req *req, json_t *args)
 		    "(database error, logged); nothing sent");
 		return;
 	}
+	was = !pds_add(&sm->disabled, e.node_guid, e.port, e.desc, e.set_ms);
 	ha_mirror_changed(sm->mirror);	/* the next master keeps it down */
-	send_phys(sm, req, p, PORT_PHYS_DISABLED,
-	    !pds_add(&sm->disabled, e.node_guid, e.port, e.desc, e.set_ms));
+	if (sm->mirror)
+		commit_then_send(sm, req, &e, PORT_PHYS_DISABLED, was);
+	else
+		send_phys(sm, req, p, PORT_PHYS_DISABLED, was);
 }
 
 void
@@ -222,8 +298,10 @@ ctl_port_enable(struct ctl_req *req, json_t *args)
 {
 	const char *spec = ctl_arg_str(args, "port");
 	struct sm *sm = master(req);
+	const struct port_disabled *old;
+	struct port_disabled ent;
 	struct fabric_port *p;
-	bool absent;
+	bool absent, was;
 
 	if (sm == NULL)
 		return;
@@ -267,11 +345,21 @@ ctl_port_enable(struct ctl_req *req, json_t *args)
 		}
 		return;
 	}
+	if (refused(req, sm))
+		return;
+	if ((old = pds_get(&sm->disabled, p->node->guid, p->num)) != NULL)
+		ent = *old;
+	else
+		ent = (struct port_disabled){ .node_guid = p->node->guid, .port = p->num };
 	if (pds_store_remove(sm->fd->store, p->node->guid, p->num) != 0) {
 		ctl_reply_error(req, PERR_INTERNAL, "the disabled port could not be removed "
 		    "(database error, logged); nothing sent");
 		return;
 	}
+	was = pds_remove(&sm->disabled, p->node->guid, p->num);
 	ha_mirror_changed(sm->mirror);
-	send_phys(sm, req, p, PORT_PHYS_POLLING, pds_remove(&sm->disabled, p->node->guid, p->num));
+	if (sm->mirror)
+		commit_then_send(sm, req, &ent, PORT_PHYS_POLLING, was);
+	else
+		send_phys(sm, req, p, PORT_PHYS_POLLING, was);
 }

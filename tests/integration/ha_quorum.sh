@@ -5,8 +5,9 @@
 # the intent with etcdctl:
 #   1. one member killed: a change still works, and etcd holds it;
 #   2. two killed: a change is refused with `unavailable`, no P_Key Set is
-#      sent, the tables do not move, `status` says why;
-#   3. the members back: changes work again.
+#      sent, the tables do not move, `status` says why; a `port disable`
+#      too: no PortInfo Set, the port stays up, nothing stored;
+#   3. the members back: changes work again, a port disable lands in etcd.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/etcd.sh"
 sim_test_setup smpquery jq
@@ -18,6 +19,11 @@ pk() {
 # P_KeyTable SubnSets (attribute 0x0016, method 0x02) fabricd sent so far.
 pkey_sets() { awk '$2 == "0x02" && $3 == "0x0016"' "$T/mads.log" 2>/dev/null | wc -l; }
 model() { etcdq get --print-value-only /fabricd/fe80000000000000/partitions/model; }
+pi_sets() { awk '$2 == "0x02" && $3 == "0x0015"' "$T/mads.log" 2>/dev/null | wc -l; }
+phys() {
+	_l=$(sim_diag ibnetdiscover | sed -n 's/^Switch.*"sw-l2" .* lid \([0-9]*\) .*/\1/p' | head -1)
+	sim_diag smpquery portinfo "$_l" 1 | sed -n 's/^PhysLinkState:\.*//p'
+}
 
 etcd_cluster_start 3
 sim_topology -k 2 -h 4 -s 1 || fail topogen
@@ -73,6 +79,15 @@ sleep 2	# a sweep or two: still nothing
 [ "$(pkey_sets)" = "$before" ] || fail "P_Key Sets sent without quorum: $before -> $(pkey_sets)"
 [ "$(pk host4)" = "$h4" ] || fail "host4's table moved: '$h4' -> '$(pk host4)'"
 ctl --json partition show blue | grep -q host4 && fail "the refused member is in the partition"
+ph=$(phys)
+pis=$(pi_sets)
+out=$(ctl --json port disable sw-l2:1 2>&1) && fail "a port disable without quorum was accepted: $out"
+printf '%s' "$out" | grep -q '"unavailable"' || fail "port disable refused, but not as unavailable: $out"
+sleep 1
+[ "$(pi_sets)" = "$pis" ] || fail "PortInfo Sets sent without quorum: $pis -> $(pi_sets)"
+[ "$(phys)" = "$ph" ] || fail "sw-l2:1 moved without quorum: $ph -> $(phys)"
+[ "$(db 'SELECT count(*) FROM sm_disabled_ports')" = 0 ] || fail "the refused disable was stored"
+echo "port disable refused: $out"
 
 # ---- 3. the members back ----
 etcd_restart 2
@@ -85,4 +100,16 @@ done
 [ -n "$ok" ] || fail "changes do not work again after the members came back: $(ctl --json status | jq -c .ha)"
 case "$(pk host4)" in *0x8b02*) ;; *) fail "host4 after recovery: '$(pk host4)'" ;; esac
 model | grep -q host4 || fail "etcd's intent lacks host4"
+ok=
+for _ in $(seq 1 50); do
+	ctl port disable sw-l2:1 >/dev/null 2>&1 && { ok=1; break; }
+	sleep 0.2
+done
+[ -n "$ok" ] || fail "port disable does not work again: $(ctl --json port disable sw-l2:1 2>&1)"
+etcdq get --print-value-only /fabricd/fe80000000000000/sm/state | jq -e '.disabled | length == 1' \
+    >/dev/null || fail "the disabled port is not in etcd"
+[ "$(phys)" = Disabled ] || fail "sw-l2:1 after the disable: $(phys)"
+ctl port enable sw-l2:1 >/dev/null || fail "port enable"
+etcdq get --print-value-only /fabricd/fe80000000000000/sm/state | jq -e '.disabled | length == 0' \
+    >/dev/null || fail "the enabled port is still in etcd"
 pass

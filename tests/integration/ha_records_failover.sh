@@ -71,7 +71,12 @@ sw_lid() {
 LS=$(sw_lid sw-l4)
 [ -n "$LS" ] || fail "no LID for sw-l4"
 pi() { sim_diag smpquery portinfo "$LS" 1 | sed -n "s/^$1:\.*//p"; }
-ctl port disable sw-l4:1 > "$T/disable.out" || fail "port disable: $(cat "$T/disable.out")"
+for _ in $(seq 1 50); do	# until A has read the SM's records since it won the lease
+	ctl port disable sw-l4:1 > "$T/disable.out" 2>&1 && break
+	grep -q unavailable "$T/disable.out" || break
+	sleep 0.1
+done
+grep -q unavailable "$T/disable.out" && fail "port disable: $(cat "$T/disable.out")"
 i=0
 until [ "$(pi PhysLinkState)" = Disabled ]; do
 	[ $i -ge 50 ] && fail "after disable: $(pi PhysLinkState)"
