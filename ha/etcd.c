@@ -139,6 +139,14 @@ info_cb(const SSL *ssl, int where, int ret)
 	const char *desc = SSL_alert_desc_string_long(ret);
 	int code = ret & 0xff;
 
+	/* A member that wants a client certificate may drop the connection
+	 * right after the handshake (TLS 1.3: its alert can come too late to
+	 * be read); kept until a call is answered. */
+	if (ep && (where & SSL_CB_HANDSHAKE_DONE) && ep->tls_why[0] == '\0') {
+		snprintf(ep->tls_why, sizeof(ep->tls_why), "the member closed the connection after "
+		    "the handshake: does it want a client certificate it trusts (ha.etcd.cert, key)?");
+		return;
+	}
 	/* an alert the member sent (ours, after our own check failed, is told
 	 * by verify_cb); the two flags share a bit */
 	if (ep == NULL || (where & SSL_CB_READ_ALERT) != SSL_CB_READ_ALERT ||

@@ -94,7 +94,7 @@ for bad in "no client certificate|" "a client certificate of another CA|cert: $T
 	# and the reason is TLS's, not a bare "no answer"
 	case $what in
 	trusting*) want="does not verify against ha.etcd.ca" ;;
-	*) want="wants a client certificate it trusts" ;;
+	*) want="client certificate it trusts" ;;
 	esac
 	printf '%s' "$st" | jq -r .why | grep -q "$want" || fail "$what: the why does not say it: $st"
 	echo "$what: $(printf '%s' "$st" | jq -r .why)"
