@@ -179,6 +179,9 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR     ?= $(PREFIX)/share/doc/fabricd
 DATADIR    ?= $(PREFIX)/share/fabricd
+# the Slurm scripts of job partitions (docs/slurm.md)
+SLURMDIR   ?= $(PREFIX)/lib/fabricd/slurm
+SLURM_SCRIPTS = prolog-slurmctld epilog-slurmctld prolog task-prolog epilog
 STRIP      ?= strip
 BASH_COMPLETION ?= $(wildcard $(O)/fabricctl.bash)
 INSTALL_BIN = install -s --strip-program=$(STRIP) -m 0755
@@ -188,7 +191,7 @@ install: $(O)/fabricd $(O)/fabricctl
 	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 	    $(DESTDIR)$(SYSCONFDIR)/fabricd $(DESTDIR)$(DOCDIR)/examples \
-	    $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/prometheus
+	    $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(SLURMDIR)
 	$(INSTALL_BIN) $(O)/fabricd $(DESTDIR)$(PREFIX)/sbin/fabricd
 	$(INSTALL_BIN) $(O)/fabricctl $(DESTDIR)$(PREFIX)/bin/fabricctl
 	install -m 0644 man/fabricd.8 man/fabricctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/
@@ -203,6 +206,8 @@ install: $(O)/fabricd $(O)/fabricctl
 	install -m 0644 examples/slurm-prolog.sh $(DESTDIR)$(DOCDIR)/examples/slurm-prolog.sh
 	install -m 0644 contrib/grafana/fabricd.json $(DESTDIR)$(DATADIR)/grafana/fabricd.json
 	install -m 0644 contrib/prometheus/fabricd-rules.yml $(DESTDIR)$(DATADIR)/prometheus/fabricd-rules.yml
+	install -m 0644 contrib/slurm/common.sh $(DESTDIR)$(SLURMDIR)/common.sh
+	for f in $(SLURM_SCRIPTS); do install -m 0755 contrib/slurm/$$f $(DESTDIR)$(SLURMDIR)/$$f; done
 	if [ -n "$(BASH_COMPLETION)" ]; then \
 	    install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions && \
 	    install -m 0644 $(BASH_COMPLETION) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fabricctl; \

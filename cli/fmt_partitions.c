@@ -149,7 +149,83 @@ export_result(json_t *r)
 	fputs(cli_str(r, "yaml", ""), stdout);
 }
 
+/* A job partition made, found made, or deleted. */
+static void
+job_change_result(json_t *r)
+{
+	const char *result = cli_str(r, "result", "");
+	json_t *idx = json_object_get(r, "index");
+
+	if (strcmp(result, "absent") == 0) {
+		printf("job %s: %s\n", cli_str(r, "job", ""), cli_str(r, "message", ""));
+		return;
+	}
+	printf("job %s: partition %s, P_Key %s", cli_str(r, "job", ""), cli_str(r, "partition", "-"),
+	    cli_str(r, "pkey", "-"));
+	if (json_is_integer(idx))
+		printf(" at index %lld", (long long)json_integer_value(idx));
+	if (strcmp(result, "exists") == 0)
+		printf(": made before, on the same hosts\n");
+	else if (json_object_get(r, "ports_written"))
+		printf(": %lld port(s) written with %lld PartitionTable Set(s), read back\n",
+		    (long long)json_integer_value(json_object_get(r, "ports_written")),
+		    (long long)json_integer_value(json_object_get(r, "sets")));
+	else
+		printf(": %s\n", cli_str(r, "message", result));
+}
+
+static void
+job_list_result(json_t *r)
+{
+	json_t *rows = json_object_get(r, "jobs"), *rc = json_object_get(r, "reconcile"), *row;
+	char age[32], when[40];
+	size_t i;
+
+	if (json_array_size(rows) == 0)
+		printf("no job partitions\n");
+	else
+		printf("%-10s %-14s %-7s %-5s %-10s %-10s %-8s %s\n", "JOB", "PARTITION", "P_KEY",
+		    "INDEX", "USER", "ACCOUNT", "AGE", "HOSTS");
+	json_array_foreach(rows, i, row) {
+		json_t *idx = json_object_get(row, "index");
+		char index[12] = "-";
+
+		if (json_is_integer(idx))
+			snprintf(index, sizeof(index), "%lld", (long long)json_integer_value(idx));
+		printf("%-10s %-14s %-7s %-5s %-10s %-10s %-8s %s\n", cli_str(row, "job", ""),
+		    cli_str(row, "partition", ""), cli_str(row, "pkey", ""), index,
+		    *cli_str(row, "user", "") ? cli_str(row, "user", "") : "-",
+		    *cli_str(row, "account", "") ? cli_str(row, "account", "") : "-",
+		    cli_duration_text(json_integer_value(json_object_get(row, "age_s")) * 1000, age,
+		    sizeof(age)), cli_str(row, "hosts", ""));
+	}
+	printf("reconcile: %s", cli_str(rc, "state", "off"));
+	if (json_integer_value(json_object_get(rc, "interval_ms")) > 0)
+		printf(", every %s", cli_duration_text(json_integer_value(json_object_get(rc,
+		    "interval_ms")), age, sizeof(age)));
+	if (json_is_integer(json_object_get(rc, "last_ok_ms")))
+		printf(", last answer %s", cli_time_text(json_integer_value(json_object_get(rc,
+		    "last_ok_ms")), when, sizeof(when)));
+	if (json_object_get(rc, "error"))
+		printf(", last error: %s", cli_str(rc, "error", ""));
+	putchar('\n');
+}
+
+static void
+job_env_result(json_t *r)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(json_object_get(r, "env"), k, v)
+		printf("export %s=%s\n", k, json_string_value(v) ? json_string_value(v) : "");
+}
+
 const struct cli_formatter fmt_partitions[] = {
+	{ "partition.job.create", job_change_result, NULL },
+	{ "partition.job.delete", job_change_result, NULL },
+	{ "partition.job.list", job_list_result, NULL },
+	{ "partition.job.env", job_env_result, NULL },
 	{ "partition.list", list_result, NULL },
 	{ "partition.show", show_result, NULL },
 	{ "partition.create", change_result, NULL },

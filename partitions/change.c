@@ -163,14 +163,19 @@ pt_plan_diff_json(const struct pt_plan *p)
 
 struct run {
 	struct pt_change	 ch;
+	bool			 ok;		/* committed (or stored) */
 	char			*detail;
 	struct pt_plan		 plan;
 	struct fabric_node	**nodes;
 };
 
+static bool stopped(void);
+
 static void
 run_free(struct run *r)
 {
+	if (r->ch.done != NULL && !stopped())
+		r->ch.done(r->ch.done_arg, r->ok);
 	pt_plan_free(&r->plan);
 	pt_config_free(r->ch.proposed);
 	free(r->nodes);
@@ -273,6 +278,7 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	pt_tables_update(plan);
 	pt_intent_clear(pt_state.store);
 	if (rep->ok) {
+		r->ok = true;
 		commit_model(r, plan->index, plan->nindex);
 		pt_replica_applied(true, pt_state.model, pt_state.index, pt_state.nindex);
 		xasprintf(&msg, "applied: %zu port%s written with %zu PartitionTable Set%s, "
@@ -283,10 +289,15 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 		    "ok", msg);
 		store_commit(pt_state.store);
 		event_post(EV_INFO, "partitions", NULL, "%s: %s", r->ch.action, msg);
-		if (r->ch.req)
-			ctl_reply_ok(r->ch.req, json_pack("{s:s, s:I, s:I, s:I}", "result", "ok",
+		if (r->ch.req) {
+			json_t *res = json_pack("{s:s, s:I, s:I, s:I}", "result", "ok",
 			    "ports_written", (json_int_t)rep->ports_written,
-			    "sets", (json_int_t)rep->sets, "gets", (json_int_t)rep->gets));
+			    "sets", (json_int_t)rep->sets, "gets", (json_int_t)rep->gets);
+
+			if (r->ch.decorate)
+				r->ch.decorate(r->ch.done_arg, res);
+			ctl_reply_ok(r->ch.req, res);
+		}
 	} else {
 		pt_replica_applied(false, pt_state.model, pt_state.index, pt_state.nindex);
 		msg = failure_text(rep);
@@ -323,12 +334,18 @@ store_only(struct run *r)
 		run_free(r);
 		return;
 	}
+	r->ok = true;
 	commit_model(r, pt_state.index, pt_state.nindex);
 	pt_state.changes_ok++;
 	pt_history_add(r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
 	    "stored", msg);
-	if (r->ch.req)
-		ctl_reply_ok(r->ch.req, json_pack("{s:s, s:s}", "result", "stored", "message", msg));
+	if (r->ch.req) {
+		json_t *res = json_pack("{s:s, s:s}", "result", "stored", "message", msg);
+
+		if (r->ch.decorate)
+			r->ch.decorate(r->ch.done_arg, res);
+		ctl_reply_ok(r->ch.req, res);
+	}
 	run_free(r);
 }
 

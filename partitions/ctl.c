@@ -15,6 +15,7 @@
 #include "daemon/fabricd.h"
 #include "partitions/files.h"
 #include "partitions/internal.h"
+#include "partitions/jobs.h"
 #include "partitions/replica.h"
 #include "partitions/partitions.h"
 
@@ -63,6 +64,79 @@ refuse(struct ctl_req *req, json_t *args, const char *action, struct pt_config *
 	free(detail);
 	pt_config_free(copy);
 	ctl_reply_error(req, e->code, "%s", e->msg);
+}
+
+/*
+ * Job partitions change only through the job path (jobs.c): an operator's
+ * member add, remove or delete on one is refused, and an operator's
+ * partition never takes a key of the job pool or a job's name, so the
+ * two never share a key.
+ */
+static bool
+job_owned(struct ctl_req *req, json_t *args, const char *action, const char *name)
+{
+	const struct pt_partition *p = pt_find(pt_state.model, name);
+	struct pt_err e;
+
+	if (p == NULL || p->job == NULL)
+		return false;
+	pt_err_set(&e, PERR_CONFLICT, "\"%s\" is the partition of job %s: it changes only "
+	    "through `partition job` (the job's prolog and epilog)", name, p->job->id);
+	refuse(req, args, action, NULL, &e);
+	return true;
+}
+
+static bool
+job_reserved(struct ctl_req *req, json_t *args, const char *action, const char *name,
+    uint16_t pkey)
+{
+	struct pt_err e;
+
+	if (pt_jobs_pool_has(pkey))
+		pt_err_set(&e, PERR_CONFLICT, "P_Key 0x%04x is in the job pool "
+		    "(partitions.jobs.pkeys): operator partitions take keys outside it", pkey);
+	else if (strncmp(name, "job-", 4) == 0)
+		pt_err_set(&e, PERR_INVALID_ARGUMENT, "partition name \"%s\": names starting "
+		    "with \"job-\" are the job partitions'", name);
+	else
+		return false;
+	refuse(req, args, action, NULL, &e);
+	return true;
+}
+
+/* An import replaces the operator's partitions only: the jobs' stay,
+ * and the file may not hold a key of the pool. */
+static int
+keep_jobs(struct pt_config *c, struct pt_err *e)
+{
+	for (size_t i = 0; i < c->nparts; i++)
+		if (pt_jobs_pool_has(c->parts[i].pkey) || strncmp(c->parts[i].name, "job-", 4) == 0) {
+			pt_err_set(e, PERR_CONFLICT, "partition \"%s\" (P_Key 0x%04x): %s",
+			    c->parts[i].name, c->parts[i].pkey, pt_jobs_pool_has(c->parts[i].pkey) ?
+			    "the key is in the job pool (partitions.jobs.pkeys)" :
+			    "names starting with \"job-\" are the job partitions'");
+			return -1;
+		}
+	for (size_t i = 0; i < pt_state.model->nparts; i++) {
+		const struct pt_partition *j = &pt_state.model->parts[i];
+		struct pt_partition *p;
+
+		if (j->job == NULL)
+			continue;
+		if (pt_partition_add(c, j->name, j->tenant, j->pkey, e) != 0)
+			return -1;
+		p = pt_find(c, j->name);
+		p->ipoib = j->ipoib;
+		pt_partition_set_job(p, j->job);
+		p->members = xcalloc(j->nmembers ? j->nmembers : 1, sizeof(*p->members));
+		for (size_t k = 0; k < j->nmembers; k++) {
+			p->members[k] = j->members[k];
+			p->members[k].pattern = j->members[k].pattern ?
+			    xstrdup(j->members[k].pattern) : NULL;
+		}
+		p->nmembers = j->nmembers;
+	}
+	return 0;
 }
 
 /* Ports (end ports only) that hold pkey per the committed tables. */
@@ -159,6 +233,9 @@ ctl_partition_create(struct ctl_req *req, json_t *args)
 	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL ||
 	    (pkey_text = arg_required(req, args, "pkey")) == NULL)
 		return;
+	if (pt_pkey_parse(pkey_text, &pkey, &e) == 0 &&
+	    job_reserved(req, args, "create", name, pkey))
+		return;
 	c = pt_config_dup(pt_state.model);
 	if (pt_pkey_parse(pkey_text, &pkey, &e) != 0 ||
 	    pt_partition_add(c, name, ctl_arg_str(args, "tenant"), pkey, &e) != 0) {
@@ -175,7 +252,8 @@ ctl_partition_delete(struct ctl_req *req, json_t *args)
 	struct pt_config *c;
 	struct pt_err e;
 
-	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL)
+	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL ||
+	    job_owned(req, args, "delete", name))
 		return;
 	c = pt_config_dup(pt_state.model);
 	if (pt_partition_delete(c, name, &e) != 0) {
@@ -193,7 +271,8 @@ ctl_partition_member_add(struct ctl_req *req, json_t *args)
 	struct pt_err e;
 
 	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL ||
-	    (member = arg_required(req, args, "member")) == NULL)
+	    (member = arg_required(req, args, "member")) == NULL ||
+	    job_owned(req, args, "member add", name))
 		return;
 	if (ctl_arg_bool(args, "full") && ctl_arg_bool(args, "limited")) {
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--full and --limited exclude each other");
@@ -215,7 +294,8 @@ ctl_partition_member_remove(struct ctl_req *req, json_t *args)
 	struct pt_err e;
 
 	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL ||
-	    (member = arg_required(req, args, "member")) == NULL)
+	    (member = arg_required(req, args, "member")) == NULL ||
+	    job_owned(req, args, "member remove", name))
 		return;
 	c = pt_config_dup(pt_state.model);
 	if (pt_member_remove(c, name, member, &e) != 0) {
@@ -367,6 +447,10 @@ ctl_partition_import(struct ctl_req *req, json_t *args)
 		pt_err_set(&e, PERR_INVALID_ARGUMENT, "%s", err);
 		free(err);
 		refuse(req, args, "import", NULL, &e);
+		return;
+	}
+	if (keep_jobs(c, &e) != 0) {
+		refuse(req, args, "import", c, &e);
 		return;
 	}
 	run_change(req, args, "import", c);

@@ -91,6 +91,12 @@ struct pt_change {
 	bool			 has_uid;
 	bool			 dry_run;
 	struct pt_config	*proposed;	/* owned by the pipeline from here on */
+	/* called once when the change has ended, committed (ok) or not,
+	 * after its answer; never once the module has stopped */
+	void			(*done)(void *arg, bool ok);
+	/* adds to the answer of a committed change (after the commit) */
+	void			(*decorate)(void *arg, json_t *result);
+	void			*done_arg;
 };
 /* Plan, check, apply, verify, commit; answers ch->req exactly once. */
 void pt_change_run(struct pt_change *ch);

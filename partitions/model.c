@@ -54,6 +54,55 @@ partition_clear(struct pt_partition *p)
 	free(p->members);
 	free(p->name);
 	free(p->tenant);
+	pt_job_free(p->job);
+	p->job = NULL;
+}
+
+void
+pt_job_free(struct pt_job *j)
+{
+	if (j == NULL)
+		return;
+	free(j->id);
+	free(j->user);
+	free(j->account);
+	free(j->hosts);
+	free(j);
+}
+
+void
+pt_partition_set_job(struct pt_partition *p, const struct pt_job *job)
+{
+	struct pt_job *j = NULL;
+
+	if (job != NULL) {
+		j = xcalloc(1, sizeof(*j));
+		j->id = xstrdup(job->id);
+		j->user = xstrdup(job->user ? job->user : "");
+		j->account = xstrdup(job->account ? job->account : "");
+		j->hosts = xstrdup(job->hosts ? job->hosts : "");
+		j->created_ms = job->created_ms;
+	}
+	pt_job_free(p->job);
+	p->job = j;
+}
+
+struct pt_partition *
+pt_find_job(const struct pt_config *c, const char *id)
+{
+	for (size_t i = 0; i < c->nparts; i++)
+		if (c->parts[i].job != NULL && strcmp(c->parts[i].job->id, id) == 0)
+			return &c->parts[i];
+	return NULL;
+}
+
+bool
+pt_job_id_valid(const char *id)
+{
+	size_t n = id ? strlen(id) : 0;
+
+	return n >= 1 && n <= 40 && strspn(id, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz_.-") == n;
 }
 
 void
@@ -98,6 +147,7 @@ pt_config_dup(const struct pt_config *c)
 			p->members = xcalloc(s->nmembers, sizeof(*p->members));
 		for (size_t j = 0; j < s->nmembers; j++)
 			member_copy(&p->members[j], &s->members[j]);
+		pt_partition_set_job(p, s->job);
 	}
 	return d;
 }
@@ -409,6 +459,12 @@ pt_config_check(const struct pt_config *c, struct pt_err *e)
 		for (size_t j = 0; j < i; j++) {
 			if (strcmp(c->parts[j].name, p->name) == 0) {
 				pt_err_set(e, PERR_CONFLICT, "partition \"%s\" defined twice", p->name);
+				return -1;
+			}
+			if (p->job != NULL && c->parts[j].job != NULL &&
+			    strcmp(p->job->id, c->parts[j].job->id) == 0) {
+				pt_err_set(e, PERR_CONFLICT, "job %s has two partitions, \"%s\" and "
+				    "\"%s\"", p->job->id, c->parts[j].name, p->name);
 				return -1;
 			}
 			if (c->parts[j].pkey == p->pkey) {

@@ -57,6 +57,20 @@ struct pt_ipoib {
 };
 #define PT_IPOIB_DEFAULT ((struct pt_ipoib){ true, 4, 3, 0, 0x0B1B })
 
+/*
+ * A job partition (issue 26): made for one scheduler job from its host
+ * list, removed when the job ends.  Its members are the port GUIDs of the
+ * job's hosts as found when it was made, and only the job path changes
+ * them: operator commands refuse to touch it.
+ */
+struct pt_job {
+	char			*id;		/* the scheduler's job id (SLURM_JOB_ID) */
+	char			*user;		/* SLURM_JOB_USER, "" when not given */
+	char			*account;	/* SLURM_JOB_ACCOUNT, "" when not given */
+	char			*hosts;		/* the job's hosts as one Slurm hostlist */
+	int64_t			 created_ms;	/* wall clock, ms since the epoch */
+};
+
 struct pt_partition {
 	char			*name;
 	char			*tenant;	/* never NULL; the partition's name when none was given */
@@ -64,6 +78,7 @@ struct pt_partition {
 	struct pt_member	*members;
 	size_t			 nmembers;
 	struct pt_ipoib		 ipoib;
+	struct pt_job		*job;		/* NULL: an operator's partition */
 };
 
 /*
@@ -112,6 +127,14 @@ int pt_member_add(struct pt_config *c, const char *partition, const char *member
     bool full, struct pt_err *e);
 int pt_member_remove(struct pt_config *c, const char *partition, const char *member,
     struct pt_err *e);
+
+/* A job partition's record (copied); NULL clears it. */
+void pt_partition_set_job(struct pt_partition *p, const struct pt_job *job);
+void pt_job_free(struct pt_job *j);
+/* The partition made for scheduler job id, or NULL. */
+struct pt_partition *pt_find_job(const struct pt_config *c, const char *id);
+/* A scheduler job id: 1-40 of 0-9 A-Z a-z _ . - (Slurm's 1234, 1234_7). */
+bool pt_job_id_valid(const char *id);
 
 /* Whole-model check for configurations built elsewhere (file, import). */
 int pt_config_check(const struct pt_config *c, struct pt_err *e);

@@ -19,6 +19,7 @@
 #include "daemon/metrics.h"
 #include "partitions/files.h"
 #include "partitions/internal.h"
+#include "partitions/jobs.h"
 #include "partitions/replica.h"
 #include "partitions/partitions.h"
 #include "sm/sm.h"
@@ -66,6 +67,7 @@ partitions_start(struct fabricd *fd, const void *cfg)
 	sm_set_ipoib_partitions(pt_state.sm, pt_sa_ipoib, NULL);
 	pt_replica_start(fd->ha);
 	pt_state.running = true;
+	pt_jobs_start(fd->base, &pc->jobs);
 	return 0;
 }
 
@@ -77,6 +79,8 @@ partitions_reload(struct fabricd *fd, const void *cfg)
 	if (pt_state.running && pc->model != NULL)
 		log_notice("partitions: reload keeps the stored partitions (the database wins "
 		    "after the first start)");
+	if (pt_state.running)
+		pt_jobs_configure(&pc->jobs);
 	return 0;
 }
 
@@ -112,6 +116,7 @@ partitions_stop(struct fabricd *fd)
 		sm_set_pkey_expect(pt_state.sm, NULL, NULL);
 		sm_set_ipoib_partitions(pt_state.sm, NULL, NULL);
 	}
+	pt_jobs_stop();
 	pt_replica_stop();
 	pt_state_free();
 }
@@ -145,6 +150,7 @@ partitions_status(struct fabricd *fd)
 	    (json_int_t)pt_state.changes_failed, "rejected", (json_int_t)pt_state.changes_rejected);
 	if (pt_replica_on())
 		json_object_set_new(st, "intent", pt_replica_status());
+	json_object_set_new(st, "jobs", pt_jobs_status());
 	return st;
 }
 

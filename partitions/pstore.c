@@ -45,6 +45,30 @@ load_ipoib(struct store *st, struct pt_config *c)
 	sqlite3_reset(s);
 }
 
+static void
+load_jobs(struct store *st, struct pt_config *c)
+{
+	sqlite3_stmt *s = store_prepare(st,
+	    "SELECT partition, job_id, user, account, hosts, created_ms FROM pt_jobs");
+	struct pt_partition *p;
+
+	if (s == NULL)
+		return;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		struct pt_job j = {
+			.id = (char *)sqlite3_column_text(s, 1),
+			.user = (char *)sqlite3_column_text(s, 2),
+			.account = (char *)sqlite3_column_text(s, 3),
+			.hosts = (char *)sqlite3_column_text(s, 4),
+			.created_ms = sqlite3_column_int64(s, 5),
+		};
+
+		if ((p = pt_find(c, (const char *)sqlite3_column_text(s, 0))) != NULL)
+			pt_partition_set_job(p, &j);
+	}
+	sqlite3_reset(s);
+}
+
 static struct pt_config *
 load_model(struct store *st)
 {
@@ -76,6 +100,7 @@ load_model(struct store *st)
 	}
 	free(names);
 	load_ipoib(st, c);
+	load_jobs(st, c);
 	return c;
 }
 
@@ -170,6 +195,19 @@ save_partition(struct store *st, const struct pt_partition *p, int pos)
 		if (store_step_done(st, s) != 0)
 			return -1;
 	}
+	if (p->job != NULL) {
+		if ((s = store_prepare(st, "INSERT INTO pt_jobs (partition, job_id, user, account, "
+		    "hosts, created_ms) VALUES (?, ?, ?, ?, ?, ?)")) == NULL)
+			return -1;
+		sqlite3_bind_text(s, 1, p->name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, 2, p->job->id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, 3, p->job->user, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, 4, p->job->account, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(s, 5, p->job->hosts, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(s, 6, p->job->created_ms);
+		if (store_step_done(st, s) != 0)
+			return -1;
+	}
 	for (size_t j = 0; j < p->nmembers; j++) {
 		s = store_prepare(st, "INSERT INTO pt_members (partition, member, full, position) "
 		    "VALUES (?, ?, ?, ?)");
@@ -197,6 +235,8 @@ pt_store_save_model(struct store *st, const struct pt_config *c, const struct pt
 	if ((s = store_prepare(st, "DELETE FROM pt_members")) == NULL || store_step_done(st, s) != 0)
 		goto fail;
 	if ((s = store_prepare(st, "DELETE FROM pt_ipoib")) == NULL || store_step_done(st, s) != 0)
+		goto fail;
+	if ((s = store_prepare(st, "DELETE FROM pt_jobs")) == NULL || store_step_done(st, s) != 0)
 		goto fail;
 	if ((s = store_prepare(st, "DELETE FROM pt_partitions")) == NULL || store_step_done(st, s) != 0)
 		goto fail;

@@ -59,16 +59,57 @@ pt_replica_status(void)
 
 /* ---- the model as a value ---- */
 
+/* The job partitions' records, beside the YAML that holds their keys and
+ * members: a standby that takes over knows which job owns which key. */
+static json_t *
+jobs_value(const struct pt_config *c)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < c->nparts; i++) {
+		const struct pt_job *j = c->parts[i].job;
+
+		if (j != NULL)
+			json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}",
+			    "partition", c->parts[i].name, "id", j->id, "user", j->user,
+			    "account", j->account, "hosts", j->hosts, "created_ms",
+			    (json_int_t)j->created_ms));
+	}
+	return a;
+}
+
+static void
+jobs_adopt(struct pt_config *c, json_t *jobs)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(jobs, i, e) {
+		struct pt_partition *p = pt_find(c,
+		    json_string_value(json_object_get(e, "partition")) ?: "");
+		struct pt_job j = {
+			.id = (char *)json_string_value(json_object_get(e, "id")),
+			.user = (char *)json_string_value(json_object_get(e, "user")),
+			.account = (char *)json_string_value(json_object_get(e, "account")),
+			.hosts = (char *)json_string_value(json_object_get(e, "hosts")),
+			.created_ms = json_integer_value(json_object_get(e, "created_ms")),
+		};
+
+		if (p != NULL && j.id != NULL && pt_job_id_valid(j.id))
+			pt_partition_set_job(p, &j);
+	}
+}
+
 static char *
 model_value(const struct pt_config *c, const struct pt_index *idx, size_t n, const char *by)
 {
-	char *yaml = pt_yaml_export(c), *text;
+	char *yaml = pt_yaml_export_with(c, true), *text;
 	json_t *index = json_array(), *o;
 
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(index, json_pack("[i, i]", idx[i].pkey, idx[i].index));
-	o = json_pack("{s:i, s:s, s:o, s:s}", "version", 1, "yaml", yaml ? yaml : "",
-	    "index", index, "by", by);
+	o = json_pack("{s:i, s:s, s:o, s:s, s:o}", "version", 1, "yaml", yaml ? yaml : "",
+	    "index", index, "by", by, "jobs", jobs_value(c));
 	free(yaml);
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
@@ -93,6 +134,7 @@ adopt(const char *value, size_t len, int64_t rev, const char *how)
 		json_decref(o);
 		return -1;
 	}
+	jobs_adopt(c, json_object_get(o, "jobs"));
 	index = json_object_get(o, "index");
 	n = json_array_size(index);
 	idx = xcalloc(n ? n : 1, sizeof(*idx));

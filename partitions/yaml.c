@@ -23,6 +23,11 @@ pt_config_section_init(void *cfg)
 	pc->enabled = false;
 	pc->default_membership = PT_DEFAULT_OTHERS_LIMITED;
 	pc->model = NULL;
+	pc->jobs = (struct pt_jobs_config){
+		.enabled = true, .pkey_lo = PT_JOBS_POOL_LO, .pkey_hi = PT_JOBS_POOL_HI,
+		.full = true, .ipoib = false, .reconcile_ms = PT_JOBS_RECONCILE_MS,
+		.squeue = xstrdup("squeue"),
+	};
 }
 
 void
@@ -32,6 +37,8 @@ pt_config_section_free(void *cfg)
 
 	pt_config_free(pc->model);
 	pc->model = NULL;
+	free(pc->jobs.squeue);
+	pc->jobs.squeue = NULL;
 }
 
 static void
@@ -258,8 +265,75 @@ field_tenants(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 	return true;
 }
 
+/* "0x1000-0x1fff": both ends inside 0x0001-0x7ffe, low first. */
+static bool
+field_pkey_range(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	struct pt_jobs_config *jc = (struct pt_jobs_config *)((char *)field -
+	    offsetof(struct pt_jobs_config, pkey_lo));
+	const char *s = cfg_scalar(ctx, node, "a P_Key range such as 0x1000-0x1fff");
+	char lo[16], hi[16];
+	uint16_t a, b;
+	struct pt_err e;
+	const char *dash;
+
+	if (s == NULL)
+		return false;
+	if ((dash = strchr(s, '-')) == NULL || (size_t)(dash - s) >= sizeof(lo) ||
+	    strlen(dash + 1) >= sizeof(hi)) {
+		cfg_error(ctx, node, "pkeys \"%s\": expected LOW-HIGH, such as 0x1000-0x1fff", s);
+		return false;
+	}
+	snprintf(lo, sizeof(lo), "%.*s", (int)(dash - s), s);
+	snprintf(hi, sizeof(hi), "%s", dash + 1);
+	if (pt_pkey_parse(lo, &a, &e) != 0 || pt_pkey_parse(hi, &b, &e) != 0) {
+		cfg_error(ctx, node, "pkeys \"%s\": %s", s, e.msg);
+		return false;
+	}
+	if (a > b) {
+		cfg_error(ctx, node, "pkeys \"%s\": the low end is above the high end", s);
+		return false;
+	}
+	jc->pkey_lo = a;
+	jc->pkey_hi = b;
+	return true;
+}
+
+static bool
+field_membership(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "full or limited");
+
+	if (s == NULL)
+		return false;
+	if (strcmp(s, "full") != 0 && strcmp(s, "limited") != 0) {
+		cfg_error(ctx, node, "membership \"%s\": expected full or limited", s);
+		return false;
+	}
+	*(bool *)field = strcmp(s, "full") == 0;
+	return true;
+}
+
+static const struct cfg_field jobs_fields[] = {
+	CFG_F_BOOL("enabled", struct pt_jobs_config, enabled),
+	CFG_F_CUSTOM("pkeys", struct pt_jobs_config, pkey_lo, field_pkey_range),
+	CFG_F_CUSTOM("membership", struct pt_jobs_config, full, field_membership),
+	CFG_F_BOOL("ipoib", struct pt_jobs_config, ipoib),
+	CFG_F_DURATION("reconcile_interval", struct pt_jobs_config, reconcile_ms, 0, 86400000),
+	CFG_F_STR("squeue", struct pt_jobs_config, squeue),
+	CFG_F_END
+};
+
+static bool
+field_jobs(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	cfg_parse_fields(ctx, node, jobs_fields, field);
+	return true;
+}
+
 static const struct cfg_field section_fields[] = {
 	CFG_F_BOOL("enabled", struct partitions_config, enabled),
+	CFG_F_CUSTOM("jobs", struct partitions_config, jobs, field_jobs),
 	CFG_F_CUSTOM("default_membership", struct partitions_config, default_membership,
 	    field_default_membership),
 	CFG_F_CUSTOM("tenants", struct partitions_config, model, field_tenants),
@@ -387,7 +461,7 @@ members_seq(yaml_document_t *d, const struct pt_partition *p, bool full)
 }
 
 static int
-tenant_map(yaml_document_t *d, const struct pt_config *c, const char *tenant)
+tenant_map(yaml_document_t *d, const struct pt_config *c, const char *tenant, bool jobs)
 {
 	int map = yaml_document_add_mapping(d, NULL, YAML_BLOCK_MAPPING_STYLE);
 	char pkey[8];
@@ -396,7 +470,7 @@ tenant_map(yaml_document_t *d, const struct pt_config *c, const char *tenant)
 		const struct pt_partition *p = &c->parts[i];
 		int pm;
 
-		if (strcmp(p->tenant, tenant) != 0)
+		if (strcmp(p->tenant, tenant) != 0 || (p->job != NULL && !jobs))
 			continue;
 		pm = yaml_document_add_mapping(d, NULL, YAML_BLOCK_MAPPING_STYLE);
 		snprintf(pkey, sizeof(pkey), "0x%04x", p->pkey);
@@ -417,6 +491,12 @@ write_buf(void *data, unsigned char *buffer, size_t size)
 char *
 pt_yaml_export(const struct pt_config *c)
 {
+	return pt_yaml_export_with(c, false);
+}
+
+char *
+pt_yaml_export_with(const struct pt_config *c, bool jobs)
+{
 	yaml_document_t d;
 	yaml_emitter_t em;
 	int root, sec, tenants;
@@ -436,11 +516,14 @@ pt_yaml_export(const struct pt_config *c)
 	for (size_t i = 0; i < c->nparts; i++) {
 		bool seen = false;
 
+		if (c->parts[i].job != NULL && !jobs)
+			continue;
 		for (size_t j = 0; j < i; j++)
-			seen |= strcmp(c->parts[j].tenant, c->parts[i].tenant) == 0;
+			seen |= strcmp(c->parts[j].tenant, c->parts[i].tenant) == 0 &&
+			    (c->parts[j].job == NULL || jobs);
 		if (!seen)
 			add_pair(&d, tenants, c->parts[i].tenant[0] ? c->parts[i].tenant :
-			    c->parts[i].name, tenant_map(&d, c, c->parts[i].tenant));
+			    c->parts[i].name, tenant_map(&d, c, c->parts[i].tenant, jobs));
 	}
 	if ((f = open_memstream(&buf, &len)) == NULL) {
 		yaml_document_delete(&d);

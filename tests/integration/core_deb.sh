@@ -37,7 +37,10 @@ for f in usr/sbin/fabricd usr/bin/fabricctl lib/systemd/system/fabricd.service \
     usr/share/man/man8/fabricd.8.gz usr/share/man/man8/fabricctl.8.gz \
     usr/share/man/man5/fabricd.yaml.5.gz usr/share/doc/fabricd/examples/fabricd.yaml \
     usr/share/bash-completion/completions/fabricctl \
-    usr/share/fabricd/grafana/fabricd.json usr/share/fabricd/prometheus/fabricd-rules.yml; do
+    usr/share/fabricd/grafana/fabricd.json usr/share/fabricd/prometheus/fabricd-rules.yml \
+    usr/lib/fabricd/slurm/prolog-slurmctld usr/lib/fabricd/slurm/epilog-slurmctld \
+    usr/lib/fabricd/slurm/prolog usr/lib/fabricd/slurm/task-prolog usr/lib/fabricd/slurm/epilog \
+    usr/lib/fabricd/slurm/common.sh; do
 	[ -f "$R/$f" ] || fail "the package did not install /$f"
 	dpkg --root="$R" -S "/$f" >/dev/null 2>&1 || fail "/$f is not in dpkg's database"
 done
