@@ -22,6 +22,9 @@ DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
 DEB_PKGS += graphviz python3
 # etcd: the HA tests start a 3-member cluster on loopback (tests/lib/etcd.sh)
 DEB_PKGS += etcd-server etcd-client
+# slurm: the job-partition tests start a private slurmctld, slurmd and munged
+# on loopback (tests/lib/slurm.sh); slurm-wlm would add nothing more
+DEB_PKGS += slurmctld slurmd slurm-client munge
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
