@@ -64,13 +64,13 @@ chmod 755 "$T/job.sh"
 time_of() { sed -n "s/^$2 \([0-9.]*\).*/\1/p" "$1" | head -1; }
 # before A B: time A is earlier than time B
 before() {
-	[ -n "$1" ] && [ -n "$2" ] || fail "a time is missing: [$1] [$2]"
+	if [ -z "$1" ] || [ -z "$2" ]; then fail "a time is missing: [$1] [$2]"; fi
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'
 }
 
 j3=$(sbatch --parsable -N1 -w host3 -o "$H/out.%j" "$T/job.sh") || fail "sbatch on host3"
 j4=$(sbatch --parsable -N1 -w host4 -o "$H/out.%j" "$T/job.sh") || fail "sbatch on host4"
-[ -n "$j3" ] && [ -n "$j4" ] || fail "no job ids: [$j3] [$j4]"
+if [ -z "$j3" ] || [ -z "$j4" ]; then fail "no job ids: [$j3] [$j4]"; fi
 for j in $j3 $j4; do
 	slurm_wait_job_state "$j" COMPLETED 30
 	for f in PrologSlurmctld EpilogSlurmctld Prolog Epilog TaskProlog; do

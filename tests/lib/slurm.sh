@@ -36,7 +36,7 @@
 #   SLURM_DIR SLURM_CONF SLURM_PARTITION SLURM_CTLD_PORT SLURM_CTLD_PID
 #   SLURM_MUNGE_SOCKET  what the tests may use
 
-SLURM_PARTITION=test
+SLURM_PARTITION="test"
 SLURM_CTLD_PID=""
 SLURM_MUNGED_PID=""
 SLURMD_PIDS=""
@@ -71,7 +71,8 @@ slurm_start() {
 # another user could reach; here only the test's folder is involved.
 slurm_munge_start() {
 	_m="$SLURM_DIR/munge"
-	mkdir -p "$_m" && chmod 755 "$_m" || fail "slurm: cannot make $_m"
+	mkdir -p "$_m" || fail "slurm: cannot make $_m"
+	chmod 755 "$_m"
 	SLURM_MUNGE_SOCKET="$_m/munge.socket"
 	if [ ! -f "$_m/munge.key" ]; then
 		mungekey -c -k "$_m/munge.key" > "$_m/mungekey.log" 2>&1 ||
@@ -212,7 +213,7 @@ slurm_write_conf() {
 			echo "NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=1 State=UNKNOWN"
 			_p=$((_p + 1))
 		done
-		echo "PartitionName=$SLURM_PARTITION Nodes=$(echo $SLURM_NODES | tr ' ' ,) Default=YES MaxTime=INFINITE State=UP"
+		echo "PartitionName=$SLURM_PARTITION Nodes=$(echo "$SLURM_NODES" | tr -s ' ' ,) Default=YES MaxTime=INFINITE State=UP"
 	} > "$SLURM_CONF"
 }
 
@@ -276,8 +277,9 @@ slurm_job_state() {
 
 slurm_wait_job_state() {
 	_j=$1 _want=$2 _secs=$3
-	[ -n "$_j" ] && [ -n "$_want" ] && [ -n "$_secs" ] ||
-	    fail "slurm_wait_job_state JOBID STATE SECS: [$_j] [$_want] [$_secs]"
+	if [ -z "$_j" ] || [ -z "$_want" ] || [ -z "$_secs" ]; then
+		fail "slurm_wait_job_state JOBID STATE SECS: [$_j] [$_want] [$_secs]"
+	fi
 	_end=$(( $(date +%s) + _secs ))
 	_st=""
 	while :; do
