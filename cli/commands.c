@@ -6,12 +6,12 @@
 
 #include "cli/parser.h"
 
-enum { CLI_READ, CLI_ADMIN };
+enum { CLI_READ, CLI_ADMIN, CLI_JOBS };
 
 const struct cli_command cli_commands[] = {
 /* "" __VA_ARGS__: the arguments' descriptions, "" where a line has none */
 #define CMD(ident, wire, access, words, spec, help, ...) \
-	{ wire, words, spec, help, CLI_##access == CLI_ADMIN, "" __VA_ARGS__ },
+	{ wire, words, spec, help, CLI_##access, "" __VA_ARGS__ },
 #include "common/commands.def"
 #undef CMD
 };

@@ -14,7 +14,7 @@ struct cli_command {
 	const char	*words;		/* "partition member add" */
 	const char	*spec;
 	const char	*help;
-	int		 admin;
+	int		 admin;	/* 0 any reader, 1 admin, 2 admin or jobs (commands.def) */
 	const char	*args_help;	/* "WORD: text\n"... (commands.def) */
 };
 

@@ -13,6 +13,13 @@
 #include "cli/parser.h"
 #include "common/spec.h"
 
+/* Who may run a command, when not every reader may. */
+static const char *
+access_note(const struct cli_command *c)
+{
+	return c->admin == 2 ? " (admin, jobs)" : c->admin ? " (admin)" : "";
+}
+
 /* The placeholder for an option's value: N, A,B,..., FILE, or its name. */
 static const char *
 value_word(const struct spec_arg *a, char *buf, size_t len)
@@ -59,7 +66,7 @@ cli_usage_one(FILE *out, const struct cli_command *c)
 	fprintf(out, "usage: fabricctl [--json] %s", c->words);
 	for (size_t i = 0; i < sp.n; i++)
 		fprintf(out, " %s", arg_synopsis(c->args_help, &sp.arg[i], buf, sizeof(buf)));
-	fprintf(out, "\n       %s%s\n", c->help, c->admin ? " (admin)" : "");
+	fprintf(out, "\n       %s%s\n", c->help, access_note(c));
 	if (sp.n)
 		fputc('\n', out);
 	for (size_t i = 0; i < sp.n; i++) {
@@ -86,7 +93,7 @@ cli_usage_all(FILE *out)
 	    "       fabricctl --version | help [command] | completion bash\n\ncommands:\n");
 	for (size_t i = 0; i < cli_ncommands; i++)
 		fprintf(out, "  %-28s %s%s\n", cli_commands[i].words, cli_commands[i].help,
-		    cli_commands[i].admin ? " (admin)" : "");
+		    access_note(&cli_commands[i]));
 	fprintf(out, "\n\"fabricctl COMMAND --help\" shows a command's arguments.\n");
 }
 

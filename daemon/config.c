@@ -19,6 +19,7 @@
 #include "common/proto.h"
 #include "common/xmalloc.h"
 #include "daemon/config.h"
+#include "daemon/control_access.h"
 #include "daemon/fabricd.h"
 
 yaml_node_t *
@@ -284,10 +285,251 @@ cfg_errors_free(char **errors, size_t n)
 	free(errors);
 }
 
+/* HOST:PORT where HOST is a name, an IPv4 address or a [IPv6] literal;
+ * names are resolved when the daemon starts.  -1 when s is not one. */
+static int
+split_host_port(const char *s, char *host, size_t hlen, unsigned *port)
+{
+	const char *colon = strrchr(s, ':'), *h = s;
+	size_t n;
+	char *end;
+	long p;
+
+	if (colon == NULL || colon == s)
+		return -1;
+	n = (size_t)(colon - s);
+	if (s[0] == '[') {
+		if (colon[-1] != ']' || n < 3)
+			return -1;
+		h = s + 1;
+		n -= 2;
+	} else if (memchr(s, ':', n) != NULL) {
+		return -1;	/* an IPv6 address must be in brackets */
+	}
+	errno = 0;
+	p = strtol(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end != '\0' || p < 1 || p > 65535 || n >= hlen)
+		return -1;
+	memcpy(host, h, n);
+	host[n] = '\0';
+	*port = (unsigned)p;
+	return 0;
+}
+
+int
+cfg_host_port(const char *s, char *host, size_t hlen, unsigned *port)
+{
+	return split_host_port(s, host, hlen, port);
+}
+
+/* control.listen, a peer's address: HOST:PORT; "" is none. */
+static bool
+parse_host_port(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "HOST:PORT");
+	char host[256];
+	unsigned port;
+
+	if (s == NULL)
+		return false;
+	if (s[0] != '\0' && split_host_port(s, host, sizeof(host), &port) != 0) {
+		cfg_error(ctx, node, "expected HOST:PORT (a host name, an IPv4 address or an "
+		    "[IPv6] address, and a port 1-65535), such as 10.0.0.1:9700 or [::1]:9700, "
+		    "found \"%s\"", s);
+		return false;
+	}
+	free(*(char **)field);
+	*(char **)field = s[0] ? xstrdup(s) : NULL;
+	return true;
+}
+
+static const struct cfg_field tls_fields[] = {
+	CFG_F_CUSTOM("cert", struct cfg_ctl_tls, cert, cfg_parse_abs_path),
+	CFG_F_CUSTOM("key", struct cfg_ctl_tls, key, cfg_parse_abs_path),
+	CFG_F_CUSTOM("ca", struct cfg_ctl_tls, ca, cfg_parse_abs_path),
+	CFG_F_END
+};
+
+static bool
+parse_tls(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	cfg_parse_fields(ctx, node, tls_fields, field);
+	return true;
+}
+
+/* "sha256:" and 32 bytes in hex, colons between them optional: kept as
+ * upper-case pairs joined by colons, the form openssl x509 -fingerprint
+ * prints and control_tls.c compares. */
+static bool
+parse_fingerprint(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "a fingerprint"), *p;
+	char out[7 + 32 * 3] = "sha256:";
+	size_t nhex = 0;
+
+	if (s == NULL)
+		return false;
+	if (strncasecmp(s, "sha256:", 7) == 0) {
+		for (p = s + 7; *p && nhex < 64; p++) {
+			if (*p == ':' && nhex % 2 == 0 && nhex > 0)
+				continue;
+			if (!isxdigit((unsigned char)*p))
+				break;
+			if (nhex > 0 && nhex % 2 == 0)
+				out[7 + nhex / 2 * 3 - 1] = ':';
+			out[7 + nhex / 2 * 3 + nhex % 2] = (char)toupper((unsigned char)*p);
+			nhex++;
+		}
+		if (*p == '\0' && nhex == 64) {
+			out[sizeof(out) - 1] = '\0';
+			free(*(char **)field);
+			*(char **)field = xstrdup(out);
+			return true;
+		}
+	}
+	cfg_error(ctx, node, "expected a certificate fingerprint \"sha256:AB:CD:...\" (32 bytes "
+	    "in hex, as openssl x509 -noout -fingerprint -sha256 prints it), found \"%s\"", s);
+	return false;
+}
+
+static bool
+parse_role(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	static const struct { const char *name; enum ctl_role role; } roles[] = {
+		{ "admin", ROLE_ADMIN }, { "read", ROLE_READ }, { "jobs", ROLE_JOBS },
+	};
+	const char *s = cfg_scalar(ctx, node, "a role");
+
+	if (s == NULL)
+		return false;
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
+		if (strcmp(s, roles[i].name) == 0)
+			return *(int *)field = roles[i].role, true;
+	cfg_error(ctx, node, "invalid role \"%s\": expected admin, read or jobs", s);
+	return false;
+}
+
+static const struct cfg_field client_fields[] = {
+	CFG_F_CUSTOM("fingerprint", struct cfg_ctl_client, fingerprint, parse_fingerprint),
+	CFG_F_STR("cn", struct cfg_ctl_client, cn),
+	CFG_F_CUSTOM("role", struct cfg_ctl_client, role, parse_role),
+	CFG_F_END
+};
+
+/* The same certificate named twice could hold two roles: which one
+ * would depend on the order, so it is an error. */
+static bool
+client_duplicate(const struct fabricd_config *cfg, const struct cfg_ctl_client *c)
+{
+	for (size_t i = 0; i < cfg->nclients; i++) {
+		const struct cfg_ctl_client *o = &cfg->clients[i];
+		if ((c->cn && o->cn && strcmp(c->cn, o->cn) == 0) ||
+		    (c->fingerprint && o->fingerprint && strcmp(c->fingerprint, o->fingerprint) == 0))
+			return true;
+	}
+	return false;
+}
+
+static void
+parse_client(struct cfg_ctx *ctx, yaml_node_t *item, struct fabricd_config *cfg)
+{
+	struct cfg_ctl_client c = { .role = ROLE_NONE };
+	size_t before = ctx->nerrors + ctx->ndropped;
+
+	if (!cfg_expect_mapping(ctx, item, "a client ({cn: NAME, role: ROLE} or "
+	    "{fingerprint: sha256:..., role: ROLE})"))
+		return;
+	cfg_parse_fields(ctx, item, client_fields, &c);
+	if (ctx->nerrors + ctx->ndropped == before) {
+		if ((c.cn == NULL) == (c.fingerprint == NULL))
+			cfg_error(ctx, item, "a client needs exactly one of cn and fingerprint");
+		else if (c.role == ROLE_NONE)
+			cfg_error(ctx, item, "a client needs a role (admin, read or jobs)");
+		else if (c.cn && c.cn[0] == '\0')
+			cfg_error(ctx, item, "a client's cn is empty");
+		else if (client_duplicate(cfg, &c))
+			cfg_error(ctx, item, "this certificate (%s) is already in control.clients",
+			    c.cn ? c.cn : c.fingerprint);
+	}
+	if (ctx->nerrors + ctx->ndropped != before) {
+		cfg_fields_free(client_fields, &c);
+		free(c.fingerprint);
+		return;
+	}
+	cfg->clients = xreallocarray(cfg->clients, cfg->nclients + 1, sizeof(c));
+	cfg->clients[cfg->nclients++] = c;
+}
+
+static bool
+parse_clients(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	struct fabricd_config *cfg = field;
+
+	if (!cfg_expect_sequence(ctx, node, "control.clients"))
+		return false;
+	for (yaml_node_item_t *it = node->data.sequence.items.start;
+	    it < node->data.sequence.items.top; it++)
+		parse_client(ctx, cfg_node(ctx, *it), cfg);
+	return true;
+}
+
+static bool
+parse_guid_field(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	return cfg_get_uint(ctx, node, 1, UINT64_MAX, field);
+}
+
+static const struct cfg_field peer_fields[] = {
+	CFG_F_CUSTOM("address", struct cfg_ctl_peer, address, parse_host_port),
+	CFG_F_CUSTOM("guid", struct cfg_ctl_peer, guid, parse_guid_field),
+	CFG_F_END
+};
+
+/* A peer is "HOST:PORT" or {address: HOST:PORT, guid: PORT_GUID}. */
+static void
+parse_peer(struct cfg_ctx *ctx, yaml_node_t *item, struct fabricd_config *cfg)
+{
+	struct cfg_ctl_peer p = { NULL, 0 };
+	size_t before = ctx->nerrors + ctx->ndropped;
+
+	if (item && item->type == YAML_SCALAR_NODE)
+		parse_host_port(ctx, item, &p.address);
+	else if (cfg_expect_mapping(ctx, item, "a peer (HOST:PORT or {address: HOST:PORT, "
+	    "guid: PORT_GUID})"))
+		cfg_parse_fields(ctx, item, peer_fields, &p);
+	if (ctx->nerrors + ctx->ndropped == before && p.address == NULL)
+		cfg_error(ctx, item, "a peer needs an address (HOST:PORT)");
+	if (ctx->nerrors + ctx->ndropped != before) {
+		free(p.address);
+		return;
+	}
+	cfg->peers = xreallocarray(cfg->peers, cfg->npeers + 1, sizeof(p));
+	cfg->peers[cfg->npeers++] = p;
+}
+
+static bool
+parse_peers(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	struct fabricd_config *cfg = field;
+
+	if (!cfg_expect_sequence(ctx, node, "control.peers"))
+		return false;
+	for (yaml_node_item_t *it = node->data.sequence.items.start;
+	    it < node->data.sequence.items.top; it++)
+		parse_peer(ctx, cfg_node(ctx, *it), cfg);
+	return true;
+}
+
 /* The daemon's own keys; module sections follow them. */
 static const struct cfg_field control_fields[] = {
+	CFG_F_CUSTOM("listen", struct fabricd_config, control_listen, parse_host_port),
+	CFG_F_CUSTOM("tls", struct fabricd_config, control_tls, parse_tls),
+	/* lists: their parsers take the whole configuration */
+	{ "clients", CFG_CUSTOM, 0, 0, 0, NULL, parse_clients },
+	{ "peers", CFG_CUSTOM, 0, 0, 0, NULL, parse_peers },
 	CFG_F_STR("admin_group", struct fabricd_config, admin_group),
 	CFG_F_STR("read_group", struct fabricd_config, read_group),
+	CFG_F_STR("jobs_group", struct fabricd_config, jobs_group),
 	CFG_F_UINT("max_connections", struct fabricd_config, max_connections, 8, 16384),
 	CFG_F_UINT("max_connections_per_user", struct fabricd_config, max_connections_per_user,
 	    1, 16384),
@@ -298,7 +540,15 @@ static const struct cfg_field control_fields[] = {
 static bool
 parse_control(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 {
+	struct fabricd_config *cfg = field;
+	const struct cfg_ctl_tls *t = &cfg->control_tls;
+
 	cfg_parse_fields(ctx, node, control_fields, field);
+	/* a TLS channel without its keys, or without a CA to check clients
+	 * against, would have to trust every peer: refused at load */
+	if (cfg->control_listen && (t->cert == NULL || t->key == NULL || t->ca == NULL))
+		cfg_error(ctx, node, "control.listen needs control.tls with cert, key and ca "
+		    "(the server's certificate and key, the CA that signs the clients')");
 	return true;
 }
 
@@ -523,6 +773,19 @@ config_free(struct fabricd_config *cfg)
 	free(cfg->state_dir);
 	free(cfg->admin_group);
 	free(cfg->read_group);
+	free(cfg->jobs_group);
 	free(cfg->metrics_listen);
+	free(cfg->control_listen);
+	free(cfg->control_tls.cert);
+	free(cfg->control_tls.key);
+	free(cfg->control_tls.ca);
+	for (size_t i = 0; i < cfg->nclients; i++) {
+		free(cfg->clients[i].fingerprint);
+		free(cfg->clients[i].cn);
+	}
+	free(cfg->clients);
+	for (size_t i = 0; i < cfg->npeers; i++)
+		free(cfg->peers[i].address);
+	free(cfg->peers);
 	free(cfg);
 }

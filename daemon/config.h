@@ -86,6 +86,10 @@ struct cfg_field {
 #define CFG_F_CUSTOM(k, T, m, fn)	{ k, CFG_CUSTOM, offsetof(T, m), 0, 0, NULL, fn }
 #define CFG_F_END			{ NULL, 0, 0, 0, 0, NULL, NULL }
 
+/* HOST:PORT (HOST a name, an IPv4 address or [IPv6]) split into host
+ * (without brackets) and port; -1 when s is not one. */
+int cfg_host_port(const char *s, char *host, size_t hlen, unsigned *port);
+
 /* CFG_F_CUSTOM parser for a char * that must be an absolute path. */
 bool cfg_parse_abs_path(struct cfg_ctx *ctx, yaml_node_t *node, void *field);
 
@@ -96,6 +100,25 @@ void cfg_fields_free(const struct cfg_field *fields, void *obj);
 
 /* The modules, in start order (daemon/modules.c has the table); also the
  * index of each one's section in fabricd_config. */
+/*
+ * A certificate the TLS channel knows (control.clients): by its SHA-256
+ * fingerprint (exact: one certificate) or by its subject CN (any
+ * certificate the CA signs with that CN: a renewed one too).  A
+ * fingerprint entry wins over a CN entry.
+ */
+struct cfg_ctl_client {
+	char	*fingerprint;	/* "sha256:AB:CD:..." upper case, or NULL */
+	char	*cn;		/* or NULL */
+	int	 role;		/* enum ctl_role (daemon/control_access.h) */
+};
+
+/* Another SM node's control channel (control.peers): where a standby
+ * sends a client, told by the master's port GUID that SMInfo gives. */
+struct cfg_ctl_peer {
+	char	 *address;	/* "HOST:PORT" as a client dials it */
+	uint64_t  guid;		/* its SM port's GUID; 0: not given */
+};
+
 enum module_id { MOD_HA, MOD_SM, MOD_PARTITIONS, MOD_ROCE_QOS, MOD_HEALTH, MOD_VALIDATION, MOD_COUNT };
 
 struct fabricd_config {
@@ -105,10 +128,20 @@ struct fabricd_config {
 	enum log_level	 log_level;
 	char		*admin_group;	/* NULL: only root may change things */
 	char		*read_group;	/* NULL: only admins may read */
+	char		*jobs_group;	/* NULL: nobody has the jobs role on the socket */
 	uint64_t	 max_connections;		/* control socket, in all */
 	uint64_t	 max_connections_per_user;	/* for a uid not root or admin */
 	uint64_t	 idle_timeout_ms;		/* close a silent connection */
 	char		*metrics_listen;	/* "HOST:PORT" of GET /metrics; NULL: none */
+	/* the remote control channel (daemon/control_tls.c); NULL: none */
+	char		*control_listen;	/* "HOST:PORT", the host resolved at start */
+	struct cfg_ctl_tls {
+		char	*cert, *key, *ca;	/* the server's pair; the clients' CA */
+	}		 control_tls;
+	struct cfg_ctl_client	*clients;	/* control.clients */
+	size_t			 nclients;
+	struct cfg_ctl_peer	*peers;		/* control.peers */
+	size_t			 npeers;
 	void		*module[MOD_COUNT];	/* indexed by enum module_id */
 	/* the modules whose sections these are (main.c's fabricd_modules,
 	 * handed in: config.c names none of them) */

@@ -377,10 +377,9 @@ handle_line(struct ctl_conn *c, const char *line, size_t len, struct ctl_fds *fd
 	} else if ((ci = find_command(name)) == NCOMMANDS) {
 		snprintf(text, sizeof(text), "unknown command \"%.*s\"", utf8_cut(name, 64), name);
 		send_error(c, id, PERR_UNKNOWN_COMMAND, text);
-	} else if (role == ROLE_NONE ||
-	    (ctl_commands[ci].access == CTL_ADMIN && role != ROLE_ADMIN)) {
-		snprintf(text, sizeof(text), "%s: permission denied for uid %u", name,
-		    (unsigned)ctl_conn_uid(c));
+	} else if (!ctl_access_allows(role, ctl_commands[ci].access)) {
+		snprintf(text, sizeof(text), "%s: permission denied for %s (role %s)", name,
+		    ctl_conn_who(c), ctl_role_name(role));
 		send_error(c, id, PERR_PERMISSION, text);
 		if (role == ROLE_NONE)	/* nothing else to offer: free the slot */
 			ctl_conn_close_when_flushed(c);
@@ -444,6 +443,7 @@ control_configure(const struct fabricd_config *cfg)
 	struct ctl_policy p = {
 		.admin_gid = group_gid(cfg->admin_group),
 		.read_gid = group_gid(cfg->read_group),
+		.jobs_gid = group_gid(cfg->jobs_group),
 		.max_conns = (unsigned)cfg->max_connections,
 		.max_per_user = (unsigned)cfg->max_connections_per_user,
 		.idle_ms = cfg->idle_timeout_ms,

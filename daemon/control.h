@@ -19,11 +19,10 @@
 #include <jansson.h>
 
 #include "common/proto.h"
+#include "daemon/control_access.h"
 
 struct ctl_req;
 struct fabricd;
-
-enum ctl_access { CTL_READ, CTL_ADMIN };
 
 typedef void (*ctl_handler)(struct ctl_req *req, json_t *args);
 

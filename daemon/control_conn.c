@@ -56,8 +56,9 @@ struct ctl_conn {
 	uint64_t		 in_total;	/* bytes received */
 	struct queued_fd	 fdq[CTL_FDQ];
 	size_t			 nfdq;
-	uid_t			 uid;
+	uid_t			 uid;		/* (uid_t)-1 over TLS: never root */
 	enum ctl_role		 role;
+	char			 who[96];	/* "uid N", "cert CN": caps and messages */
 	bool			 skipping;	/* discarding the rest of an oversized line */
 	bool			 paused;	/* too many replies unread: not reading */
 	bool			 backlog;	/* complete lines wait for their turn */
@@ -82,7 +83,7 @@ static struct {
 	uint64_t			 refused, idle_closed, slow_dropped;
 	char				*path;
 } cc = {
-	.policy = { (gid_t)-1, (gid_t)-1, 512, 32, 60000 },
+	.policy = { (gid_t)-1, (gid_t)-1, (gid_t)-1, 512, 32, 60000 },
 };
 
 static size_t
@@ -386,7 +387,8 @@ peer_in_group(int fd, const struct ucred *cr, gid_t want)
 }
 
 /* Root, the daemon's own user and admin_group may change things;
- * read_group may only read; everyone else is refused. */
+ * read_group may only read; jobs_group may run the JOBS commands alone;
+ * everyone else is refused.  A member of two groups gets the wider role. */
 static enum ctl_role
 peer_role(int fd, const struct ucred *cr)
 {
@@ -394,22 +396,26 @@ peer_role(int fd, const struct ucred *cr)
 		return ROLE_ADMIN;
 	if (peer_in_group(fd, cr, cc.policy.read_gid))
 		return ROLE_READ;
+	if (peer_in_group(fd, cr, cc.policy.jobs_gid))
+		return ROLE_JOBS;
 	return ROLE_NONE;
 }
 
+/* A uid on the socket, a certificate's identity over TLS: the unit of
+ * control.max_connections_per_user. */
 static unsigned
-conns_of(uid_t uid)
+conns_of(const char *who)
 {
 	unsigned n = 0;
 
 	for (struct ctl_conn *c = cc.conns; c; c = c->next)
-		n += c->uid == uid && !c->doomed;
+		n += strcmp(c->who, who) == 0 && !c->doomed;
 	return n;
 }
 
 /* Why this caller may not have another connection, or NULL. */
 static const char *
-refusal(enum ctl_role role, uid_t uid, char *buf, size_t len)
+refusal(enum ctl_role role, const char *who, char *buf, size_t len)
 {
 	unsigned kept = cc.policy.max_conns / 8;
 
@@ -418,9 +424,9 @@ refusal(enum ctl_role role, uid_t uid, char *buf, size_t len)
 		    "(control.max_connections)", cc.nconns);
 	else if (role != ROLE_ADMIN && cc.nconns + kept >= cc.policy.max_conns)
 		snprintf(buf, len, "the last %u connections are kept for administrators", kept);
-	else if (role != ROLE_ADMIN && conns_of(uid) >= cc.policy.max_per_user)
-		snprintf(buf, len, "uid %u already holds %u connections "
-		    "(control.max_connections_per_user)", (unsigned)uid, cc.policy.max_per_user);
+	else if (role != ROLE_ADMIN && conns_of(who) >= cc.policy.max_per_user)
+		snprintf(buf, len, "%s already holds %u connections "
+		    "(control.max_connections_per_user)", who, cc.policy.max_per_user);
 	else
 		return NULL;
 	return buf;
@@ -450,7 +456,7 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 	struct ctl_conn *c;
 	enum ctl_role role;
 	const char *why;
-	char buf[160];
+	char buf[200], who[32];
 
 	(void)l; (void)sa; (void)socklen; (void)arg;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0) {
@@ -459,7 +465,8 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 		return;
 	}
 	role = peer_role(fd, &cred);
-	if ((why = refusal(role, cred.uid, buf, sizeof(buf))) != NULL) {
+	snprintf(who, sizeof(who), "uid %u", (unsigned)cred.uid);
+	if ((why = refusal(role, who, buf, sizeof(buf))) != NULL) {
 		cc.refused++;
 		log_debug("control: refusing uid %u: %s", (unsigned)cred.uid, why);
 		refuse(fd, why);
@@ -469,6 +476,7 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 	c->fd = fd;
 	c->uid = cred.uid;
 	c->role = role;
+	snprintf(c->who, sizeof(c->who), "%s", who);
 	c->last_active = c->last_progress = (uint64_t)clock_mono_ms();
 	c->in = evbuffer_new();
 	c->bev = bufferevent_socket_new(cc.base, fd, BEV_OPT_CLOSE_ON_FREE);
@@ -695,17 +703,19 @@ ctl_conn_shutdown(void)
 
 uid_t ctl_conn_uid(const struct ctl_conn *c) { return c->uid; }
 enum ctl_role ctl_conn_role(const struct ctl_conn *c) { return c->role; }
+const char *ctl_conn_who(const struct ctl_conn *c) { return c->who; }
 void **ctl_conn_data(struct ctl_conn *c) { return &c->data; }
 
 json_t *
 ctl_conn_stats(void)
 {
-	unsigned by[3] = { 0, 0, 0 };
+	unsigned by[ROLE_COUNT] = { 0 };
 
 	for (struct ctl_conn *c = cc.conns; c; c = c->next)
 		by[c->role]++;
-	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:I, s:I}",
 	    "connections", (int)cc.nconns, "admin", (int)by[ROLE_ADMIN], "read", (int)by[ROLE_READ],
+	    "jobs", (int)by[ROLE_JOBS],
 	    "no_access", (int)by[ROLE_NONE], "max_connections", (int)cc.policy.max_conns,
 	    "max_connections_per_user", (int)cc.policy.max_per_user,
 	    "idle_timeout_ms", (json_int_t)cc.policy.idle_ms, "refused_total", (json_int_t)cc.refused,

@@ -29,6 +29,8 @@
 #include <jansson.h>
 #include <event2/event.h>
 
+#include "daemon/control_access.h"
+
 #define CTL_MAX_FDS	4		/* descriptors one request may carry */
 #define CTL_OUT_PAUSE	(64u << 10)	/* stop reading a client's requests */
 #define CTL_OUT_RESUME	(16u << 10)	/* ... until its replies drain to this */
@@ -46,10 +48,9 @@
 
 struct ctl_conn;
 
-enum ctl_role { ROLE_NONE, ROLE_READ, ROLE_ADMIN };
 
 struct ctl_policy {
-	gid_t		 admin_gid, read_gid;	/* (gid_t)-1: no such group */
+	gid_t		 admin_gid, read_gid, jobs_gid;	/* (gid_t)-1: no such group */
 	unsigned	 max_conns;
 	unsigned	 max_per_user;
 	uint64_t	 idle_ms;
@@ -80,6 +81,8 @@ void ctl_conn_close_when_flushed(struct ctl_conn *c);
 
 uid_t ctl_conn_uid(const struct ctl_conn *c);
 enum ctl_role ctl_conn_role(const struct ctl_conn *c);
+/* "uid N" on the socket, "cert CN" over TLS: for messages and audit. */
+const char *ctl_conn_who(const struct ctl_conn *c);
 /* One pointer of the protocol layer's own per connection. */
 void **ctl_conn_data(struct ctl_conn *c);
 

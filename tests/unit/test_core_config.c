@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "daemon/config.h"
+#include "daemon/control_access.h"
 #include "daemon/fabricd.h"
 
 
@@ -191,6 +192,51 @@ test_closest(void **state)
 	assert_null(cfg_closest("zzzzzz", c, 3));
 }
 
+
+/* control.listen, tls, clients and peers: values kept, errors placed. */
+static void
+test_remote_control(void **state)
+{
+	struct fabricd_config *cfg;
+	char **errs;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(load("control:\n  listen: \"[::1]:9700\"\n  jobs_group: slurm\n"
+	    "  tls: {cert: /c.pem, key: /k.pem, ca: /ca.pem}\n"
+	    "  clients:\n    - {cn: slurmctld, role: jobs}\n"
+	    "    - {fingerprint: \"sha256:00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF\", role: admin}\n"
+	    "  peers:\n    - 10.0.0.2:9700\n    - {address: sm2.example:9700, guid: 0x1234}\n",
+	    &cfg, &errs, &n), 0);
+	assert_string_equal(cfg->control_listen, "[::1]:9700");
+	assert_string_equal(cfg->jobs_group, "slurm");
+	assert_string_equal(cfg->control_tls.ca, "/ca.pem");
+	assert_int_equal(cfg->nclients, 2);
+	assert_string_equal(cfg->clients[0].cn, "slurmctld");
+	assert_int_equal(cfg->clients[0].role, ROLE_JOBS);
+	assert_string_equal(cfg->clients[1].fingerprint, "sha256:00:11:22:33:44:55:66:77:88:99:AA:BB:"
+	    "CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF");
+	assert_int_equal(cfg->npeers, 2);
+	assert_string_equal(cfg->peers[0].address, "10.0.0.2:9700");
+	assert_int_equal(cfg->peers[1].guid, 0x1234);
+	cfg_errors_free(errs, n);
+	config_free(cfg);
+
+	assert_int_equal(load("control:\n  listen: 10.0.0.1\n  clients:\n"
+	    "    - {cn: a, role: root}\n    - {role: read}\n    - {fingerprint: sha256:12, role: read}\n"
+	    "  peers: [\"::1:9700\"]\n", &cfg, &errs, &n), -1);
+	assert_true(has_error(errs, n, ":2:11: expected HOST:PORT"));
+	assert_true(has_error(errs, n, ":4:21: invalid role \"root\""));
+	assert_true(has_error(errs, n, ":5:7: a client needs exactly one of cn and fingerprint"));
+	assert_true(has_error(errs, n, ":6:21: expected a certificate fingerprint"));
+	assert_true(has_error(errs, n, ":7:11: expected HOST:PORT"));
+	cfg_errors_free(errs, n);
+
+	assert_int_equal(load("control:\n  listen: 127.0.0.1:9700\n", &cfg, &errs, &n), -1);
+	assert_true(has_error(errs, n, ":2:3: control.listen needs control.tls"));
+	cfg_errors_free(errs, n);
+}
+
 int
 main(void)
 {
@@ -201,6 +247,7 @@ main(void)
 		cmocka_unit_test(test_field_range_errors),
 		cmocka_unit_test(test_closest),
 		cmocka_unit_test(test_duplicate_keys),
+		cmocka_unit_test(test_remote_control),
 	};
 	log_init("test", LOG_LVL_ERROR);
 	return cmocka_run_group_tests(tests, NULL, NULL);
