@@ -21,6 +21,7 @@ static const char *const error_codes[PERR_MAX] = {
 	[PERR_INTERNAL] = "internal",
 	[PERR_TIMEOUT] = "timeout",
 	[PERR_CHECK_FAILED] = "check_failed",
+	[PERR_NOT_MASTER] = "not_master",
 };
 
 const char *

@@ -45,6 +45,8 @@ enum proto_error {
 	PERR_INTERNAL,		/* "internal": a bug or a database failure */
 	PERR_TIMEOUT,		/* "timeout": the operation did not finish in time */
 	PERR_CHECK_FAILED,	/* "check_failed": lint or verification failed */
+	PERR_NOT_MASTER,	/* "not_master": a standby; error.master names the master's
+				 * control address when known (remote channel) */
 	PERR_MAX
 };
 

@@ -193,8 +193,11 @@ type_ok(enum spec_type t, json_t *v)
 	case SPEC_LIST:
 	case SPEC_REST:	return all_strings(v);
 	case SPEC_FLAG:	return json_is_boolean(v);
-	case SPEC_FILE:	return json_is_object(v) && json_is_integer(json_object_get(v, "fd")) &&
-			    json_is_string(json_object_get(v, "name"));
+	/* a descriptor's index on the socket, the text inline over TLS
+	 * (which of the two the channel takes is the daemon's check) */
+	case SPEC_FILE:	return json_is_object(v) && json_is_string(json_object_get(v, "name")) &&
+			    (json_is_integer(json_object_get(v, "fd")) ||
+			    json_is_string(json_object_get(v, "data")));
 	}
 	return false;
 }
@@ -206,7 +209,8 @@ type_name(enum spec_type t)
 		[SPEC_STR] = "a string", [SPEC_INT] = "an integer",
 		[SPEC_LIST] = "a list of strings", [SPEC_FLAG] = "true or false",
 		[SPEC_REST] = "a list of strings",
-		[SPEC_FILE] = "a file passed as a descriptor ({\"fd\", \"name\"})",
+		[SPEC_FILE] = "a file passed as a descriptor ({\"fd\", \"name\"}) or, over TLS, "
+		    "inline ({\"data\", \"name\"})",
 	};
 	return names[t];
 }

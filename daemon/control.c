@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/file.h"
+#include "common/guid.h"
 #include "common/log.h"
 #include "common/spec.h"
 #include "common/utf8.h"
@@ -26,6 +28,7 @@
 #include "daemon/control.h"
 #include "daemon/control_conn.h"
 #include "daemon/control_files.h"
+#include "daemon/control_tls.h"
 #include "daemon/fabricd.h"
 
 #define CTL_MAX_ERROR	16384		/* bytes of one error message */
@@ -38,12 +41,17 @@ static size_t ncommands;
 static struct spec *ctl_specs;
 #define NCOMMANDS ncommands
 
+/* the SM's mastership, asked for each remote request (control.h) */
+static ctl_sm_probe sm_probe;
+static void *sm_probe_arg;
+
 struct ctl_req {
 	struct ctl_conn	*conn;		/* NULL once the client is gone */
 	json_t		*id;
 	char		*cmd;
-	uid_t		 uid;
+	uid_t		 uid;		/* (uid_t)-1 over TLS */
 	bool		 admin;
+	char		 who[96];	/* "uid N", "cert CN" */
 	void		(*gone_cb)(struct ctl_req *, void *);
 	void		*gone_arg;
 	struct ctl_file	 files[CTL_MAX_FDS];
@@ -77,17 +85,27 @@ reply_base(json_t *id)
 /* The message may quote a client, a file or the fabric: make it valid
  * UTF-8 and bounded, so that "error" is never lost to jansson refusing it. */
 static void
-send_error(struct ctl_conn *c, json_t *id, enum proto_error code, const char *msg)
+send_error_with(struct ctl_conn *c, json_t *id, enum proto_error code, const char *msg,
+    json_t *extra)
 {
 	char *clean = utf8_clean(msg, CTL_MAX_ERROR);
-	json_t *r = reply_base(id);
+	json_t *r = reply_base(id), *e = json_pack("{s:s, s:s}", "code", proto_error_code(code),
+	    "message", clean);
 
+	if (extra)
+		json_object_update(e, extra);
 	json_object_set_new(r, "ok", json_false());
-	json_object_set_new(r, "error", json_pack("{s:s, s:s}", "code", proto_error_code(code),
-	    "message", clean));
+	json_object_set_new(r, "error", e);
 	conn_send_json(c, r);
 	json_decref(r);
+	json_decref(extra);
 	free(clean);
+}
+
+static void
+send_error(struct ctl_conn *c, json_t *id, enum proto_error code, const char *msg)
+{
+	send_error_with(c, id, code, msg, NULL);
 }
 
 static void
@@ -177,6 +195,7 @@ ctl_reply_stream(struct ctl_req *req, json_t *item)
 }
 
 uid_t ctl_req_uid(const struct ctl_req *req) { return req->uid; }
+const char *ctl_req_who(const struct ctl_req *req) { return req->who; }
 struct fabricd *ctl_req_daemon(const struct ctl_req *req) { (void)req; return ctl_daemon; }
 bool ctl_req_admin(const struct ctl_req *req) { return req->admin; }
 bool ctl_req_gone(const struct ctl_req *req) { return req->conn == NULL; }
@@ -239,6 +258,40 @@ find_command(const char *name)
  * (that never blocks); the reading is done by a reader thread
  * (control_files.c), and the command runs when it is done.
  */
+/*
+ * Over TLS no descriptor can travel: fabricctl reads the file with its
+ * caller's rights and sends it inline, {"data": text, "name": label},
+ * bounded as a passed file is.  Only there: on the socket a path's
+ * contents always come through the caller's own descriptor.
+ */
+static int
+inline_file(struct ctl_req *req, const struct spec_arg *a, json_t *v, char *why, size_t len)
+{
+	json_t *d = json_object_get(v, "data");
+	struct ctl_file *f;
+	size_t n;
+
+	if (!json_is_string(d)) {
+		snprintf(why, len, "argument \"%s\": over the remote channel a file travels inline "
+		    "({\"data\": text, \"name\": label}): no descriptor can pass over TCP", a->key);
+		return -1;
+	}
+	n = json_string_length(d);
+	if (n > FILE_MAX_INPUT || memchr(json_string_value(d), '\0', n) != NULL ||
+	    req->nfiles == CTL_MAX_FDS) {
+		snprintf(why, len, "argument \"%s\": inline data must be text of at most %u bytes",
+		    a->key, (unsigned)FILE_MAX_INPUT);
+		return -1;
+	}
+	f = &req->files[req->nfiles++];
+	snprintf(f->key, sizeof(f->key), "%s", a->key);
+	f->name = xstrdup(json_string_value(json_object_get(v, "name")));
+	f->data = xmalloc(n + 1);
+	memcpy(f->data, json_string_value(d), n + 1);
+	f->len = n;
+	return 0;
+}
+
 static int
 collect_files(struct ctl_req *req, const struct spec *sp, json_t *args, struct ctl_fds *fds,
     int *fdv, char *why, size_t len)
@@ -251,6 +304,16 @@ collect_files(struct ctl_req *req, const struct spec *sp, json_t *args, struct c
 
 		if (a->type != SPEC_FILE || v == NULL)
 			continue;
+		if (ctl_conn_remote(req->conn)) {
+			if (inline_file(req, a, v, why, len) != 0)
+				return -1;
+			continue;
+		}
+		if (json_object_get(v, "data") != NULL) {
+			snprintf(why, len, "argument \"%s\": inline file data is taken only over the "
+			    "remote channel; on the socket pass the file as a descriptor", a->key);
+			return -1;
+		}
 		idx = json_integer_value(json_object_get(v, "fd"));
 		if (idx < 0 || (size_t)idx >= fds->n || fds->fd[idx] < 0) {
 			snprintf(why, len, "argument \"%s\": no descriptor %lld came with the request "
@@ -322,6 +385,7 @@ dispatch(struct ctl_conn *c, size_t ci, json_t *id, json_t *args, struct ctl_fds
 	req->cmd = xstrdup(cmd->name);
 	req->uid = ctl_conn_uid(c);
 	req->admin = ctl_conn_role(c) == ROLE_ADMIN;
+	snprintf(req->who, sizeof(req->who), "%s", ctl_conn_who(c));
 	req->next = *pending_of(c);
 	*pending_of(c) = req;
 	if (collect_files(req, &ctl_specs[ci], args, fds, fdv, why, sizeof(why)) != 0) {
@@ -330,7 +394,7 @@ dispatch(struct ctl_conn *c, size_t ci, json_t *id, json_t *args, struct ctl_fds
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s", why);
 		return;
 	}
-	if (req->nfiles == 0) {
+	if (req->nfiles == 0 || ctl_conn_remote(c)) {	/* nothing to read, or read inline */
 		cmd->handler(req, args);
 		return;
 	}
@@ -343,6 +407,60 @@ dispatch(struct ctl_conn *c, size_t ci, json_t *id, json_t *args, struct ctl_fds
 		free(w);
 		ctl_reply_error(req, PERR_BUSY, "%s", why);
 	}
+}
+
+/* The control.peers entry of the SM port guid, or NULL. */
+static const char *
+peer_address(uint64_t guid)
+{
+	const struct fabricd_config *cfg = ctl_daemon ? ctl_daemon->config : NULL;
+
+	for (size_t i = 0; cfg && guid && i < cfg->npeers; i++)
+		if (cfg->peers[i].guid == guid)
+			return cfg->peers[i].address;
+	return NULL;
+}
+
+/*
+ * A remote client asking a standby anything but status or version is
+ * sent to the master: only the master changes the fabric, and what a
+ * standby would read is its last copy.  The master is the SM this one
+ * follows (its SMInfo's port GUID), named by control.peers when an entry
+ * carries that GUID.  true when it answered.
+ */
+static bool
+refuse_not_master(struct ctl_conn *c, json_t *id, const char *name)
+{
+	struct ctl_sm_state st = { .master = true };
+	const char *addr;
+	char msg[256], g[24];
+
+	if (!ctl_conn_remote(c) || sm_probe == NULL || strcmp(name, "status") == 0 ||
+	    strcmp(name, "version") == 0)
+		return false;
+	sm_probe(sm_probe_arg, &st);
+	if (st.master)
+		return false;
+	addr = peer_address(st.master_guid);
+	guid_format(st.master_guid, g, sizeof(g));
+	if (st.master_guid == 0)
+		snprintf(msg, sizeof(msg), "not master: no master is known yet (this SM is still "
+		    "discovering or the master stopped answering)");
+	else if (addr)
+		snprintf(msg, sizeof(msg), "not master: the master is %s (SM port %s)", addr, g);
+	else
+		snprintf(msg, sizeof(msg), "not master: the master is SM port %s, LID %u, which no "
+		    "control.peers entry of this fabricd names", g, st.master_lid);
+	send_error_with(c, id, PERR_NOT_MASTER, msg, json_pack("{s:s?, s:s?}", "master", addr,
+	    "master_guid", st.master_guid ? g : NULL));
+	return true;
+}
+
+void
+control_set_sm_probe(ctl_sm_probe probe, void *arg)
+{
+	sm_probe = probe;
+	sm_probe_arg = arg;
 }
 
 static void
@@ -383,7 +501,7 @@ handle_line(struct ctl_conn *c, const char *line, size_t len, struct ctl_fds *fd
 		send_error(c, id, PERR_PERMISSION, text);
 		if (role == ROLE_NONE)	/* nothing else to offer: free the slot */
 			ctl_conn_close_when_flushed(c);
-	} else {
+	} else if (!refuse_not_master(c, id, name)) {
 		if (args == NULL) {
 			args = json_object();
 			json_object_set_new(msg, "args", args);
@@ -450,6 +568,26 @@ control_configure(const struct fabricd_config *cfg)
 	};
 
 	ctl_conn_set_policy(&p);
+	ctl_tls_set_clients(cfg->clients, cfg->nclients);
+}
+
+/* The TLS channel: its files are loaded now, so that a wrong path or a
+ * key that does not match stops the start with its reason. */
+static int
+listen_remote(const struct fabricd_config *cfg)
+{
+	char why[512];
+	SSL_CTX *ctx = ctl_tls_context(&cfg->control_tls, why, sizeof(why));
+
+	if (ctx == NULL) {
+		log_warnx("control.tls: %s", why);
+		return -1;
+	}
+	if (ctl_conn_listen_tls(cfg->control_listen, ctx) != 0) {
+		SSL_CTX_free(ctx);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -465,9 +603,9 @@ control_init(struct fabricd *fd, const struct fabricd_config *cfg,
 		if (spec_parse(ctl_commands[i].spec_text, &ctl_specs[i]) != 0)
 			fatalx("commands.def: bad argument spec for %s", ctl_commands[i].name);
 	control_configure(cfg);
-	if (ctl_files_init(fd->base) != 0)
+	if (ctl_files_init(fd->base) != 0 || ctl_conn_listen(fd->base, cfg->socket, &ctl_ops) != 0)
 		return -1;
-	return ctl_conn_listen(fd->base, cfg->socket, &ctl_ops);
+	return cfg->control_listen ? listen_remote(cfg) : 0;
 }
 
 json_t *
@@ -480,6 +618,7 @@ void
 control_shutdown(void)
 {
 	ctl_conn_shutdown();
+	ctl_tls_clear();
 	ctl_files_shutdown();
 	free(ctl_specs);
 	ctl_specs = NULL;

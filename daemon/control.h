@@ -15,6 +15,7 @@
 #define FABRICD_CONTROL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <jansson.h>
 
@@ -51,6 +52,20 @@ int control_init(struct fabricd *fd, const struct fabricd_config *cfg,
 /* Apply a reloaded configuration's groups and limits (not the socket). */
 void control_configure(const struct fabricd_config *cfg);
 void control_shutdown(void);
+/*
+ * Whether this daemon's SM is master, asked for every remote request but
+ * status and version (a standby answers not_master, naming the master by
+ * control.peers).  The SM module sets the probe while it runs; without
+ * one (no SM) every request is served.
+ */
+struct ctl_sm_state {
+	bool		 master;
+	uint64_t	 master_guid;	/* the SM a standby follows; 0 unknown */
+	uint16_t	 master_lid;
+};
+typedef void (*ctl_sm_probe)(void *arg, struct ctl_sm_state *out);
+void control_set_sm_probe(ctl_sm_probe probe, void *arg);
+
 /* Connection counts, limits, refusals: the "control" part of status. */
 json_t *control_status(void);
 
@@ -60,7 +75,11 @@ void ctl_reply_error(struct ctl_req *req, enum proto_error code, const char *fmt
 /* Send one stream item (stolen); -1 when the client is gone. */
 int ctl_reply_stream(struct ctl_req *req, json_t *item);
 
+/* The caller's uid on the Unix socket; (uid_t)-1 over TLS (never root). */
 uid_t ctl_req_uid(const struct ctl_req *req);
+/* Who asked, for history and audit: "uid N" on the socket, "cert CN"
+ * over TLS (the certificate's subject CN, else its fingerprint). */
+const char *ctl_req_who(const struct ctl_req *req);
 /* The daemon the request came to (its modules' instances: fd->sm). */
 struct fabricd *ctl_req_daemon(const struct ctl_req *req);
 bool ctl_req_admin(const struct ctl_req *req);

@@ -70,6 +70,13 @@ struct ctl_conn_ops {
 };
 
 int ctl_conn_listen(struct event_base *base, const char *path, const struct ctl_conn_ops *ops);
+/* The remote channel on HOST:PORT (resolved now) with TLS context ctx
+ * (kept and freed at shutdown), after ctl_conn_listen: the same
+ * protocol layer, limits and idle timeout.  Its peers have uid
+ * (uid_t)-1 and their certificate's role; their identity ("cert CN") is
+ * the unit of max_per_user. */
+struct ssl_ctx_st;
+int ctl_conn_listen_tls(const char *hostport, struct ssl_ctx_st *ctx);
 void ctl_conn_shutdown(void);
 void ctl_conn_set_policy(const struct ctl_policy *p);
 
@@ -83,6 +90,8 @@ uid_t ctl_conn_uid(const struct ctl_conn *c);
 enum ctl_role ctl_conn_role(const struct ctl_conn *c);
 /* "uid N" on the socket, "cert CN" over TLS: for messages and audit. */
 const char *ctl_conn_who(const struct ctl_conn *c);
+/* Over TLS (control.listen) rather than the Unix socket. */
+bool ctl_conn_remote(const struct ctl_conn *c);
 /* One pointer of the protocol layer's own per connection. */
 void **ctl_conn_data(struct ctl_conn *c);
 

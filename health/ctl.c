@@ -237,7 +237,7 @@ ctl_health_unisolate(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_NOT_FOUND, "no monitored port \"%s\"", spec ? spec : "");
 		return;
 	}
-	if (health_unisolate(p, (unsigned)ctl_req_uid(req)) != 0) {
+	if (health_unisolate(p, ctl_req_who(req)) != 0) {
 		ctl_reply_error(req, PERR_CONFLICT, "%s is not isolated", p->object);
 		return;
 	}

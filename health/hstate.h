@@ -148,7 +148,7 @@ void health_events_forget(void);
  * force; unisolate (-1 when the port is not isolated). */
 void health_isolate_review(int64_t now_ms);
 size_t health_isolate_cap(void);
-int health_unisolate(struct hport *p, unsigned uid);
+int health_unisolate(struct hport *p, const char *who);
 /* metrics.c: the health module's metrics callback */
 struct fabricd;
 struct prom;

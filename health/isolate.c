@@ -291,13 +291,13 @@ health_isolate_review(int64_t now)
 }
 
 int
-health_unisolate(struct hport *p, unsigned uid)
+health_unisolate(struct hport *p, const char *who)
 {
-	char by[64];
+	char by[128];
 
 	if (!p->isolated)
 		return -1;
-	snprintf(by, sizeof(by), "unisolated by uid %u", uid);
+	snprintf(by, sizeof(by), "unisolated by %s", who);	/* ctl_req_who() */
 	/* The mark is on the alarms: it goes when they clear, and with them
 	 * into the database and, with ha, to the next master. */
 	for (unsigned c = 0; c < 2; c++) {

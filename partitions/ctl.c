@@ -45,7 +45,9 @@ run_change(struct ctl_req *req, json_t *args, const char *action, struct pt_conf
 {
 	struct pt_change ch = {
 		.action = action, .detail = args, .req = req,
-		.uid = ctl_req_uid(req), .has_uid = true,
+		/* over TLS there is no uid: the history keeps none rather
+		 * than (uid_t)-1 */
+		.uid = ctl_req_uid(req), .has_uid = ctl_req_uid(req) != (uid_t)-1,
 		.dry_run = ctl_arg_bool(args, "dry_run"), .proposed = proposed,
 	};
 
@@ -60,7 +62,8 @@ refuse(struct ctl_req *req, json_t *args, const char *action, struct pt_config *
 	char *detail = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
 
 	pt_state.changes_rejected++;
-	pt_history_add(ctl_req_uid(req), true, action, detail, "rejected", e->msg);
+	pt_history_add(ctl_req_uid(req), ctl_req_uid(req) != (uid_t)-1, action, detail, "rejected",
+	    e->msg);
 	free(detail);
 	pt_config_free(copy);
 	ctl_reply_error(req, e->code, "%s", e->msg);

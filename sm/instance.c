@@ -15,5 +15,14 @@ struct fabric *sm_fabric(const struct sm *sm) { return sm ? sm->fabric : NULL; }
 bool sm_subnet_up(const struct sm *sm) { return sm && sm->subnet_up; }
 bool sm_is_master(const struct sm *sm) { return sm && sm->state == SM_STATE_MASTER; }
 uint16_t sm_own_lid(const struct sm *sm) { return sm ? sm->own_lid : 0; }
+
+void
+sm_master_seen(const struct sm *sm, uint64_t *guid, uint16_t *lid)
+{
+	bool known = sm && sm->polling && sm->polled.info.guid != 0;
+
+	*guid = known ? sm->polled.info.guid : 0;
+	*lid = known ? sm->polled.info.lid : 0;
+}
 uint64_t sm_own_port_guid(const struct sm *sm) { return sm ? sm->own_guid : 0; }
 void sm_reroute(struct sm *sm) { if (sm) sm_sweep_request(sm, true); }

@@ -244,6 +244,16 @@ mkey_configure(struct sm *sm, const struct sm_config *cfg)
 		mad_engine_set_mkey(sm->me, sm->mkey.enabled ? mkey_for : NULL, sm);
 }
 
+/* For the remote control channel: a standby sends clients to its master. */
+static void
+mastership(void *arg, struct ctl_sm_state *out)
+{
+	const struct sm *sm = arg;
+
+	out->master = sm_is_master(sm);
+	sm_master_seen(sm, &out->master_guid, &out->master_lid);
+}
+
 static int
 sm_start(struct fabricd *fd, const void *cfgp)
 {
@@ -283,6 +293,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	    sm->own_guid, (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
 	(void)sm_listen(sm, &sm_ctl_listener);	/* the first: room is always there */
+	control_set_sm_probe(mastership, sm);
 	sm_audit_start(sm);
 	sm_sweep_request(sm, true);
 	return 0;
@@ -359,6 +370,7 @@ sm_stop(struct fabricd *fd)
 
 	if (sm == NULL)
 		return;
+	control_set_sm_probe(NULL, NULL);
 	for (i = 0; i < sm->nwaiters; i++)
 		ctl_reply_error(sm->waiters[i], PERR_UNAVAILABLE, "the subnet manager stopped");
 	sm->nwaiters = 0;

@@ -31,6 +31,9 @@ bool sm_subnet_up(const struct sm *sm);
  * are STANDBY) or before the first discovery has decided, modules send no
  * Set and keep their changes for the first sweep as master. */
 bool sm_is_master(const struct sm *sm);
+/* The SM a standby follows: its port GUID and LID (0 while none is
+ * known: discovering, or the master stopped answering). */
+void sm_master_seen(const struct sm *sm, uint64_t *guid, uint16_t *lid);
 uint16_t sm_own_lid(const struct sm *sm);
 uint64_t sm_own_port_guid(const struct sm *sm);
 /* An operator disabled this port (`fabricctl port disable`): its link is
