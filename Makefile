@@ -10,7 +10,7 @@ CC      ?= cc
 
 PKGS     = libevent_core libevent_extra libevent_pthreads yaml-0.1 sqlite3 libibumad libibmad jansson libmnl \
            libsystemd libcrypto libssl libevent_openssl
-CLI_PKGS = jansson
+CLI_PKGS = jansson libssl libcrypto
 
 DEB_PKGS = build-essential pkg-config libevent-dev libyaml-dev libsqlite3-dev \
            libibumad-dev libibmad-dev libopensm-dev libjansson-dev libcmocka-dev \

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,17 @@
 #include "cli/fabricctl.h"
 #include "cli/fanout.h"
 #include "cli/parser.h"
+#include "cli/remote.h"
+#include "common/file.h"
 #include "common/proto.h"
 #include "common/spec.h"
 
 #define EXIT_DAEMON_ERROR 1
 #define EXIT_USAGE 2
+#define RUN_NOT_MASTER (-10)	/* a standby sent us to its master */
+
+/* --remote and its certificate (cli/remote.h); naddr 0: the socket */
+static struct cli_remote remote;
 
 static const struct cli_formatter *const formatter_lists[] = {
 	fmt_core, fmt_sm, fmt_partitions, fmt_roce_qos, fmt_health, fmt_validation,
@@ -96,6 +103,30 @@ open_file_arg(const char *path, struct cli_files *files, json_t **value)
 	return 0;
 }
 
+/* Over TLS no descriptor travels: the file is read here, with the
+ * caller's rights and the daemon's bound, and sent inline. */
+static int
+inline_file_arg(const char *path, json_t **value)
+{
+	const char *why;
+	char *text, *abs = NULL, cwd[4096];
+	size_t len;
+
+	if (file_read_path(path, FILE_MAX_INPUT, &text, &len, &why) != 0) {
+		fprintf(stderr, "fabricctl: %s: %s\n", path, why);
+		return -1;
+	}
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL &&
+	    asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	*value = json_pack("{s:s%, s:s}", "data", text, len, "name", abs ? abs : path);
+	free(abs);
+	free(text);
+	if (*value == NULL)
+		fprintf(stderr, "fabricctl: %s: not text that JSON can carry (UTF-8)\n", path);
+	return *value ? 0 : -1;
+}
+
 static int
 open_files(const struct cli_command *cmd, json_t *args, struct cli_files *files)
 {
@@ -110,7 +141,7 @@ open_files(const struct cli_command *cmd, json_t *args, struct cli_files *files)
 
 		if (sp.arg[i].type != SPEC_FILE || path == NULL)
 			continue;
-		if (open_file_arg(path, files, &v) != 0)
+		if ((remote.naddr ? inline_file_arg(path, &v) : open_file_arg(path, files, &v)) != 0)
 			return -1;
 		json_object_set_new(args, sp.arg[i].key, v);
 	}
@@ -240,10 +271,27 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 
 #define REPLY_MAX (64u << 20)
 
+/* The daemon's reply lines.  Replies can be large (the ports of a big
+ * fabric): the line buffer grows up to REPLY_MAX.  ssl: the remote
+ * channel, else fd is the socket. */
+struct reader {
+	int	 fd;
+	SSL	*ssl;
+	char	*buf;
+	size_t	 have, cap;
+};
+
 static int
-send_request(int fd, const struct cli_command *cmd, json_t *args, const struct cli_files *files,
-    int id)
+chan_write(struct reader *r, const char *buf, size_t len)
 {
+	return r->ssl ? cli_tls_write_all(r->ssl, buf, len) : send_all(r->fd, buf, len);
+}
+
+static int
+send_request(struct reader *r, const struct cli_command *cmd, json_t *args,
+    const struct cli_files *files, int id)
+{
+	int fd = r->fd;
 	json_t *req = json_pack("{s:i, s:i, s:s, s:O}", "v", PROTO_VERSION, "id", id,
 	    "cmd", cmd->wire, "args", args);
 	char *text = json_dumps(req, JSON_COMPACT);
@@ -255,21 +303,14 @@ send_request(int fd, const struct cli_command *cmd, json_t *args, const struct c
 		off = (size_t)rc;
 		rc = 0;
 	}
-	if (rc != 0 || send_all(fd, text + off, len - off) != 0 || send_all(fd, "\n", 1) != 0) {
-		fprintf(stderr, "fabricctl: write to fabricd failed: %s\n", strerror(errno));
+	if (rc != 0 || chan_write(r, text + off, len - off) != 0 || chan_write(r, "\n", 1) != 0) {
+		if (r->ssl == NULL)
+			fprintf(stderr, "fabricctl: write to fabricd failed: %s\n", strerror(errno));
 		rc = -1;
 	}
 	free(text);
 	return rc;
 }
-
-/* The daemon's reply lines.  Replies can be large (the ports of a big
- * fabric): the line buffer grows up to REPLY_MAX. */
-struct reader {
-	int	 fd;
-	char	*buf;
-	size_t	 have, cap;
-};
 
 /* The next message, or NULL (said on stderr) when none can come. */
 static json_t *
@@ -298,9 +339,12 @@ read_message(struct reader *r)
 			r->buf = bigger;
 			r->cap *= 2;
 		}
-		n = read(r->fd, r->buf + r->have, r->cap - r->have);
-		if (n < 0 && errno == EINTR)
+		n = r->ssl ? cli_tls_read(r->ssl, r->buf + r->have, r->cap - r->have) :
+		    read(r->fd, r->buf + r->have, r->cap - r->have);
+		if (n < 0 && errno == EINTR && r->ssl == NULL)
 			continue;
+		if (n == -2)
+			return NULL;	/* said: the server refused us */
 		if (n <= 0) {
 			fprintf(stderr, "fabricctl: fabricd closed the connection\n");
 			return NULL;
@@ -339,33 +383,43 @@ follow_page(json_t *msg, struct reader *r, const struct cli_command *cmd, json_t
 		return 0;
 	}
 	json_object_set_new(args, "after", json_string(next));
-	return send_request(r->fd, cmd, args, &none, ++*id) == 0 ? 1 : -1;
+	return send_request(r, cmd, args, &none, ++*id) == 0 ? 1 : -1;
 }
 
-static int
-run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
+/* A standby's answer to a remote request: not_master, with the master's
+ * control address in error.master when it knows it. */
+static bool
+is_not_master(json_t *msg)
 {
-	struct reader r = { .fd = -1, .cap = 65536 };
-	struct cli_files files = { .n = 0 };
+	return !json_object_get(msg, "stream") && !json_is_true(json_object_get(msg, "ok")) &&
+	    strcmp(json_string_value(json_object_get(json_object_get(msg, "error"), "code")) ?: "",
+	    "not_master") == 0;
+}
+
+/*
+ * The request sent, its replies read and printed until the final one.
+ * With redirect set, a not_master answer is not printed: it is handed
+ * back in *redirect (the caller tries the master) and RUN_NOT_MASTER
+ * returned.
+ */
+static int
+converse(struct reader *r, const struct cli_command *cmd, json_t *args,
+    const struct cli_files *files, int json_out, json_t **redirect)
+{
 	struct cli_text_parts text = { NULL, 0, 0 };
 	json_t *acc = NULL, *msg;
-	int rc = -1, id = 1, paged, part;
+	int rc, id = 1, paged, part;
 
-	if (open_files(cmd, args, &files) != 0) {
-		close_files(&files);
-		return EXIT_USAGE;
-	}
-	if ((r.buf = malloc(r.cap)) == NULL || (r.fd = connect_daemon(sock)) < 0) {
-		close_files(&files);
-		free(r.buf);
-		return EXIT_USAGE;
-	}
-	rc = send_request(r.fd, cmd, args, &files, id);
-	close_files(&files);
-	rc = rc != 0 ? EXIT_USAGE : -1;
+	/* over TLS a refused write is read on: the refusal's reason waits */
+	rc = send_request(r, cmd, args, files, id) != 0 && r->ssl == NULL ? EXIT_USAGE : -1;
 	while (rc < 0) {
-		if ((msg = read_message(&r)) == NULL) {
+		if ((msg = read_message(r)) == NULL) {
 			rc = EXIT_USAGE;
+			break;
+		}
+		if (redirect && is_not_master(msg)) {
+			*redirect = msg;
+			rc = RUN_NOT_MASTER;
 			break;
 		}
 		if ((part = cli_text_part_take(msg, &text)) == 0 &&
@@ -376,7 +430,7 @@ run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
 			rc = EXIT_USAGE;
 		} else if (part > 0) {
 			;	/* a part of the result's text: printed with it */
-		} else if (json_object_get(msg, "stream") || (paged = follow_page(msg, &r, cmd, args,
+		} else if (json_object_get(msg, "stream") || (paged = follow_page(msg, r, cmd, args,
 		    &acc, &id)) == 0)
 			rc = handle_message(msg, cmd, json_out);
 		else if (paged < 0)
@@ -385,9 +439,124 @@ run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
 	}
 	json_decref(acc);
 	free(text.buf);
+	return rc;
+}
+
+static int
+run_socket(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
+{
+	struct reader r = { .fd = -1, .cap = 65536 };
+	struct cli_files files = { .n = 0 };
+	int rc;
+
+	if (open_files(cmd, args, &files) != 0) {
+		close_files(&files);
+		return EXIT_USAGE;
+	}
+	if ((r.buf = malloc(r.cap)) == NULL || (r.fd = connect_daemon(sock)) < 0) {
+		close_files(&files);
+		free(r.buf);
+		return EXIT_USAGE;
+	}
+	rc = converse(&r, cmd, args, &files, json_out, NULL);
+	close_files(&files);
 	close(r.fd);
 	free(r.buf);
 	return rc;
+}
+
+static bool
+tried_before(char *const *tried, size_t n, const char *addr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(tried[i], addr) == 0)
+			return true;
+	return false;
+}
+
+/* One remote address: -1 when it could not be reached or the TLS
+ * handshake failed (said), else converse()'s answer. */
+static int
+run_one(const char *addr, const struct cli_command *cmd, json_t *args, int json_out,
+    json_t **redirect)
+{
+	static const struct cli_files none = { .n = 0 };
+	struct reader r = { .fd = -1, .cap = 65536 };
+	int unreachable, rc;
+
+	/* a server that closes on us must not kill us before we say so */
+	signal(SIGPIPE, SIG_IGN);
+	if ((r.ssl = cli_tls_connect(addr, &remote, &unreachable)) == NULL)
+		return -1;
+	if ((r.buf = malloc(r.cap)) == NULL) {
+		cli_tls_close(r.ssl);
+		return EXIT_USAGE;
+	}
+	rc = converse(&r, cmd, args, &none, json_out, redirect);
+	cli_tls_close(r.ssl);
+	free(r.buf);
+	return rc;
+}
+
+/*
+ * --remote A,B,C: each address in turn until one answers; a standby's
+ * not_master sends us to the master it names (once per address), else on
+ * down the list.  One pass: no address is dialled twice, so two standbys
+ * naming each other cannot loop.
+ */
+static int
+run_remote(const struct cli_command *cmd, json_t *args, int json_out)
+{
+	char *tried[CLI_REMOTE_MAX * 2];
+	size_t ntried = 0, next = 0;
+	struct cli_files inline_only = { .n = 0 };
+	json_t *last = NULL, *redirect;
+	char *follow = NULL;
+	int rc = EXIT_USAGE;
+
+	if (open_files(cmd, args, &inline_only) != 0)
+		return EXIT_USAGE;
+	while (ntried < sizeof(tried) / sizeof(tried[0])) {
+		const char *addr = follow ? follow : next < remote.naddr ? remote.addr[next++] : NULL;
+
+		if (addr == NULL)
+			break;
+		if (tried_before(tried, ntried, addr)) {
+			free(follow);
+			follow = NULL;
+			continue;
+		}
+		tried[ntried++] = strdup(addr);
+		free(follow);
+		follow = NULL;
+		redirect = NULL;
+		if ((rc = run_one(tried[ntried - 1], cmd, args, json_out, &redirect)) == -1)
+			continue;	/* said why; the next address */
+		if (rc != RUN_NOT_MASTER)
+			break;
+		json_decref(last);
+		last = redirect;
+		const char *m = json_string_value(json_object_get(json_object_get(last, "error"),
+		    "master"));
+		if (m)
+			follow = strdup(m);
+	}
+	if (rc == RUN_NOT_MASTER || rc == -1) {	/* nowhere left to go: say the last answer */
+		rc = last ? handle_message(last, cmd, json_out) : EXIT_USAGE;
+		if (rc == -1)
+			rc = EXIT_USAGE;
+	}
+	json_decref(last);
+	free(follow);
+	for (size_t i = 0; i < ntried; i++)
+		free(tried[i]);
+	return rc;
+}
+
+static int
+run(const char *sock, const struct cli_command *cmd, json_t *args, int json_out)
+{
+	return remote.naddr ? run_remote(cmd, args, json_out) : run_socket(sock, cmd, args, json_out);
 }
 
 /* "help" alone lists the commands; "help partition create" is that
@@ -415,6 +584,24 @@ usage(void)
 	exit(EXIT_USAGE);
 }
 
+/* The command line's --remote, --cert, --key, --ca, completed by the
+ * client config file (--client-config, else FABRICCTL_REMOTE_CONFIG,
+ * which alone also selects the remote channel). */
+static int
+remote_setup(const char *client_config)
+{
+	if (client_config && *client_config && cli_remote_config(client_config, &remote) != 0)
+		return -1;
+	if (remote.naddr == 0) {
+		if (remote.cert || remote.key || remote.ca) {
+			fprintf(stderr, "fabricctl: --cert, --key and --ca go with --remote\n");
+			return -1;
+		}
+		return 0;
+	}
+	return cli_remote_complete(&remote);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -423,8 +610,14 @@ main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "remote", required_argument, NULL, 'r' },
+		{ "cert", required_argument, NULL, 'C' },
+		{ "key", required_argument, NULL, 'K' },
+		{ "ca", required_argument, NULL, 'A' },
+		{ "client-config", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 }
 	};
+	const char *client_config = getenv("FABRICCTL_REMOTE_CONFIG");
 	const char *sock = getenv("FABRICD_SOCKET");
 	const struct cli_command *cmd;
 	int ch, json_out = 0, rc;
@@ -437,6 +630,11 @@ main(int argc, char **argv)
 		switch (ch) {
 		case 'j': json_out = 1; break;
 		case 's': sock = optarg; break;
+		case 'r': if (cli_remote_addrs(optarg, &remote) != 0) return EXIT_USAGE; break;
+		case 'C': free(remote.cert); remote.cert = strdup(optarg); break;
+		case 'K': free(remote.key); remote.key = strdup(optarg); break;
+		case 'A': free(remote.ca); remote.ca = strdup(optarg); break;
+		case 'F': client_config = optarg; break;
 		case 'V': printf("fabricctl %s (protocol %d)\n", FABRICD_VERSION, PROTO_VERSION);
 			return 0;
 		case 'h': cli_usage_all(stdout); return 0;
@@ -445,6 +643,8 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (remote_setup(client_config) != 0)
+		return EXIT_USAGE;
 	if (argc == 0)
 		usage();
 	if (strcmp(argv[0], "help") == 0)
@@ -483,5 +683,6 @@ main(int argc, char **argv)
 		printf("fabricctl %s (protocol %d)\n", FABRICD_VERSION, PROTO_VERSION);
 	rc = run(sock, cmd, args, json_out);
 	json_decref(args);
+	cli_remote_free(&remote);
 	return rc;
 }

@@ -90,6 +90,8 @@ void
 cli_usage_all(FILE *out)
 {
 	fprintf(out, "usage: fabricctl [-s socket] [--json] command [arguments]\n"
+	    "       fabricctl --remote HOST:PORT[,HOST:PORT...] --cert FILE --key FILE --ca FILE\n"
+	    "                 [--json] command [arguments]   (or --client-config FILE)\n"
 	    "       fabricctl --version | help [command] | completion bash\n\ncommands:\n");
 	for (size_t i = 0; i < cli_ncommands; i++)
 		fprintf(out, "  %-28s %s%s\n", cli_commands[i].words, cli_commands[i].help,
