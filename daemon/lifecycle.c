@@ -35,7 +35,8 @@ str_changed(const char *a, const char *b)
 /* Every setting of newcfg that cannot be taken in place, each with its
  * reason; false when there is none.  Failed modules are asked too: their
  * configuration is what a restart would retry.  The daemon's own
- * (socket, state_dir, metrics.listen) are bound at start. */
+ * (socket, state_dir, metrics.listen, control.listen and tls) are bound
+ * at start. */
 static bool
 restart_needed(const struct fabricd_config *newcfg, char *why, size_t len)
 {
@@ -49,6 +50,13 @@ restart_needed(const struct fabricd_config *newcfg, char *why, size_t len)
 		why_add(why, len, "state_dir changes only at restart");
 	if (str_changed(newcfg->metrics_listen, old->metrics_listen))
 		why_add(why, len, "metrics.listen changes only at restart");
+	/* the TLS listener and its files are taken at start; clients and
+	 * peers are read afresh (control_configure) */
+	if (str_changed(newcfg->control_listen, old->control_listen) ||
+	    str_changed(newcfg->control_tls.cert, old->control_tls.cert) ||
+	    str_changed(newcfg->control_tls.key, old->control_tls.key) ||
+	    str_changed(newcfg->control_tls.ca, old->control_tls.ca))
+		why_add(why, len, "control.listen and control.tls change only at restart");
 	for (int m = 0; m < MOD_COUNT; m++) {
 		const struct fabricd_module *mod = fabricd->config->modules[m];
 
