@@ -170,6 +170,7 @@ bench: all
 	$(O)/bench/routebench 64 44
 	@sh bench/run.sh $(O)
 	@sh bench/ha_latency.sh $(O) 1296
+	@sh bench/job_partitions.sh $(O) 1296
 
 # install: DESTDIR for staging (make deb, the tests); binaries stripped by
 # install -s with $(STRIP).  The configuration is installed only where none

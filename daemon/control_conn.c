@@ -472,7 +472,10 @@ refusal(enum ctl_role role, const char *who, char *buf, size_t len)
 		    "(control.max_connections)", cc.nconns);
 	else if (role != ROLE_ADMIN && cc.nconns + kept >= cc.policy.max_conns)
 		snprintf(buf, len, "the last %u connections are kept for administrators", kept);
-	else if (role != ROLE_ADMIN && conns_of(who) >= cc.policy.max_per_user)
+	/* the jobs role is the scheduler: every job starting at once asks
+	 * with its one certificate, and what it may ask queues anyway */
+	else if (role != ROLE_ADMIN && role != ROLE_JOBS &&
+	    conns_of(who) >= cc.policy.max_per_user)
 		snprintf(buf, len, "%s already holds %u connections "
 		    "(control.max_connections_per_user)", who, cc.policy.max_per_user);
 	else

@@ -12,6 +12,8 @@
 #   3. a read certificate reads status and is refused partition create;
 #      three connections of it with max_connections_per_user 2: busy;
 #   4. an admin certificate creates a partition: its key is on the member;
+#      a jobs certificate makes, lists and deletes a job partition, a read
+#      one reads its NCCL_IB_PKEY (smpquery's index) and may not make one;
 #   5. a standby (a second fabricd, SM on host2) answers not_master naming
 #      the master's address from control.peers; fabricctl --remote
 #      STANDBY,MASTER and --remote STANDBY both land on the master.
@@ -19,29 +21,17 @@
 sim_test_setup smpquery sminfo openssl jq
 
 # ---- certificates ----
-C=$T/pki
-mkdir -p "$C"
-mk_ca() {
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$C/$1.key" -out "$C/$1.pem" -days 2 \
-	    -subj "/CN=$1" 2>>"$C/log" || fail "openssl: CA $1: $(tail -3 "$C/log")"
-}
-mk_cert() {	# NAME CA CN [SAN]
-	openssl req -newkey rsa:2048 -nodes -keyout "$C/$1.key" -out "$C/$1.csr" -subj "/CN=$3" \
-	    2>>"$C/log" || fail "openssl: request $1"
-	if [ -n "${4:-}" ]; then echo "subjectAltName=$4" > "$C/$1.ext"; else : > "$C/$1.ext"; fi
-	openssl x509 -req -in "$C/$1.csr" -CA "$C/$2.pem" -CAkey "$C/$2.key" -CAcreateserial \
-	    -out "$C/$1.pem" -days 2 -extfile "$C/$1.ext" 2>>"$C/log" || fail "openssl: sign $1"
-}
-mk_ca ca
-mk_ca otherca
-mk_cert server ca fabricd "IP:127.0.0.1"
-mk_cert admin ca alice
-mk_cert read ca monitor
-mk_cert jobs ca slurmctld
-mk_cert stranger ca stranger
-mk_cert foreign otherca alice	# alice's name, another CA's signature
+. "$FABRICD_SRC/tests/lib/tls.sh"
+tls_ca ca
+tls_ca otherca
+tls_cert server ca fabricd "IP:127.0.0.1"
+tls_cert admin ca alice
+tls_cert read ca monitor
+tls_cert jobs ca slurmctld
+tls_cert stranger ca stranger
+tls_cert foreign otherca alice	# alice's name, another CA's signature
 
-PORT_A=$((21000 + $$ % 15000))
+PORT_A=$((21000 + $$ % 11000))	# below the ephemeral range (32768 up)
 PORT_B=$((PORT_A + 1))
 A=127.0.0.1:$PORT_A
 B=127.0.0.1:$PORT_B
@@ -173,6 +163,20 @@ until pk $H2 | grep -q '=0x8c01 '; do
 	i=$((i + 1))
 	sleep 0.2
 done
+
+# ---- 4b. jobs: a job partition made, listed and deleted; read: its env ----
+capture -r "$T/rjob.out" rctl read --json partition job create 77 --hosts host2
+[ "$(jq -r .error.code "$T/rjob.out" 2>/dev/null | head -1)" = permission_denied ] ||
+    fail "read: partition job create: $(cat "$T/rjob.out")"
+capture "$T/job.out" rctl jobs --json partition job create 77 --hosts host2 --user carol
+i77=$(pk $H2 | tr ' ' '\n' | sed -n 's/^\([0-9]*\)=0x9000$/\1/p')
+[ -n "$i77" ] || fail "the jobs certificate's job partition is not on host2: $(pk $H2)"
+capture "$T/jlist.out" rctl jobs --json partition job list
+[ "$(jq -r '.jobs[0].user' "$T/jlist.out")" = carol ] || fail "jobs: list: $(cat "$T/jlist.out")"
+capture "$T/jenv.out" rctl read partition job env 77 --host host2
+grep -qx "export NCCL_IB_PKEY=$i77" "$T/jenv.out" || fail "read: job env '$(cat "$T/jenv.out")', index $i77"
+capture "$T/jdel.out" rctl jobs partition job delete 77
+pk $H2 | grep -q '=0x9000 ' && fail "job 77's key stayed on host2 after the delete: $(pk $H2)"
 
 # ---- 5. a standby sends clients to the master ----
 mkdir -p "$T/b/run" "$T/b/state"
