@@ -11,6 +11,9 @@
 #                         "-s SOCKET" for the SM node's Unix socket
 #   FABRICD_SLURM_SPOOL   where a node keeps each job's environment for its
 #                         tasks (default /run/fabricd/slurm)
+# slurmctld gives PrologSlurmctld and EpilogSlurmctld no PATH at all
+PATH=${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}
+export PATH
 FABRICD_SLURM_CONF=${FABRICD_SLURM_CONF:-/etc/default/fabricd-slurm}
 # shellcheck disable=SC1090
 [ -r "$FABRICD_SLURM_CONF" ] && . "$FABRICD_SLURM_CONF"
