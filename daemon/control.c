@@ -611,13 +611,17 @@ control_init(struct fabricd *fd, const struct fabricd_config *cfg,
 json_t *
 control_status(void)
 {
-	return ctl_conn_stats();
+	json_t *o = ctl_conn_stats();
+
+	json_object_set_new(o, "remote", ctl_conn_tls_stats());
+	return o;
 }
 
 void
 control_shutdown(void)
 {
 	ctl_conn_shutdown();
+	ctl_conn_tls_shutdown();
 	ctl_tls_clear();
 	ctl_files_shutdown();
 	free(ctl_specs);

@@ -22,64 +22,22 @@
 #include <unistd.h>
 #include <libgen.h>
 
-#include <netdb.h>
-
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
 #include <event2/listener.h>
-#include <openssl/err.h>
 
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/xmalloc.h"
 #include "daemon/control_conn.h"
-#include "daemon/control_tls.h"
+#include "daemon/control_conn_priv.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS 59	/* Linux 4.13; older headers lack the name */
 #endif
 
-#define CTL_READ_CHUNK	16384
 #define CTL_LINES_A_TURN 2	/* requests of one client per turn of the loop */
-#define CTL_FDQ		(CTL_MAX_FDS * 2)
-
-struct queued_fd {
-	int		 fd;
-	uint64_t	 at;	/* stream offset of the first byte it came with */
-};
-
-struct ctl_conn {
-	int			 fd;
-	struct bufferevent	*bev;		/* output only; over TLS input too */
-	struct event		*rev;		/* input: recvmsg; NULL over TLS */
-	struct event		*kill;		/* deferred close */
-	struct event		*more;		/* next turn's share of a backlog */
-	struct evbuffer		*in;
-	uint64_t		 in_base;	/* stream offset of in's first byte */
-	uint64_t		 in_total;	/* bytes received */
-	struct queued_fd	 fdq[CTL_FDQ];
-	size_t			 nfdq;
-	uid_t			 uid;		/* (uid_t)-1 over TLS: never root */
-	enum ctl_role		 role;
-	char			 who[96];	/* "uid N", "cert CN": caps and messages */
-	bool			 skipping;	/* discarding the rest of an oversized line */
-	bool			 paused;	/* too many replies unread: not reading */
-	bool			 backlog;	/* complete lines wait for their turn */
-	bool			 closing;	/* close once flushed */
-	bool			 doomed;	/* close at the next turn of the loop */
-	bool			 tls;		/* the remote channel (control.listen) */
-	bool			 handshaking;	/* TLS: no identity yet, nothing read */
-	bool			 lingering;	/* TLS: all sent, FIN out, waiting for EOF */
-	uint64_t		 last_active;	/* ms: last byte in, or replies drained */
-	uint64_t		 queued;	/* bytes of replies queued in all */
-	uint64_t		 drained_seen;	/* ... of which written at the last tick */
-	uint64_t		 last_progress;	/* ms: when that last grew (or was all) */
-	void			*data;
-	struct ctl_conn		*next;
-};
-
 static struct {
 	struct event_base		*base;
 	struct evconnlistener		*listener;
@@ -90,11 +48,6 @@ static struct {
 	unsigned			 nconns;
 	uint64_t			 refused, idle_closed, slow_dropped;
 	char				*path;
-	/* the remote channel: its listener, context and what it refused */
-	struct evconnlistener		*tls_listener;
-	SSL_CTX				*tls_ctx;
-	char				*tls_addr;
-	uint64_t			 tls_handshake_failed, tls_unknown;
 } cc = {
 	.policy = { (gid_t)-1, (gid_t)-1, (gid_t)-1, 512, 32, 60000 },
 };
@@ -120,7 +73,7 @@ reading(struct ctl_conn *c, bool on)
 		event_del(c->rev);
 }
 
-static void
+void
 conn_doom(struct ctl_conn *c)
 {
 	if (c->doomed)
@@ -132,8 +85,8 @@ conn_doom(struct ctl_conn *c)
 
 /* Read more only when everything read so far has been handled and the
  * client is reading its replies: what waits stays in the kernel. */
-static void
-update_reading(struct ctl_conn *c)
+void
+conn_update_reading(struct ctl_conn *c)
 {
 	reading(c, !c->doomed && (c->lingering ||
 	    !(c->closing || c->paused || c->backlog || c->handshaking)));
@@ -177,8 +130,8 @@ conn_free(struct ctl_conn *c)
 	free(c);
 }
 
-static void
-on_kill(evutil_socket_t fd, short what, void *arg)
+void
+conn_on_kill(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
@@ -197,7 +150,7 @@ conn_check_output(struct ctl_conn *c)
 		conn_doom(c);
 	} else if (n > CTL_OUT_PAUSE && !c->paused) {
 		c->paused = true;
-		update_reading(c);
+		conn_update_reading(c);
 	}
 }
 
@@ -215,7 +168,7 @@ ctl_conn_send(struct ctl_conn *c, const char *text, size_t len)
 /*
  * Everything is written: close.  A TCP peer whose request we have not
  * read would get a reset for it, and a reset makes its kernel drop the
- * answer it has not read yet (a refusal's reason): so over TLS we send
+ * answer it has not read yet (a conn_refusal's reason): so over TLS we send
  * our FIN, discard what comes, and close at its EOF or after a second.
  */
 static void
@@ -237,7 +190,7 @@ void
 ctl_conn_close_when_flushed(struct ctl_conn *c)
 {
 	c->closing = true;
-	update_reading(c);
+	conn_update_reading(c);
 	if (out_len(c) == 0)
 		conn_finish(c);
 	else
@@ -261,8 +214,8 @@ send_too_large(struct ctl_conn *c)
  * event, queued behind every other client's and the fabric's events, so
  * that one client's pipeline cannot hold the loop.
  */
-static void
-process_lines(struct ctl_conn *c)
+void
+conn_process_lines(struct ctl_conn *c)
 {
 	int turn = 0;
 
@@ -320,15 +273,15 @@ process_lines(struct ctl_conn *c)
 				close(fds.fd[i]);
 		free(line);
 	}
-	update_reading(c);
+	conn_update_reading(c);
 }
 
-static void
-on_more(evutil_socket_t fd, short what, void *arg)
+void
+conn_on_more(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	process_lines(arg);
+	conn_process_lines(arg);
 }
 
 static void
@@ -351,7 +304,7 @@ queue_fds(struct ctl_conn *c, struct msghdr *mh)
 	}
 }
 
-/* One chunk a wake-up; process_lines() decides whether to read on. */
+/* One chunk a wake-up; conn_process_lines() decides whether to read on. */
 static void
 on_readable(evutil_socket_t fd, short what, void *arg)
 {
@@ -378,11 +331,11 @@ on_readable(evutil_socket_t fd, short what, void *arg)
 	evbuffer_add(c->in, buf, (size_t)n);
 	c->in_total += (uint64_t)n;
 	c->last_active = (uint64_t)clock_mono_ms();
-	process_lines(c);
+	conn_process_lines(c);
 }
 
-static void
-on_drained(struct bufferevent *bev, void *arg)
+void
+conn_on_drained(struct bufferevent *bev, void *arg)
 {
 	struct ctl_conn *c = arg;
 
@@ -395,7 +348,7 @@ on_drained(struct bufferevent *bev, void *arg)
 	}
 	if (c->paused && !c->doomed) {
 		c->paused = false;
-		process_lines(c);
+		conn_process_lines(c);
 	}
 }
 
@@ -462,8 +415,8 @@ conns_of(const char *who)
 }
 
 /* Why this caller may not have another connection, or NULL. */
-static const char *
-refusal(enum ctl_role role, const char *who, char *buf, size_t len)
+const char *
+conn_refusal(enum ctl_role role, const char *who, char *buf, size_t len)
 {
 	unsigned kept = cc.policy.max_conns / 8;
 
@@ -498,8 +451,8 @@ refuse(int fd, const char *why)
 	close(fd);
 }
 
-static void
-serve_first(struct ctl_conn *c)
+void
+conn_serve_first(struct ctl_conn *c)
 {
 	if (c->role != ROLE_ADMIN)
 		return;
@@ -528,7 +481,7 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 	}
 	role = peer_role(fd, &cred);
 	snprintf(who, sizeof(who), "uid %u", (unsigned)cred.uid);
-	if ((why = refusal(role, who, buf, sizeof(buf))) != NULL) {
+	if ((why = conn_refusal(role, who, buf, sizeof(buf))) != NULL) {
 		cc.refused++;
 		log_debug("control: refusing uid %u: %s", (unsigned)cred.uid, why);
 		refuse(fd, why);
@@ -542,211 +495,44 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 	c->last_active = c->last_progress = (uint64_t)clock_mono_ms();
 	c->in = evbuffer_new();
 	c->bev = bufferevent_socket_new(cc.base, fd, BEV_OPT_CLOSE_ON_FREE);
-	bufferevent_setcb(c->bev, NULL, on_drained, on_bev_event, c);
+	bufferevent_setcb(c->bev, NULL, conn_on_drained, on_bev_event, c);
 	bufferevent_setwatermark(c->bev, EV_WRITE, CTL_OUT_RESUME, 0);
 	bufferevent_disable(c->bev, EV_READ);
 	bufferevent_enable(c->bev, EV_WRITE);
 	c->rev = event_new(cc.base, fd, EV_READ | EV_PERSIST, on_readable, c);
-	c->kill = evtimer_new(cc.base, on_kill, c);
-	c->more = evtimer_new(cc.base, on_more, c);
+	c->kill = evtimer_new(cc.base, conn_on_kill, c);
+	c->more = evtimer_new(cc.base, conn_on_more, c);
 	/* root and admin_group are served first: a crowd of read-only
 	 * clients delays them no more than one request each */
-	serve_first(c);
+	conn_serve_first(c);
 	event_add(c->rev, NULL);
 	c->next = cc.conns;
 	cc.conns = c;
 	cc.nconns++;
 }
 
-/* A refusal on a connection already set up (TLS: after the handshake):
- * one error line, then closed once it is written. */
-static void
-conn_refuse(struct ctl_conn *c, enum proto_error code, const char *why)
-{
-	json_t *r = json_pack("{s:i, s:n, s:b, s:{s:s, s:s}}", "v", PROTO_VERSION, "id", "ok", 0,
-	    "error", "code", proto_error_code(code), "message", why);
-	char *text = json_dumps(r, JSON_COMPACT);
+/* ---- for the remote channel's file (control_conn_priv.h) ---- */
 
-	if (text)
-		ctl_conn_send(c, text, strlen(text));
-	free(text);
-	json_decref(r);
-	ctl_conn_close_when_flushed(c);
+struct event_base *conn_base(void) { return cc.base; }
+bool conn_room(void) { return cc.nconns < cc.policy.max_conns; }
+void conn_count_refused(void) { cc.refused++; }
+
+unsigned
+conn_remote_count(void)
+{
+	unsigned n = 0;
+
+	for (struct ctl_conn *c = cc.conns; c; c = c->next)
+		n += c->tls;
+	return n;
 }
 
-/* The handshake proved a certificate the CA signed: who is it, and may it
- * have another connection? */
-static void
-tls_ready(struct ctl_conn *c)
+void
+conn_link(struct ctl_conn *c)
 {
-	SSL *ssl = bufferevent_openssl_get_ssl(c->bev);
-	char who[sizeof(c->who)], buf[200];
-	enum ctl_role role = ctl_tls_identify(ssl, who, sizeof(who));
-	const char *why;
-
-	/* counted against its cap before it bears the name */
-	why = role == ROLE_NONE ? NULL : refusal(role, who, buf, sizeof(buf));
-	snprintf(c->who, sizeof(c->who), "%s", who);
-	c->handshaking = false;
-	c->last_active = (uint64_t)clock_mono_ms();
-	if (role == ROLE_NONE) {
-		cc.tls_unknown++;
-		log_info("control: %s: a certificate in no control.clients entry; refused", c->who);
-		snprintf(buf, sizeof(buf), "%s is in no control.clients entry of this fabricd", c->who);
-		conn_refuse(c, PERR_PERMISSION, buf);
-		return;
-	}
-	if (why != NULL) {
-		cc.refused++;
-		log_debug("control: refusing %s: %s", c->who, why);
-		conn_refuse(c, PERR_BUSY, why);
-		return;
-	}
-	c->role = role;
-	serve_first(c);
-	update_reading(c);
-}
-
-static void
-on_tls_read(struct bufferevent *bev, void *arg)
-{
-	struct ctl_conn *c = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
-	size_t n = evbuffer_get_length(in);
-
-	if (c->handshaking || c->doomed || c->closing) {
-		evbuffer_drain(in, n);
-		return;
-	}
-	evbuffer_add_buffer(c->in, in);
-	c->in_total += n;
-	c->last_active = (uint64_t)clock_mono_ms();
-	process_lines(c);
-}
-
-/* Why a TLS connection failed, as OpenSSL has it (a peer without a
- * certificate, one the CA did not sign, not TLS at all). */
-static void
-tls_failed(struct ctl_conn *c)
-{
-	unsigned long e = bufferevent_get_openssl_error(c->bev);
-	char buf[160] = "the connection closed";
-
-	if (e)
-		ERR_error_string_n(e, buf, sizeof(buf));
-	cc.tls_handshake_failed++;
-	log_info("control: TLS handshake with %s failed: %s", c->who, buf);
-}
-
-static void
-on_tls_event(struct bufferevent *bev, short what, void *arg)
-{
-	struct ctl_conn *c = arg;
-
-	(void)bev;
-	if (what & BEV_EVENT_CONNECTED) {
-		tls_ready(c);
-		return;
-	}
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
-		if (c->handshaking)
-			tls_failed(c);
-		conn_doom(c);
-	}
-}
-
-static void
-peer_name(const struct sockaddr *sa, int len, char *out, size_t olen)
-{
-	char host[64], port[8];
-
-	if (getnameinfo(sa, (socklen_t)len, host, sizeof(host), port, sizeof(port),
-	    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-		snprintf(out, olen, "a peer");
-	else
-		snprintf(out, olen, "%s%s%s:%s", sa->sa_family == AF_INET6 ? "[" : "", host,
-		    sa->sa_family == AF_INET6 ? "]" : "", port);
-}
-
-/*
- * A TCP peer: nothing is known of it until its handshake ends, so it
- * gets no role and reads nothing, and only the total cap applies now
- * (the per-certificate cap once it is known).  The handshake runs on the
- * loop in steps; one that stalls is closed like an idle connection.
- */
-static void
-on_accept_tls(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int socklen,
-    void *arg)
-{
-	struct ctl_conn *c;
-	SSL *ssl;
-
-	(void)l; (void)arg;
-	if (cc.nconns >= cc.policy.max_conns || (ssl = SSL_new(cc.tls_ctx)) == NULL) {
-		cc.refused++;
-		close(fd);	/* no TLS yet: nothing can be said */
-		return;
-	}
-	c = xcalloc(1, sizeof(*c));
-	c->fd = fd;
-	c->tls = c->handshaking = true;
-	c->uid = (uid_t)-1;
-	c->role = ROLE_NONE;
-	peer_name(sa, socklen, c->who, sizeof(c->who));
-	c->last_active = c->last_progress = (uint64_t)clock_mono_ms();
-	c->in = evbuffer_new();
-	c->bev = bufferevent_openssl_socket_new(cc.base, fd, ssl, BUFFEREVENT_SSL_ACCEPTING,
-	    BEV_OPT_CLOSE_ON_FREE);
-	if (c->bev == NULL) {
-		SSL_free(ssl);
-		close(fd);
-		evbuffer_free(c->in);
-		free(c);
-		return;
-	}
-	bufferevent_setcb(c->bev, on_tls_read, on_drained, on_tls_event, c);
-	bufferevent_setwatermark(c->bev, EV_WRITE, CTL_OUT_RESUME, 0);
-	/* a bound on what one read takes in: process_lines() holds the rest */
-	bufferevent_setwatermark(c->bev, EV_READ, 0, CTL_READ_CHUNK);
-	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
-	c->kill = evtimer_new(cc.base, on_kill, c);
-	c->more = evtimer_new(cc.base, on_more, c);
 	c->next = cc.conns;
 	cc.conns = c;
 	cc.nconns++;
-}
-
-int
-ctl_conn_listen_tls(const char *hostport, SSL_CTX *ctx)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-	    .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *res = NULL;
-	char host[256], port[8];
-	unsigned p;
-	int rc;
-
-	if (cc.base == NULL || cfg_host_port(hostport, host, sizeof(host), &p) != 0) {
-		log_warnx("control: cannot listen on %s: not HOST:PORT", hostport);
-		return -1;
-	}
-	snprintf(port, sizeof(port), "%u", p);
-	/* resolved once, at start: the loop is not running yet */
-	if ((rc = getaddrinfo(host, port, &hints, &res)) != 0) {
-		log_warnx("control: cannot resolve %s: %s", hostport, gai_strerror(rc));
-		return -1;
-	}
-	cc.tls_ctx = ctx;
-	cc.tls_listener = evconnlistener_new_bind(cc.base, on_accept_tls, NULL,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE, CTL_BACKLOG,
-	    res->ai_addr, (int)res->ai_addrlen);
-	freeaddrinfo(res);
-	if (cc.tls_listener == NULL) {
-		log_warn("control: cannot listen on %s", hostport);
-		return -1;
-	}
-	cc.tls_addr = xstrdup(hostport);
-	log_info("control: listening on %s (TLS, client certificates required)", hostport);
-	return 0;
 }
 
 /* Out of descriptors: stop accepting for a moment rather than spin on a
@@ -938,13 +724,6 @@ ctl_conn_shutdown(void)
 	if (cc.listener)
 		evconnlistener_free(cc.listener);
 	cc.listener = NULL;
-	if (cc.tls_listener)
-		evconnlistener_free(cc.tls_listener);
-	cc.tls_listener = NULL;
-	SSL_CTX_free(cc.tls_ctx);
-	cc.tls_ctx = NULL;
-	free(cc.tls_addr);
-	cc.tls_addr = NULL;
 	if (cc.tick)
 		event_free(cc.tick);
 	if (cc.relisten)
@@ -963,16 +742,6 @@ const char *ctl_conn_who(const struct ctl_conn *c) { return c->who; }
 bool ctl_conn_remote(const struct ctl_conn *c) { return c->tls; }
 void **ctl_conn_data(struct ctl_conn *c) { return &c->data; }
 
-static unsigned
-remote_conns(void)
-{
-	unsigned n = 0;
-
-	for (struct ctl_conn *c = cc.conns; c; c = c->next)
-		n += c->tls;
-	return n;
-}
-
 json_t *
 ctl_conn_stats(void)
 {
@@ -988,11 +757,5 @@ ctl_conn_stats(void)
 	    "idle_timeout_ms", (json_int_t)cc.policy.idle_ms, "refused_total", (json_int_t)cc.refused,
 	    "idle_closed_total", (json_int_t)cc.idle_closed,
 	    "slow_dropped_total", (json_int_t)cc.slow_dropped);
-	json_t *remote = json_pack("{s:s?, s:i, s:I, s:I}", "listen", cc.tls_addr,
-	    "connections", (int)remote_conns(), "handshake_failed_total",
-	    (json_int_t)cc.tls_handshake_failed, "unknown_certificate_total",
-	    (json_int_t)cc.tls_unknown);
-
-	json_object_set_new(o, "remote", remote);
 	return o;
 }

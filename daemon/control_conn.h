@@ -77,6 +77,10 @@ int ctl_conn_listen(struct event_base *base, const char *path, const struct ctl_
  * the unit of max_per_user. */
 struct ssl_ctx_st;
 int ctl_conn_listen_tls(const char *hostport, struct ssl_ctx_st *ctx);
+/* After ctl_conn_shutdown(): the listener and the context (control_conn_tls.c). */
+void ctl_conn_tls_shutdown(void);
+/* The remote channel's part of status: listen, connections, refusals. */
+json_t *ctl_conn_tls_stats(void);
 void ctl_conn_shutdown(void);
 void ctl_conn_set_policy(const struct ctl_policy *p);
 

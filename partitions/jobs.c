@@ -82,6 +82,15 @@ pt_jobs_count(void)
 	return n;
 }
 
+/* What the reconcile has to look at: the job partitions, on the master
+ * only.  A standby holds the master's (replicated) or stale ones of its
+ * own; it reconciles them once it is master, not before. */
+static size_t
+reconcilable(void)
+{
+	return pt_fabric_now() != NULL ? pt_jobs_count() : 0;
+}
+
 /* ---- the queue ---- */
 
 static void
@@ -615,7 +624,7 @@ pt_jobs_start(struct event_base *base, const struct pt_jobs_config *cfg)
 	pj.kick = evtimer_new(base, on_kick, NULL);
 	pt_jobs_configure(cfg);
 	warn_pool_overlap();
-	pt_reconcile_start(base, cfg, &(struct pt_reconcile_ops){ pt_jobs_count,
+	pt_reconcile_start(base, cfg, &(struct pt_reconcile_ops){ reconcilable,
 	    pt_jobs_reconcile_remove });
 }
 

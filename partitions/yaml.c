@@ -383,6 +383,7 @@ pt_yaml_parse_text(const char *name, const char *text, size_t len, struct pt_con
 	if (!cfg_yaml_load(&ctx, text, len, &doc)) {
 		*err = join_errors(&ctx);
 		cfg_errors_free(ctx.errors, ctx.nerrors);
+		pt_config_section_free(&pc);
 		return -1;
 	}
 	ctx.doc = &doc;

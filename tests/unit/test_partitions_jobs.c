@@ -19,7 +19,7 @@ with_keys(const uint16_t *keys, size_t n)
 {
 	struct pt_config *c = pt_config_new();
 	struct pt_err e;
-	char name[16];
+	char name[32];
 
 	for (size_t i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "p%zu", i);
