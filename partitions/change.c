@@ -161,6 +161,15 @@ pt_plan_diff_json(const struct pt_plan *p)
 
 /* ---- operator changes ---- */
 
+/* Over TLS there is no uid: the history names the certificate instead
+ * (its "by"), and keeps no uid rather than (uid_t)-1. */
+void
+pt_note_caller(struct ctl_req *req, json_t *args)
+{
+	if (ctl_req_uid(req) == (uid_t)-1)
+		json_object_set_new(args, "by", json_string(ctl_req_who(req)));
+}
+
 struct run {
 	struct pt_change	 ch;
 	bool			 ok;		/* committed (or stored) */

@@ -43,10 +43,9 @@ arg_required(struct ctl_req *req, json_t *args, const char *key)
 static void
 run_change(struct ctl_req *req, json_t *args, const char *action, struct pt_config *proposed)
 {
+	pt_note_caller(req, args);
 	struct pt_change ch = {
 		.action = action, .detail = args, .req = req,
-		/* over TLS there is no uid: the history keeps none rather
-		 * than (uid_t)-1 */
 		.uid = ctl_req_uid(req), .has_uid = ctl_req_uid(req) != (uid_t)-1,
 		.dry_run = ctl_arg_bool(args, "dry_run"), .proposed = proposed,
 	};
@@ -59,8 +58,10 @@ static void
 refuse(struct ctl_req *req, json_t *args, const char *action, struct pt_config *copy,
     const struct pt_err *e)
 {
-	char *detail = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
+	char *detail;
 
+	pt_note_caller(req, args);
+	detail = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
 	pt_state.changes_rejected++;
 	pt_history_add(ctl_req_uid(req), ctl_req_uid(req) != (uid_t)-1, action, detail, "rejected",
 	    e->msg);

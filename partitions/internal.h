@@ -98,6 +98,9 @@ struct pt_change {
 	void			(*decorate)(void *arg, json_t *result);
 	void			*done_arg;
 };
+/* A caller over TLS (no uid) named in the request's args as "by", which
+ * the history keeps. */
+void pt_note_caller(struct ctl_req *req, json_t *args);
 /* Plan, check, apply, verify, commit; answers ch->req exactly once. */
 void pt_change_run(struct pt_change *ch);
 /* Replace the committed model (c is taken) and index, in memory. */

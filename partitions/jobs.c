@@ -147,7 +147,8 @@ answer_error(struct job_op *op, enum proto_error code, const char *fmt, ...)
 		char *detail = json_dumps(op->args, JSON_COMPACT | JSON_SORT_KEYS);
 
 		pt_state.changes_rejected++;
-		pt_history_add(ctl_req_uid(op->req), true, op->kind == OP_CREATE ? "job create" :
+		pt_history_add(ctl_req_uid(op->req), ctl_req_uid(op->req) != (uid_t)-1,
+		    op->kind == OP_CREATE ? "job create" :
 		    "job delete", detail, "rejected", msg);
 		free(detail);
 		ctl_reply_error(op->req, code, "%s", msg);
@@ -194,7 +195,8 @@ run_change(struct job_op *op, const char *action, struct pt_config *proposed)
 {
 	struct pt_change ch = {
 		.action = action, .detail = op->args, .req = op->req,
-		.uid = op->req ? ctl_req_uid(op->req) : 0, .has_uid = op->req != NULL,
+		.uid = op->req ? ctl_req_uid(op->req) : 0,
+		.has_uid = op->req != NULL && ctl_req_uid(op->req) != (uid_t)-1,
 		.proposed = proposed, .done = op_done, .decorate = decorate, .done_arg = op,
 	};
 
@@ -494,6 +496,7 @@ op_new(struct ctl_req *req, json_t *args, enum op_kind kind)
 	op = xcalloc(1, sizeof(*op));
 	op->kind = kind;
 	op->req = req;
+	pt_note_caller(req, args);
 	op->args = json_incref(args);
 	op->id = xstrdup(id);
 	return op;

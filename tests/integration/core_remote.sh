@@ -171,6 +171,9 @@ capture -r "$T/rjob.out" rctl read --json partition job create 77 --hosts host2
 capture "$T/job.out" rctl jobs --json partition job create 77 --hosts host2 --user carol
 i77=$(pk $H2 | tr ' ' '\n' | sed -n 's/^\([0-9]*\)=0x9000$/\1/p')
 [ -n "$i77" ] || fail "the jobs certificate's job partition is not on host2: $(pk $H2)"
+[ "$(db "SELECT count(*) FROM pt_history WHERE action = 'job create' AND result = 'ok'
+    AND uid IS NULL AND detail LIKE '%\"by\":\"cert slurmctld\"%'")" = 1 ] ||
+    fail "the history does not name the jobs certificate: $(db "SELECT uid, detail FROM pt_history WHERE action = 'job create'")"
 capture "$T/jlist.out" rctl jobs --json partition job list
 [ "$(jq -r '.jobs[0].user' "$T/jlist.out")" = carol ] || fail "jobs: list: $(cat "$T/jlist.out")"
 capture "$T/jenv.out" rctl read partition job env 77 --host host2
