@@ -13,7 +13,8 @@
 # state with squeue, the stored history with sqlite3.
 #   1. job A on host3+host4 and job B on host5 at once: each task, when it
 #      runs, already sees its node hold its job's key (smpquery from the
-#      task) at the index its NCCL_IB_PKEY says; neither job's key is on
+#      task) at the index its NCCL_IB_PKEY says, and the training QoS
+#      class's SL as NCCL_IB_SL (sm.qos.classes); neither job's key is on
 #      the other's hosts; both gone once the jobs end, by the epilog;
 #   2. job D on gpu9 (not on the fabric): the prolog fails, Slurm does not
 #      run it (requeued, pending), no key is written;
@@ -64,6 +65,10 @@ sim_topology -k 2 -h 4 -s 1 || fail topogen
 sim_start || fail ibsim
 fd_config "sm:
   enabled: true
+  qos:
+    classes:
+      training:   { sl: 1, vl: 1, share: 60 }
+      management: { sl: 0, vl: 0, share: 40 }
 partitions:
   enabled: true
   jobs:
@@ -97,6 +102,7 @@ cat > "$T/task.sh" <<EOF
 #!/bin/sh
 f=$T/out/\$SLURM_JOB_ID.\$SLURMD_NODENAME
 { echo "NCCL_IB_PKEY=\${NCCL_IB_PKEY:-none}"
+  echo "NCCL_IB_SL=\${NCCL_IB_SL:-none}"
   SIM_HOST=\$SLURMD_NODENAME LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME" \\
       timeout 10 smpquery -D pkeys 0 2>/dev/null; } > "\$f.tmp"
 mv "\$f.tmp" "\$f"
@@ -127,7 +133,8 @@ for f in "$a.host3:$ka" "$a.host4:$ka" "$b.host5:$kb"; do
 	[ -n "$idx" ] || fail "${f%%:*}: the task's node did not hold $key when the task ran: $(cat "$file")"
 	grep -qx "NCCL_IB_PKEY=$idx" "$file" ||
 	    fail "${f%%:*}: the task's $(head -1 "$file"), smpquery has $key at index $idx"
-	echo "${f%%:*}: P_Key $key at index $idx, the task's NCCL_IB_PKEY=$idx"
+	grep -qx "NCCL_IB_SL=1" "$file" || fail "${f%%:*}: the task's $(sed -n 2p "$file"), the training class's SL is 1"
+	echo "${f%%:*}: P_Key $key at index $idx, the task's NCCL_IB_PKEY=$idx, NCCL_IB_SL=1"
 done
 case "$(pk host5)" in *"$(full "$ka")"*|*"=$ka "*) fail "host5 (job B) holds job A's key $ka: $(pk host5)" ;; esac
 for h in host3 host4; do
