@@ -54,6 +54,7 @@ partitions:
 fd_start SIM_HOST=host1 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME"
 sm_wait_up 180 || fail "subnet not up"
 
+over0=$(loop_steps_over_10)
 # ---- 1. one big job, five times ----
 bighosts=$(head -n "$big" "$T/hosts" | paste -sd, -)
 # every 64th of its hosts and the last (each smpquery is a client of the simulator)
@@ -99,15 +100,19 @@ for j in $(seq 1 $njobs); do
 	ok=$((ok + 1))
 done
 distinct=$(sort -u "$T/keys" | wc -l)
+over1=$(loop_steps_over_10)
+lag=$(loop_own_lag)
 [ "$distinct" = "$njobs" ] || fail "$njobs jobs got $distinct distinct keys"
 fd_stop
-
 echo "job partitions on the $hosts-host tree (ms, fabricctl start to answer, verified)"
 printf '%-40s %8s %8s\n' "" median max
 printf '%-40s %8s %8s\n' "create, $big hosts ($ROUNDS rounds)" "$cmed" "$cmax"
 printf '%-40s %8s %8s\n' "delete, $big hosts ($ROUNDS rounds)" "$dmed" "$dmax"
 printf '%s jobs of %s hosts at once: %s succeeded, %s distinct keys, last answer after %s ms\n' \
     "$njobs" "$small" "$ok" "$distinct" "$many_ms"
+printf 'event loop: %s steps over 10 ms during the jobs, longest step since start %s ms\n' \
+    "$((over1 - over0))" "$lag"
+[ -n "$gate" ] && loop_gate_count "job partitions" "$over0" "$over1"
 if [ -n "$gate" ] && ! ldd "$FABRICD" 2>/dev/null | grep -q libasan; then
 	[ "$cmed" -le 2000 ] || fail "create median $cmed ms > 2000"
 	[ "$dmed" -le 2000 ] || fail "delete median $dmed ms > 2000"
