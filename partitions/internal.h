@@ -72,6 +72,8 @@ int pt_sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, vo
 struct sm_ipoib;
 bool pt_sa_ipoib(size_t i, struct sm_ipoib *out, void *arg);
 const struct pt_table *pt_table_find(uint64_t node_guid, uint8_t port);
+/* pt_table_find() needs pt_state.tables in this order. */
+void pt_tables_sort(struct pt_table *t, size_t n);
 /* sm_set_pkey_expect()'s provider: the committed table of any port. */
 int pt_audit_expect(uint64_t node_guid, uint8_t port, uint16_t *entries, size_t max,
     bool *switch_ext, void *arg);

@@ -54,6 +54,8 @@ partitions_start(struct fabricd *fd, const void *cfg)
 	pt_state.sm = fd->sm;
 	if (pt_store_load(fd->store, &pt_state, &seeded) != 0)
 		return -1;
+	/* in the order pt_table_find searches (sqlite sorts GUIDs signed) */
+	pt_tables_sort(pt_state.tables, pt_state.ntables);
 	if (!seeded)
 		seed_from_file(pc);
 	else if (pc->model != NULL)

@@ -177,11 +177,43 @@ member_known(const struct pt_config *committed, const char *partition, const str
 }
 
 static int
+cmp_end_guid(const void *a, const void *b)
+{
+	uint64_t x = (*(struct end_port *const *)a)->fp->guid;
+	uint64_t y = (*(struct end_port *const *)b)->fp->guid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The end ports a GUID member names, found in byguid (sorted by GUID):
+ * a job partition lists its hosts' ports one GUID each, and comparing
+ * each with every end port of the fabric was most of a plan's time. */
+static size_t
+add_guid_member(struct end_port **byguid, size_t n, const struct pt_member *m, uint16_t pkey)
+{
+	struct fabric_port fp = { .guid = m->guid };
+	struct end_port key = { .fp = &fp }, *kp = &key, **hit;
+	size_t hits = 0;
+
+	if ((hit = bsearch(&kp, byguid, n, sizeof(*byguid), cmp_end_guid)) == NULL)
+		return 0;
+	while (hit > byguid && hit[-1]->fp->guid == m->guid)
+		hit--;
+	for (; hit < byguid + n && (*hit)->fp->guid == m->guid; hit++, hits++)
+		end_add_key(*hit, pkey, m->full);
+	return hits;
+}
+
+static int
 assign_members(struct planner *pl)
 {
 	const struct pt_config *c = pl->in->config;
+	struct end_port **byguid = xcalloc(pl->nends ? pl->nends : 1, sizeof(*byguid));
 	char buf[80];
 
+	for (size_t k = 0; k < pl->nends; k++)
+		byguid[k] = &pl->ends[k];
+	qsort(byguid, pl->nends, sizeof(*byguid), cmp_end_guid);
 	for (size_t i = 0; i < c->nparts; i++) {
 		const struct pt_partition *p = &c->parts[i];
 
@@ -189,21 +221,26 @@ assign_members(struct planner *pl)
 			const struct pt_member *m = &p->members[j];
 			size_t hits = 0;
 
-			for (size_t k = 0; k < pl->nends; k++)
-				if (member_matches(m, &pl->ends[k])) {
-					end_add_key(&pl->ends[k], p->pkey, m->full);
-					hits++;
-				}
+			if (m->kind == PT_MEMBER_GUID)
+				hits = add_guid_member(byguid, pl->nends, m, p->pkey);
+			else
+				for (size_t k = 0; k < pl->nends; k++)
+					if (member_matches(m, &pl->ends[k])) {
+						end_add_key(&pl->ends[k], p->pkey, m->full);
+						hits++;
+					}
 			if (hits == 0 && pl->in->strict_members &&
 			    m->kind != PT_MEMBER_ALL_CAS && m->kind != PT_MEMBER_SWITCHES &&
 			    !member_known(pl->in->committed, p->name, m)) {
 				pt_err_set(pl->e, PERR_NOT_FOUND,
 				    "partition \"%s\": member %s matches no port of the fabric",
 				    p->name, pt_member_text(m, buf, sizeof(buf)));
+				free(byguid);
 				return -1;
 			}
 		}
 	}
+	free(byguid);
 	return 0;
 }
 

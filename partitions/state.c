@@ -17,13 +17,35 @@ struct pt_state pt_state;
 
 /* ---- committed port tables ---- */
 
+/* By node GUID as unsigned (sqlite's ORDER BY sorts them signed), then port. */
+static int
+cmp_table(const void *a, const void *b)
+{
+	const struct pt_table *x = a, *y = b;
+
+	if (x->node_guid != y->node_guid)
+		return x->node_guid < y->node_guid ? -1 : 1;
+	return (int)x->port - (int)y->port;
+}
+
 const struct pt_table *
 pt_table_find(uint64_t node_guid, uint8_t port)
 {
-	for (size_t i = 0; i < pt_state.ntables; i++)
-		if (pt_state.tables[i].node_guid == node_guid && pt_state.tables[i].port == port)
-			return &pt_state.tables[i];
-	return NULL;
+	struct pt_table key = { .node_guid = node_guid, .port = port };
+
+	if (pt_state.ntables == 0)
+		return NULL;	/* bsearch wants a base even for no element */
+	/* sorted (pt_tables_sort): a plan looks up every port of the fabric,
+	 * 2,600 of them at 1,296 hosts, and a linear search each was most of
+	 * a change's time */
+	return bsearch(&key, pt_state.tables, pt_state.ntables, sizeof(key), cmp_table);
+}
+
+void
+pt_tables_sort(struct pt_table *t, size_t n)
+{
+	if (n > 1)
+		qsort(t, n, sizeof(*t), cmp_table);
 }
 
 bool
@@ -63,8 +85,8 @@ pt_table_forget(uint64_t node_guid, uint8_t port)
 void
 pt_tables_update(const struct pt_plan *p)
 {
-	size_t changed = 0;
-	struct pt_table *upd = xcalloc(p->nports ? p->nports : 1, sizeof(*upd));
+	size_t changed = 0, nadded = 0;
+	struct pt_table *upd = xcalloc(p->nports ? p->nports : 1, sizeof(*upd)), *added = NULL;
 
 	for (size_t i = 0; i < p->nports; i++) {
 		const struct pt_port_plan *pp = &p->ports[i];
@@ -78,10 +100,10 @@ pt_tables_update(const struct pt_plan *p)
 		if (t != NULL && t->n == pp->cap &&
 		    memcmp(t->entries, pp->have, pp->cap * sizeof(uint16_t)) == 0)
 			continue;
-		if (t == NULL) {
-			pt_state.tables = xreallocarray(pt_state.tables, pt_state.ntables + 1,
-			    sizeof(*pt_state.tables));
-			t = &pt_state.tables[pt_state.ntables++];
+		if (t == NULL) {	/* new ports wait in added until the loop is done:
+					   the tables stay sorted for pt_table_find */
+			added = xreallocarray(added, nadded + 1, sizeof(*added));
+			t = &added[nadded++];
 			memset(t, 0, sizeof(*t));
 		}
 		free(t->entries);
@@ -94,6 +116,14 @@ pt_tables_update(const struct pt_plan *p)
 		t->entries = xcalloc(pp->cap, sizeof(uint16_t));
 		memcpy(t->entries, pp->have, pp->cap * sizeof(uint16_t));
 		upd[changed++] = *t;
+	}
+	if (nadded > 0) {
+		pt_state.tables = xreallocarray(pt_state.tables, pt_state.ntables + nadded,
+		    sizeof(*pt_state.tables));
+		memcpy(pt_state.tables + pt_state.ntables, added, nadded * sizeof(*added));
+		pt_state.ntables += nadded;
+		pt_tables_sort(pt_state.tables, pt_state.ntables);
+		free(added);
 	}
 	if (changed > 0 && pt_state.store != NULL)
 		pt_store_save_tables(pt_state.store, upd, changed);
