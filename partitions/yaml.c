@@ -327,7 +327,11 @@ static const struct cfg_field jobs_fields[] = {
 static bool
 field_jobs(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 {
+	const char *was = ctx->section;
+
+	ctx->section = "partitions.jobs";	/* "unknown key ... in partitions.jobs" */
 	cfg_parse_fields(ctx, node, jobs_fields, field);
+	ctx->section = was;
 	return true;
 }
 

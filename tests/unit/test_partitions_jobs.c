@@ -136,6 +136,33 @@ test_yaml_jobs(void **state)
 	pt_config_free(c);
 }
 
+/* partitions.jobs errors say file:line:column and what was expected. */
+static void
+test_jobs_config_errors(void **state)
+{
+	static const struct { const char *yaml, *where, *what; } bad[] = {
+		{ "partitions:\n  jobs:\n    pkeys: 0x2000-0x1000\n", "f.yaml:3:12",
+		    "low end is above" },
+		{ "partitions:\n  jobs:\n    pkeys: 0x1000\n", "f.yaml:3:12", "LOW-HIGH" },
+		{ "partitions:\n  jobs:\n    pkeys: 0x0000-0x0010\n", "f.yaml:3:12", "out of range" },
+		{ "partitions:\n  jobs:\n    membership: both\n", "f.yaml:3:17", "full or limited" },
+		{ "partitions:\n  jobs:\n    reconcile: 60s\n", "f.yaml:3:5", "unknown key \"reconcile\" in partitions.jobs" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct pt_config *c = NULL;
+		char *err = NULL;
+
+		assert_int_equal(pt_yaml_parse_text("f.yaml", bad[i].yaml, strlen(bad[i].yaml), &c,
+		    &err), -1);
+		assert_non_null(err);
+		if (strstr(err, bad[i].where) == NULL || strstr(err, bad[i].what) == NULL)
+			fail_msg("case %zu: \"%s\" lacks %s / %s", i, err, bad[i].where, bad[i].what);
+		free(err);
+		assert_null(c);
+	}
+}
+
 int
 main(void)
 {
@@ -145,6 +172,7 @@ main(void)
 		cmocka_unit_test(test_job_id),
 		cmocka_unit_test(test_model_record),
 		cmocka_unit_test(test_yaml_jobs),
+		cmocka_unit_test(test_jobs_config_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
