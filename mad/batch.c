@@ -40,10 +40,18 @@ engine_perf(void *ctx, uint16_t dlid, uint8_t method, uint16_t attr_id, uint32_t
 	return ctx ? mad_perf(ctx, dlid, method, attr_id, attr_mod, data, len, cb, arg) : -1;
 }
 
+static int
+engine_raw(void *ctx, uint16_t dlid, uint32_t qpn, uint32_t qkey, const uint8_t *mad, size_t len,
+    mad_cb cb, void *arg)
+{
+	return ctx ? mad_send_raw(ctx, dlid, qpn, qkey, mad, len, cb, arg) : -1;
+}
+
 struct mad_io
 mad_io_engine(struct mad_engine *me)
 {
-	return (struct mad_io){ .smp = engine_smp, .perf = engine_perf, .ctx = me };
+	return (struct mad_io){ .smp = engine_smp, .perf = engine_perf, .raw = engine_raw,
+	    .ctx = me };
 }
 
 void
@@ -210,6 +218,18 @@ mad_batch_perf(struct mad_batch *b, uint16_t dlid, uint8_t method, uint16_t attr
 
 	if (b->io.perf == NULL ||
 	    b->io.perf(b->io.ctx, dlid, method, attr_id, attr_mod, data, len, op_reply, op) != 0)
+		return op_failed(op);
+	return 0;
+}
+
+int
+mad_batch_raw(struct mad_batch *b, uint16_t dlid, uint32_t qpn, uint32_t qkey,
+    const uint8_t *mad, size_t len, mad_batch_cb cb, void *arg)
+{
+	struct mad_batch_op *op = op_new(b, cb, arg);
+
+	if (b->io.raw == NULL ||
+	    b->io.raw(b->io.ctx, dlid, qpn, qkey, mad, len, op_reply, op) != 0)
 		return op_failed(op);
 	return 0;
 }

@@ -66,6 +66,9 @@ int mad_batch_smp(struct mad_batch *b, const struct mad_addr *addr, uint8_t meth
     uint16_t attr_id, uint32_t attr_mod, const void *data, mad_batch_cb cb, void *arg);
 int mad_batch_perf(struct mad_batch *b, uint16_t dlid, uint8_t method, uint16_t attr_id,
     uint32_t attr_mod, const void *data, size_t len, mad_batch_cb cb, void *arg);
+/* A prepared MAD (mad_send_raw(): an SA query), LID routed. */
+int mad_batch_raw(struct mad_batch *b, uint16_t dlid, uint32_t qpn, uint32_t qkey,
+    const uint8_t *mad, size_t len, mad_batch_cb cb, void *arg);
 
 /*
  * Stream MADs: fn(owner, arg) is called while fewer than cap MADs of the

@@ -19,6 +19,10 @@ struct mad_io {
 	/* mad_perf(): PerfMgt Get/Set, LID routed; NULL where not offered. */
 	int	(*perf)(void *ctx, uint16_t dlid, uint8_t method, uint16_t attr_id,
 		    uint32_t attr_mod, const void *data, size_t len, mad_cb cb, void *arg);
+	/* mad_send_raw(): a prepared MAD (SA queries), LID routed; NULL
+	 * where not offered. */
+	int	(*raw)(void *ctx, uint16_t dlid, uint32_t qpn, uint32_t qkey, const uint8_t *mad,
+		    size_t len, mad_cb cb, void *arg);
 	void	*ctx;
 };
 

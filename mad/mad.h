@@ -65,6 +65,11 @@ struct mad_engine_config {
 	unsigned	window;		/* 1..MAD_WINDOW_MAX */
 	unsigned	timeout_ms;	/* per try */
 	unsigned	retries;	/* extra tries after the first */
+	/* An observer (the SM off): the port does not become its SM (no
+	 * issm, so no IsSM bit and no unsolicited requests), and a host
+	 * without an InfiniBand device is not worth a warning. */
+	bool		no_issm;
+	bool		optional;
 };
 
 /* A request that arrived for us (trap, SMInfo, SA query...). */
@@ -80,8 +85,8 @@ typedef void (*mad_in_cb)(struct mad_engine *me, const struct mad_in *in, void *
 
 /*
  * Open the port whose GUID is cfg->port_guid, register an agent for every
- * class that can arrive, then become the port's SM (issm).  NULL on error
- * (logged).
+ * class that can arrive, then become the port's SM (issm) unless
+ * cfg->no_issm.  NULL on error (logged).
  */
 struct mad_engine *mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg);
 /* Pending callbacks are called with -ECANCELED before this returns. */

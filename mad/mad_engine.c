@@ -484,13 +484,16 @@ pipe_readable(evutil_socket_t fd, short what, void *arg)
 /* ---- opening ---- */
 
 static int
-find_port(uint64_t want, char *ca_out, int *port_out, uint64_t *guid_out)
+find_port(uint64_t want, bool optional, char *ca_out, int *port_out, uint64_t *guid_out)
 {
 	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
 	int ncas, i, j;
 
 	if ((ncas = umad_get_cas_names(cas, UMAD_MAX_DEVICES)) <= 0) {
-		log_warnx("mad: no InfiniBand devices");
+		if (optional)
+			log_debug("mad: no InfiniBand devices");
+		else
+			log_warnx("mad: no InfiniBand devices");
 		return -1;
 	}
 	for (i = 0; i < ncas; i++) {
@@ -601,7 +604,8 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 
 	me->base = base;
 	me->fd = me->issm_fd = me->pipe_rd = me->pipe_wr = -1;
-	if (umad_init() < 0 || find_port(cfg->port_guid, me->ca, &port, &me->port_guid) < 0)
+	if (umad_init() < 0 ||
+	    find_port(cfg->port_guid, cfg->optional, me->ca, &port, &me->port_guid) < 0)
 		goto fail;
 	me->port_num = port;
 	if ((me->fd = umad_open_port(me->ca, port)) < 0) {
@@ -610,11 +614,14 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 	}
 	if (register_agents(me) < 0)
 		goto fail;
-	/* Only now: issm makes us the port's SM and unsolicited MADs start. */
-	if (umad_get_issm_path(me->ca, port, issm, sizeof(issm)) < 0)
-		snprintf(issm, sizeof(issm), "/dev/infiniband/issm0");
-	if ((me->issm_fd = open(issm, O_RDWR)) < 0)
-		log_warn("mad: %s (continuing without IsSM)", issm);
+	/* Only now: issm makes us the port's SM and unsolicited MADs start.
+	 * An observer never claims it: another SM is the subnet's. */
+	if (!cfg->no_issm) {
+		if (umad_get_issm_path(me->ca, port, issm, sizeof(issm)) < 0)
+			snprintf(issm, sizeof(issm), "/dev/infiniband/issm0");
+		if ((me->issm_fd = open(issm, O_RDWR)) < 0)
+			log_warn("mad: %s (continuing without IsSM)", issm);
+	}
 
 	mad_engine_set_window(me, cfg->window);
 	mad_engine_set_timing(me, cfg->timeout_ms, cfg->retries);
