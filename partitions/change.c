@@ -423,6 +423,12 @@ pt_change_run(struct pt_change *ch)
 		return;
 	}
 	if ((f = pt_fabric_now()) == NULL) {
+		/* another SM owns the tables and nothing here ever will */
+		if (sm_observer_refusal(pt_state.sm, why, sizeof(why)) != NULL) {
+			pt_err_set(&e, PERR_UNAVAILABLE, "not written: %s", why);
+			reject(r, &e);
+			return;
+		}
 		if (pt_replica_refusal(why, sizeof(why)) != NULL) {
 			pt_err_set(&e, PERR_UNAVAILABLE, "not written: %s", why);
 			reject(r, &e);

@@ -24,6 +24,7 @@
 #include "partitions/internal.h"
 #include "partitions/jobs.h"
 #include "partitions/replica.h"
+#include "sm/sm.h"
 
 #define JOB_PREFIX	"job-"
 #define JOB_TENANT	"jobs"
@@ -283,7 +284,7 @@ static void
 run_create(struct job_op *op)
 {
 	const struct pt_partition *old = pt_find_job(pt_state.model, op->id);
-	char name[PT_NAME_MAX + 1], *hosts, *missing = NULL;
+	char name[PT_NAME_MAX + 1], *hosts, *missing = NULL, why[160];
 	struct fabric *f = pt_fabric_now();
 	struct pt_partition *p;
 	struct pt_config *c;
@@ -300,6 +301,11 @@ run_create(struct job_op *op)
 		} else
 			answer_error(op, PERR_CONFLICT, "job %s already has partition \"%s\" on "
 			    "other hosts (%s)", op->id, old->name, old->job->hosts);
+		goto out;
+	}
+	if (f == NULL && sm_observer_refusal(pt_state.sm, why, sizeof(why)) != NULL) {
+		answer_error(op, PERR_UNAVAILABLE, "%s: a job partition is made only where it "
+		    "can be verified", why);
 		goto out;
 	}
 	if (f == NULL) {

@@ -18,6 +18,11 @@ sm_ctl_fabric(struct ctl_req *req)
 {
 	struct sm *sm = sm_of_req(req);
 
+	if (sm && sm->observer && sm->fabric == NULL) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "observer mode: the fabric has not been "
+		    "read from the master SM's SA yet (see status)");
+		return NULL;
+	}
 	if (sm == NULL || sm->fabric == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager has not swept yet");
 		return NULL;
@@ -233,8 +238,14 @@ ctl_sm_sweep(struct ctl_req *req, json_t *args)
 {
 	struct sm *sm = sm_of_req(req);
 
+	char why[160];
+
 	if (sm == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");
+		return;
+	}
+	if (sm_observer_refusal(sm, why, sizeof(why))) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "%s: it sweeps the subnet", why);
 		return;
 	}
 	if (sm->state == SM_STATE_STANDBY || sm->state == SM_STATE_NOTACTIVE) {
@@ -263,9 +274,14 @@ void
 ctl_sm_audit(struct ctl_req *req, json_t *args)
 {
 	struct sm *sm = sm_of_req(req);
+	char why[160];
 
 	if (sm == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");
+		return;
+	}
+	if (sm_observer_refusal(sm, why, sizeof(why))) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "%s: the audit runs there", why);
 		return;
 	}
 	ctl_reply_ok(req, sm_audit_json(sm));

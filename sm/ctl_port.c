@@ -206,9 +206,15 @@ static struct sm *
 master(struct ctl_req *req)
 {
 	struct sm *sm = sm_of_req(req);
+	char why[160];
 
 	if (sm_ctl_fabric(req) == NULL)
 		return NULL;
+	if (sm_observer_refusal(sm, why, sizeof(why))) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "%s: the master writes the fabric's ports",
+		    why);
+		return NULL;
+	}
 	if (sm->state != SM_STATE_MASTER) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "this SM is not the master: the master "
 		    "writes the fabric's ports");

@@ -4,6 +4,8 @@
  * fabricd's sm, set by module.c's start); nothing here is global, so a
  * second instance needs only a second pointer.
  */
+#include <stdio.h>
+
 #include "daemon/control.h"
 #include "sm/core/sm_internal.h"
 #include "sm/face.h"
@@ -21,8 +23,31 @@ sm_master_seen(const struct sm *sm, uint64_t *guid, uint16_t *lid)
 {
 	bool known = sm && sm->polling && sm->polled.info.guid != 0;
 
+	if (sm && sm->observer) {
+		sm_observer_master(sm, guid, lid);
+		return;
+	}
 	*guid = known ? sm->polled.info.guid : 0;
 	*lid = known ? sm->polled.info.lid : 0;
 }
+
+const char *
+sm_observer_refusal(const struct sm *sm, char *buf, size_t len)
+{
+	uint64_t guid;
+	uint16_t lid;
+
+	if (sm == NULL || sm->observer == NULL)
+		return NULL;
+	sm_observer_master(sm, &guid, &lid);
+	if (lid == 0)
+		snprintf(buf, len, "observer mode: the SM runs elsewhere (no master SM known yet)");
+	else if (guid == 0)
+		snprintf(buf, len, "observer mode: the SM is LID %u elsewhere", lid);
+	else
+		snprintf(buf, len, "observer mode: the SM is " GUID_FMT " (LID %u) elsewhere",
+		    guid, lid);
+	return buf;
+}
 uint64_t sm_own_port_guid(const struct sm *sm) { return sm ? sm->own_guid : 0; }
-void sm_reroute(struct sm *sm) { if (sm) sm_sweep_request(sm, true); }
+void sm_reroute(struct sm *sm) { if (sm && !sm->observer) sm_sweep_request(sm, true); }

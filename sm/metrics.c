@@ -69,7 +69,8 @@ sm_metrics(struct fabricd *fd, struct prom *p)
 	struct sm *sm = sm_of_daemon(fd);
 	json_t *st;
 
-	if (sm == NULL || (st = sm_status_json(sm)) == NULL)
+	/* an observer runs no SM: none of these is its (status has its figures) */
+	if (sm == NULL || sm->observer || (st = sm_status_json(sm)) == NULL)
 		return;
 	metrics_state_set(p, "fabricd_sm_state", "SMInfo state of this SM (1 for the current one)",
 	    json_string_value(json_object_get(st, "state")), states);

@@ -23,6 +23,10 @@
  *     audit_interval: 60s             # one slice of the audit pass per interval
  *     audit_mad_budget: 5000          # MADs (Gets and repairs) per interval
  *     ipoib_broadcast: true           # IPoIB broadcast group of the default partition
+ *     observer:                       # with enabled: false, the fabric from the master's SA
+ *       enabled: true
+ *       refresh: 30s                  # read it all again every period (jittered)
+ *       max_outstanding: 32           # SA queries in flight
  */
 #include <errno.h>
 #include <stddef.h>
@@ -126,6 +130,23 @@ parse_roots(struct cfg_ctx *ctx, yaml_node_t *seq, void *field)
 	return true;
 }
 
+static const struct cfg_field observer_fields[] = {
+	CFG_F_BOOL("enabled", struct sm_observer_config, enabled),
+	CFG_F_DURATION("refresh", struct sm_observer_config, refresh_ms, 1000, 86400000),
+	CFG_F_UINT("max_outstanding", struct sm_observer_config, max_outstanding, 1, MAD_WINDOW_MAX),
+	CFG_F_END
+};
+
+/* observer: a mapping of its own (observer_fields). */
+static bool
+parse_observer(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	if (!cfg_expect_mapping(ctx, node, "observer"))
+		return false;
+	cfg_parse_fields(ctx, node, observer_fields, field);
+	return true;
+}
+
 static const struct cfg_field sm_fields[] = {
 	CFG_F_BOOL("enabled", struct sm_config, enabled),
 	CFG_F_UINT("port_guid", struct sm_config, port_guid, 0, UINT64_MAX),
@@ -148,6 +169,7 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_DURATION("audit_interval", struct sm_config, audit_interval_ms, 100, 86400000),
 	CFG_F_UINT("audit_mad_budget", struct sm_config, audit_mad_budget, 1, 1000000),
 	CFG_F_BOOL("ipoib_broadcast", struct sm_config, ipoib_default),
+	CFG_F_CUSTOM("observer", struct sm_config, observer, parse_observer),
 	CFG_F_END
 };
 
@@ -175,6 +197,9 @@ sm_config_init(void *p)
 	c->audit_interval_ms = 60000;
 	c->audit_mad_budget = 5000;	/* a 64-host 3-level tree (2,000-3,000 reads) in one interval */
 	c->ipoib_default = true;	/* as OpenSM's Default=0x7fff,ipoib */
+	c->observer.enabled = true;	/* a node without the SM still sees the fabric */
+	c->observer.refresh_ms = 30000;
+	c->observer.max_outstanding = 32;	/* half the engine's window: health polls beside */
 }
 
 /* For `fabricd -n`: which routing engine the configuration asks for and
@@ -208,8 +233,11 @@ sm_mad_config(const void *cfgp, struct mad_engine_config *mc)
 	*mc = (struct mad_engine_config){
 		.port_guid = cfg->port_guid, .window = (unsigned)cfg->max_outstanding,
 		.timeout_ms = (unsigned)cfg->timeout_ms, .retries = (unsigned)cfg->retries,
+		/* an observer reads; it is not the port's SM, and a host
+		 * without InfiniBand (RoCE only) is not an error */
+		.no_issm = !cfg->enabled, .optional = !cfg->enabled,
 	};
-	return cfg->enabled;
+	return cfg->enabled || cfg->observer.enabled;
 }
 
 /* The engine asks which key an SMP carries: the port it reaches, in the
@@ -254,6 +282,50 @@ mastership(void *arg, struct ctl_sm_state *out)
 	sm_master_seen(sm, &out->master_guid, &out->master_lid);
 }
 
+/* The SM off, observer on: an instance that only publishes the fabric
+ * the master's SA describes (observer.c).  Without a port (a RoCE host)
+ * there is nothing to observe: the module stays off, as before. */
+static int
+observer_start(struct fabricd *fd, const struct sm_config *cfg)
+{
+	struct sm *sm;
+
+	if (!cfg->observer.enabled || (fd->me == NULL && !test_io.on))
+		return 0;
+	sm = xcalloc(1, sizeof(*sm));
+	sm->fd = fd;
+	sm->cfg = *cfg;
+	sm->cfg.mkey_secret = NULL;
+	sm_attach_io(sm, fd);
+	if (sm->me)
+		mad_engine_set_handler(sm->me, NULL, NULL);	/* nothing is ours to answer */
+	sm->state = SM_STATE_NOTACTIVE;		/* never sweeps, never master */
+	/* empty, for the readers that look (mcast, qos, the SA's counters) */
+	sm->mc = mc_db_new();
+	sm->sa = sa_state_new();
+	sm->qos_tables = qos_tables_new();
+	fd->sm = sm;
+	sm_observer_start(sm);
+	return 0;
+}
+
+static void
+observer_stop(struct fabricd *fd, struct sm *sm)
+{
+	sm_observer_stop(sm);
+	if (sm->hook_ev)
+		event_free(sm->hook_ev);
+	fabric_free(sm->fabric);
+	mad_batch_free(&sm->batch);
+	mad_batch_free(&sm->side);
+	mad_batch_free(&sm->admin);
+	sm_mcast_free(sm);
+	sa_state_free(sm->sa);
+	free(sm->qos_tables);
+	fd->sm = NULL;
+	free(sm);
+}
+
 static int
 sm_start(struct fabricd *fd, const void *cfgp)
 {
@@ -261,7 +333,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	struct sm *sm;
 
 	if (!cfg->enabled)
-		return 0;
+		return observer_start(fd, cfg);
 	if (fd->me == NULL && !test_io.on)
 		return -1;	/* the daemon could not open the port (logged) */
 	sm = xcalloc(1, sizeof(*sm));
@@ -314,6 +386,13 @@ sm_reload_check(struct fabricd *fd, const void *cfgp, char *why, size_t len)
 		snprintf(why, len, "sm.port_guid changes only at restart");
 		return RELOAD_RESTART_NEEDED;
 	}
+	/* an observer opens the port as the SM would (not as its SM) */
+	if (!cfg->enabled && (cfg->observer.enabled != cur->observer.enabled ||
+	    (cfg->observer.enabled && cfg->port_guid != cur->port_guid))) {
+		snprintf(why, len, "sm.observer.enabled and the observer's port_guid change "
+		    "only at restart");
+		return RELOAD_RESTART_NEEDED;
+	}
 	return RELOAD_APPLIED;
 }
 
@@ -325,6 +404,10 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 
 	if (sm == NULL)
 		return 0;	/* disabled, and staying so (sm_reload_check) */
+	if (sm->observer) {
+		sm_observer_reload(sm, &cfg->observer);
+		return 0;
+	}
 	sm->cfg.priority = cfg->priority;
 	sm->cfg.routing = cfg->routing;
 	memcpy(sm->cfg.updn_roots, cfg->updn_roots, sizeof(sm->cfg.updn_roots));
@@ -370,6 +453,10 @@ sm_stop(struct fabricd *fd)
 
 	if (sm == NULL)
 		return;
+	if (sm->observer) {
+		observer_stop(fd, sm);
+		return;
+	}
 	control_set_sm_probe(NULL, NULL);
 	for (i = 0; i < sm->nwaiters; i++)
 		ctl_reply_error(sm->waiters[i], PERR_UNAVAILABLE, "the subnet manager stopped");
@@ -416,6 +503,8 @@ sm_status(struct fabricd *fd)
 
 	if (fd->sm == NULL)
 		return json_pack("{s:s}", "state", c->enabled ? "error" : "disabled");
+	if (fd->sm->observer)
+		return sm_observer_json(fd->sm);
 	return sm_status_json(fd->sm);
 }
 

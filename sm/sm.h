@@ -32,8 +32,14 @@ bool sm_subnet_up(const struct sm *sm);
  * Set and keep their changes for the first sweep as master. */
 bool sm_is_master(const struct sm *sm);
 /* The SM a standby follows: its port GUID and LID (0 while none is
- * known: discovering, or the master stopped answering). */
+ * known: discovering, or the master stopped answering).  An observer:
+ * the master whose SA it reads. */
 void sm_master_seen(const struct sm *sm, uint64_t *guid, uint16_t *lid);
+/* Observer mode (sm.enabled false, sm.observer on): the fabric is read
+ * from another SM's SA and nothing is written from here.  Returns why,
+ * for an `unavailable` answer ("observer mode: the SM is 0x... (LID n)
+ * elsewhere"), in buf; NULL when sm is no observer. */
+const char *sm_observer_refusal(const struct sm *sm, char *buf, size_t len);
 uint16_t sm_own_lid(const struct sm *sm);
 uint64_t sm_own_port_guid(const struct sm *sm);
 /* An operator disabled this port (`fabricctl port disable`): its link is

@@ -38,6 +38,14 @@
 
 #define SM_MAX_ROOTS	64
 
+/* sm.observer: while the SM is off, the fabric as the master's SA tells it
+ * (observer.c). */
+struct sm_observer_config {
+	bool		 enabled;
+	uint64_t	 refresh_ms;		/* one read of the whole fabric per period */
+	uint64_t	 max_outstanding;	/* SA queries in flight, 1..MAD_WINDOW_MAX */
+};
+
 struct sm_config {
 	bool		 enabled;
 	uint64_t	 port_guid;		/* 0: first port */
@@ -61,6 +69,7 @@ struct sm_config {
 	uint64_t	 mkey_protect;		/* M_KeyProtectBits 0..3 */
 	uint64_t	 mkey_lease_ms;		/* M_KeyLeasePeriod (whole seconds) */
 	bool		 ipoib_default;		/* IPoIB broadcast group of 0x7fff */
+	struct sm_observer_config observer;
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
@@ -250,6 +259,10 @@ struct sm {
 	/* loss recovery (recover.c): unreachable nodes' probe backoff */
 	unsigned		 lost_backoff, lost_wait;
 	bool			 lost_answered;
+
+	/* observer mode (observer.c): the SM is off and this instance only
+	 * publishes the fabric another SM's SA describes; NULL for an SM */
+	struct sm_observer	*observer;
 
 	/* `sweep` commands waiting for the end of a sweep */
 	struct ctl_req		*waiters[SM_MAX_WAITERS];
@@ -455,6 +468,18 @@ void sm_report_gid_changes(struct sm *sm, const struct fabric *old, const struct
 void sm_report_forward(struct sm *sm, const void *notice_attr);
 /* Reports of traps 66/67 for the groups made or deleted since last time. */
 void sm_report_group_changes(struct sm *sm);
+
+/* observer.c: an instance that runs no SM (sm.enabled false) and
+ * publishes as sm->fabric what the master SM's SA answers, read again
+ * every sm.observer.refresh; it sends SA Gets and one SMP Get of its own
+ * PortInfo, never a Set. */
+struct sm_observer;
+void sm_observer_start(struct sm *sm);
+void sm_observer_reload(struct sm *sm, const struct sm_observer_config *cfg);
+void sm_observer_stop(struct sm *sm);
+json_t *sm_observer_json(const struct sm *sm);
+/* The master SM the observer follows: its port GUID and LID (0: none known). */
+void sm_observer_master(const struct sm *sm, uint64_t *guid, uint16_t *lid);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);

@@ -1,0 +1,648 @@
+/*
+ * Observer mode: a node that runs no SM (sm.enabled false) still has a
+ * fabric.  It reads it from the SA of whichever SM is master, one record
+ * a query (SubnAdmGet), breadth first from its own port: the NodeRecord
+ * of a LID, then that node's PortInfoRecords and LinkRecords (the LIDs
+ * at their far ends are the next NodeRecords), and a switch's
+ * SwitchInfoRecord and its LFTRecords up to LinearFDBTop.  One record a
+ * query because under ibsim an answer past 224 bytes arrives cut and
+ * nothing does RMPP; on real hardware GetTable with RMPP would read the
+ * same in far fewer MADs (README, "What the simulator cannot show").
+ *
+ * The model becomes sm->fabric once a read is complete, as a sweep's
+ * does, so that every reader (nodes, ports, links, route, topology, the
+ * pre-flight's view) finds it where it always looks; the after-sweep
+ * hooks run after it.  What is sent: one SMP Get of our own PortInfo (the
+ * master's LID is its MasterSMLID) and SA Gets to that LID, at most
+ * sm.observer.max_outstanding at a time.  Never a Set.
+ *
+ * Each reply does O(1) work (a record into the model, a few queries
+ * queued); linking and publishing the model is one step in O(nodes +
+ * links).  Reads are sm.observer.refresh apart, each delay moved by up to
+ * a quarter of it by a hash of our port GUID and the read's number, so
+ * that observers started together do not all ask at once.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <endian.h>
+
+#include <iba/ib_types.h>
+#include <infiniband/umad_sa.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "daemon/events.h"
+#include "sm/core/sm_internal.h"
+
+void sm_port_update(struct fabric_port *p, const uint8_t *data);	/* discover.c */
+
+#define SA_QKEY		0x80010000u	/* QP1's well-known Q_Key */
+#define SA_REC_OFFSET	56		/* IB_SA_MAD_HDR_SIZE: the first record */
+#define SA_NO_RECORDS	0x0300		/* MAD status: nothing matched the Get */
+#define RETRY_MIN_MS	1000
+
+enum obs_kind { Q_NODE, Q_PORT, Q_LINK, Q_SWITCH, Q_LFT };
+
+/* A query waiting to be sent: kind, LID and one argument (the hops for a
+ * NodeRecord, the port, the LFT block). */
+struct obs_query {
+	uint8_t		 kind;
+	uint16_t	 lid;
+	uint16_t	 arg;
+};
+
+/* One far end as a LinkRecord gives it; linked once the read is done. */
+struct obs_link {
+	uint16_t	 from_lid, to_lid;
+	uint8_t		 from_port, to_port;
+};
+
+struct obs_figures {
+	uint64_t	 queries, records, errors;
+	int64_t		 duration_ms;
+};
+
+struct sm_observer {
+	struct sm		*sm;
+	struct sm_observer_config cfg;
+	struct mad_batch	 batch;
+	struct event		*timer;		/* the next read */
+	bool			 reading;
+	uint64_t		 reads;		/* started */
+	uint64_t		 published;	/* complete reads that became sm->fabric */
+	/* the read under way */
+	struct fabric		*next;
+	struct obs_query	*q;
+	size_t			 qhead, qlen, qcap;
+	struct obs_link		*links;
+	size_t			 nlinks, links_cap;
+	uint8_t			*asked;		/* [FABRIC_MAX_LID + 1]: NodeRecord queued */
+	struct obs_figures	 cur, last;
+	int64_t			 started_ms;
+	/* whom we follow, and how old the view is */
+	uint16_t		 master_lid;
+	uint64_t		 master_guid;
+	int64_t			 view_ms;	/* when sm->fabric was read; 0: none */
+	uint64_t		 errors_total;
+	char			 last_error[160];
+};
+
+/* The callbacks' argument: a query packed into a pointer (no allocation
+ * per MAD): kind 3 bits, LID 16, argument 12 (a block <= 767, a port, a
+ * hop count). */
+static void *
+pack(enum obs_kind kind, uint16_t lid, uint16_t arg)
+{
+	return (void *)(uintptr_t)((uint32_t)kind | (uint32_t)lid << 3 | (uint32_t)(arg & 0xFFF) << 19);
+}
+
+static struct obs_query
+unpack(void *p)
+{
+	uint32_t v = (uint32_t)(uintptr_t)p;
+
+	return (struct obs_query){ .kind = v & 7, .lid = (v >> 3) & 0xFFFF, .arg = (v >> 19) & 0xFFF };
+}
+
+static void
+error_note(struct sm_observer *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void
+error_note(struct sm_observer *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	o->cur.errors++;
+	o->errors_total++;
+	va_start(ap, fmt);
+	vsnprintf(o->last_error, sizeof(o->last_error), fmt, ap);
+	va_end(ap);
+}
+
+static void
+push(struct sm_observer *o, enum obs_kind kind, uint16_t lid, uint16_t arg)
+{
+	if (o->qlen == o->qcap) {
+		o->qcap = o->qcap ? 2 * o->qcap : 256;
+		o->q = xreallocarray(o->q, o->qcap, sizeof(*o->q));
+	}
+	o->q[o->qlen++] = (struct obs_query){ kind, lid, arg };
+}
+
+/* ---- replies ---- */
+
+static void on_record(const struct mad_result *res, void *owner, void *arg);
+
+/* The batch's producer: the next queries, while fewer than max are out. */
+static bool
+feed(void *owner, void *arg)
+{
+	struct sm_observer *o = arg;
+	static const struct { uint16_t attr; uint64_t mask; } what[] = {
+		[Q_NODE] = { UMAD_SA_ATTR_NODE_REC, 1 },		/* LID */
+		[Q_PORT] = { UMAD_SA_ATTR_PORT_INFO_REC, 3 },	/* EndportLID, PortNum */
+		[Q_LINK] = { UMAD_SA_ATTR_LINK_REC, 3 },	/* FromLID, FromPort */
+		[Q_SWITCH] = { UMAD_SA_ATTR_SWITCH_INFO_REC, 1 },	/* LID */
+		[Q_LFT] = { UMAD_SA_ATTR_LINEAR_FT_REC, 3 },	/* LID, Block */
+	};
+	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
+	ib_sa_mad_t *sa = (ib_sa_mad_t *)mad;
+	struct obs_query q;
+	uint16_t be;
+
+	(void)owner;
+	if (o->qhead == o->qlen)
+		return false;
+	q = o->q[o->qhead++];
+	memset(mad, 0, sizeof(mad));
+	sa->base_ver = 1;
+	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
+	sa->class_ver = UMAD_SA_CLASS_VERSION;
+	sa->method = IB_MAD_METHOD_GET;
+	sa->attr_id = htobe16(what[q.kind].attr);
+	sa->comp_mask = htobe64(what[q.kind].mask);
+	/* every record starts with its LID; the second field differs */
+	be = htobe16(q.lid);
+	memcpy(sa->data, &be, 2);
+	if (q.kind == Q_PORT || q.kind == Q_LINK)
+		sa->data[2] = (uint8_t)q.arg;		/* PortNum, FromPort */
+	else if (q.kind == Q_LFT) {
+		be = htobe16(q.arg);			/* BlockNum */
+		memcpy(sa->data + 2, &be, 2);
+	}
+	o->cur.queries++;
+	mad_batch_raw(&o->batch, o->master_lid, 1, SA_QKEY, mad, sizeof(mad), on_record,
+	    pack(q.kind, q.lid, q.arg));
+	return true;
+}
+
+/* More queries were queued: make sure the producer runs. */
+static void
+kick(struct sm_observer *o)
+{
+	if (o->batch.feed == NULL && o->qhead < o->qlen)
+		mad_batch_feed(&o->batch, (size_t)o->cfg.max_outstanding, feed, o);
+}
+
+static const char *
+kind_name(enum obs_kind k)
+{
+	static const char *const names[] = { "NodeRecord", "PortInfoRecord", "LinkRecord",
+	    "SwitchInfoRecord", "LFTRecord" };
+
+	return names[k];
+}
+
+/* The node whose LID a record names (its switch, or the CA port's node). */
+static struct fabric_node *
+node_of(struct sm_observer *o, uint16_t lid)
+{
+	struct fabric_port *p = fabric_port_by_lid(o->next, lid);
+
+	return p ? p->node : NULL;
+}
+
+static void
+node_record(struct sm_observer *o, const ib_node_record_t *r, uint16_t lid, uint8_t hops)
+{
+	const ib_node_info_t *ni = &r->node_info;
+	uint64_t guid = be64toh(ni->node_guid);
+	uint8_t q = ib_node_info_get_local_port_num(ni);
+	struct fabric_node *n;
+	unsigned i;
+
+	if (guid == 0 || ni->num_ports == 0 || q > ni->num_ports) {
+		error_note(o, "NodeRecord of LID %u: bad NodeInfo", lid);
+		return;
+	}
+	if ((n = fabric_node_by_guid(o->next, guid)) == NULL) {
+		n = fabric_add_node(o->next, guid, ni->node_type == IB_NODE_TYPE_SWITCH ?
+		    FABRIC_SWITCH : ni->node_type == IB_NODE_TYPE_ROUTER ? FABRIC_ROUTER : FABRIC_CA,
+		    ni->num_ports);
+		n->seen = true;
+		n->hops = hops;
+		n->port_guid = be64toh(ni->port_guid);
+		n->partition_cap = be16toh(ni->partition_cap);
+		n->vendor_id = be32toh(ni->port_num_vendor_id) & 0x00FFFFFF;
+		n->device_id = be16toh(ni->device_id);
+		n->sys_guid = be64toh(ni->sys_guid);
+		n->revision = be32toh(ni->revision);
+		n->path_port = q;
+		memcpy(n->desc, r->node_desc.description, FABRIC_NODE_DESC_LEN);
+		n->desc[FABRIC_NODE_DESC_LEN] = 0;
+		for (i = 0; n->desc[i]; i++)	/* as discovery keeps it */
+			if (!isprint((unsigned char)n->desc[i]))
+				n->desc[i] = '?';
+		if (n->type == FABRIC_SWITCH) {
+			for (i = 0; i <= n->nports; i++)
+				n->ports[i].guid = n->port_guid;
+			fabric_index_port_guid(o->next, &n->ports[0]);
+		}
+	} else if ((n->type == FABRIC_SWITCH) != (ni->node_type == IB_NODE_TYPE_SWITCH) ||
+	    n->nports != ni->num_ports) {
+		error_note(o, "NodeRecord of LID %u: GUID " GUID_FMT " seen as another node",
+		    lid, guid);
+		return;
+	}
+	if (n->type == FABRIC_SWITCH) {
+		fabric_set_lid(o->next, &n->ports[0], lid);
+		push(o, Q_SWITCH, lid, 0);
+		for (i = 0; i <= n->nports; i++)
+			push(o, Q_PORT, lid, (uint16_t)i);
+		for (i = 1; i <= n->nports; i++)
+			push(o, Q_LINK, lid, (uint16_t)i);
+		return;
+	}
+	n->ports[q].guid = be64toh(ni->port_guid);
+	if (fabric_index_port_guid(o->next, &n->ports[q]) < 0) {
+		error_note(o, "NodeRecord of LID %u: port GUID " GUID_FMT " twice", lid,
+		    n->ports[q].guid);
+		return;
+	}
+	fabric_set_lid(o->next, &n->ports[q], lid);
+	push(o, Q_PORT, lid, q);
+	push(o, Q_LINK, lid, q);
+}
+
+static void
+switch_record(struct sm_observer *o, const ib_switch_info_record_t *r, uint16_t lid)
+{
+	struct fabric_node *n = node_of(o, lid);
+	uint16_t top = be16toh(r->switch_info.lin_top);
+	unsigned b, blocks;
+
+	if (n == NULL || n->type != FABRIC_SWITCH)
+		return;
+	memcpy(n->si, &r->switch_info, sizeof(r->switch_info));
+	n->lft_cap = be16toh(r->switch_info.lin_cap);
+	n->partition_enforcement_cap = be16toh(r->switch_info.enforce_cap);
+	if (top > FABRIC_MAX_LID)
+		top = FABRIC_MAX_LID;
+	n->lft_top = top;
+	blocks = top / ROUTING_BLOCK_SIZE + 1;
+	fabric_lft_reserve(n, (size_t)blocks * ROUTING_BLOCK_SIZE);
+	n->lft_known = true;
+	for (b = 0; b < blocks; b++) {
+		sm_lft_mark_unknown(n, b);	/* until its record is in */
+		push(o, Q_LFT, lid, (uint16_t)b);
+	}
+}
+
+static void
+link_record(struct sm_observer *o, const ib_link_record_t *r)
+{
+	struct fabric_node *from = node_of(o, be16toh(r->from_lid));
+	uint16_t to = be16toh(r->to_lid);
+
+	if (o->nlinks == o->links_cap) {
+		o->links_cap = o->links_cap ? 2 * o->links_cap : 256;
+		o->links = xreallocarray(o->links, o->links_cap, sizeof(*o->links));
+	}
+	o->links[o->nlinks++] = (struct obs_link){ be16toh(r->from_lid), to, r->from_port_num,
+	    r->to_port_num };
+	if (to == 0 || to > FABRIC_MAX_LID || o->asked[to])
+		return;
+	o->asked[to] = 1;
+	push(o, Q_NODE, to, from ? (uint16_t)(from->hops + 1) : 0);
+}
+
+static void
+on_record(const struct mad_result *res, void *owner, void *arg)
+{
+	struct sm *sm = owner;
+	struct sm_observer *o = sm->observer;
+	struct obs_query q = unpack(arg);
+	const uint8_t *rec;
+	struct fabric_node *n;
+
+	if (res->status != 0 || res->mad == NULL || res->len < SA_REC_OFFSET) {
+		error_note(o, "%s of LID %u: %s", kind_name(q.kind), q.lid,
+		    res->status == -ETIMEDOUT ? "no answer" : "not sent or cut short");
+		goto out;
+	}
+	if (res->mad_status == SA_NO_RECORDS) {
+		/* a port without a cable has no LinkRecord: not an error */
+		if (q.kind != Q_LINK)
+			error_note(o, "%s of LID %u: no such record", kind_name(q.kind), q.lid);
+		goto out;
+	}
+	if (res->mad_status != 0) {
+		error_note(o, "%s of LID %u: SA status 0x%04x", kind_name(q.kind), q.lid,
+		    res->mad_status);
+		goto out;
+	}
+	o->cur.records++;
+	rec = res->mad + SA_REC_OFFSET;
+	switch (q.kind) {
+	case Q_NODE:
+		node_record(o, (const ib_node_record_t *)rec, q.lid, (uint8_t)q.arg);
+		break;
+	case Q_PORT:
+		if ((n = node_of(o, q.lid)) != NULL && q.arg <= n->nports)
+			sm_port_update(&n->ports[q.arg],
+			    rec + offsetof(ib_portinfo_record_t, port_info));
+		break;
+	case Q_LINK:
+		link_record(o, (const ib_link_record_t *)rec);
+		break;
+	case Q_SWITCH:
+		switch_record(o, (const ib_switch_info_record_t *)rec, q.lid);
+		break;
+	case Q_LFT:
+		if ((n = node_of(o, q.lid)) != NULL && n->lft &&
+		    ((size_t)q.arg + 1) * ROUTING_BLOCK_SIZE <= n->lft_len)
+			memcpy(n->lft + (size_t)q.arg * ROUTING_BLOCK_SIZE,
+			    ((const ib_lft_record_t *)rec)->lft, ROUTING_BLOCK_SIZE);
+		break;
+	}
+out:
+	kick(o);
+}
+
+/* ---- a read: start, end, publish ---- */
+
+static uint64_t
+mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* The next read in ms (the first: soon, spread over a tenth of the
+ * period; then the period, moved by up to a quarter of it either way). */
+static void
+schedule(struct sm_observer *o, uint64_t ms)
+{
+	uint64_t h = mix(o->sm->own_guid ^ o->reads);
+	struct timeval tv;
+
+	if (o->timer == NULL)
+		return;		/* unit tests: reads are started by hand */
+	if (o->reads == 0)
+		ms = h % (ms / 10 + 1);
+	else if (ms >= 4)
+		ms = ms - ms / 4 + h % (ms / 2 + 1);
+	tv.tv_sec = (time_t)(ms / 1000);
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	evtimer_add(o->timer, &tv);
+}
+
+static void
+read_free(struct sm_observer *o)
+{
+	mad_batch_cancel(&o->batch);
+	fabric_free(o->next);
+	o->next = NULL;
+	o->qhead = o->qlen = 0;
+	o->nlinks = 0;
+	o->reading = false;
+}
+
+/* What follows the after-sweep hooks: the next read. */
+static void
+hooks_done(struct sm *sm)
+{
+	struct sm_observer *o = sm->observer;
+
+	schedule(o, o->cfg.refresh_ms);
+}
+
+static struct fabric_port *
+end_of(struct fabric *f, uint16_t lid, uint8_t port)
+{
+	struct fabric_port *p = lid ? fabric_port_by_lid(f, lid) : NULL;
+
+	if (p == NULL || port > p->node->nports)
+		return NULL;
+	if (p->node->type != FABRIC_SWITCH && port != p->num)
+		return NULL;
+	return &p->node->ports[port];
+}
+
+/* The next read after a failed one: sooner than the period. */
+static void
+retry(struct sm_observer *o)
+{
+	uint64_t ms = o->cfg.refresh_ms / 4;
+
+	read_free(o);
+	schedule(o, ms > RETRY_MIN_MS ? ms : RETRY_MIN_MS);
+}
+
+/* Every answer is in: link the model, make it the published one.  A
+ * read that found nothing (our port not configured, the SA silent), or
+ * one with errors while a complete view exists, replaces nothing. */
+static void
+read_done(void *owner)
+{
+	struct sm *sm = owner;
+	struct sm_observer *o = sm->observer;
+	struct fabric *old = sm->fabric;
+	struct fabric_port *p;
+	unsigned changes;
+	size_t i;
+
+	o->cur.duration_ms = event_now_ms() - o->started_ms;
+	o->last = o->cur;
+	if (fabric_node_count(o->next) == 0) {
+		log_debug("sm: observer: nothing read (%s)", o->last_error);
+		retry(o);
+		return;
+	}
+	if (o->cur.errors > 0 && old != NULL) {
+		log_warnx("sm: observer: the read from the SA at LID %u had %llu errors (the "
+		    "last: %s); the view of %lld s ago stays", o->master_lid,
+		    (unsigned long long)o->cur.errors, o->last_error,
+		    (long long)((event_now_ms() - o->view_ms) / 1000));
+		retry(o);
+		return;
+	}
+	for (i = 0; i < o->nlinks; i++) {
+		const struct obs_link *l = &o->links[i];
+		struct fabric_port *a = end_of(o->next, l->from_lid, l->from_port);
+		struct fabric_port *b = end_of(o->next, l->to_lid, l->to_port);
+
+		if (a && b)
+			fabric_link(a, b);
+	}
+	sm_mark_degraded(o->next);
+	fabric_sort(o->next);
+	changes = sm_diff_events(old, o->next);
+	sm->topology_changed = old == NULL || changes > 0;
+	sm->fabric = o->next;
+	o->next = NULL;
+	sm->published++;
+	fabric_free(old);
+	o->published++;
+	o->view_ms = event_now_ms();
+	p = fabric_port_by_lid(sm->fabric, o->master_lid);
+	o->master_guid = p ? p->guid : 0;
+	if (!sm->subnet_up)
+		event_post(EV_INFO, "sm", NULL, "observer: %zu nodes read from the SA of the SM at "
+		    "LID %u in %lld ms", fabric_node_count(sm->fabric), o->master_lid,
+		    (long long)o->cur.duration_ms);
+	sm->subnet_up = true;
+	read_free(o);
+	sm_run_hooks(sm, SM_HOOK_AFTER_SWEEP, hooks_done);
+}
+
+/* Our own PortInfo: our LID, and the master SM's (MasterSMLID). */
+static void
+on_own_portinfo(const struct mad_result *res, void *owner, void *arg)
+{
+	struct sm *sm = owner;
+	struct sm_observer *o = sm->observer;
+	const ib_port_info_t *pi;
+	uint16_t lid, smlid;
+
+	(void)arg;
+	if (!mad_reply_ok(res)) {
+		error_note(o, "own PortInfo: %s", res->status == -ETIMEDOUT ? "no answer" : "failed");
+		return;
+	}
+	pi = (const ib_port_info_t *)((const ib_smp_t *)res->mad)->data;
+	lid = be16toh(pi->base_lid);
+	smlid = be16toh(pi->master_sm_base_lid);
+	if (ib_port_info_get_port_state(pi) != IB_LINK_ACTIVE || lid == 0 || smlid == 0 ||
+	    lid > FABRIC_MAX_LID || smlid > FABRIC_MAX_LID) {
+		error_note(o, "own port not configured by an SM yet (state %s, LID %u, SM LID %u)",
+		    fabric_port_state_name(ib_port_info_get_port_state(pi)), lid, smlid);
+		return;
+	}
+	if (smlid != o->master_lid) {
+		event_post(EV_INFO, "sm", NULL, "observer: following the SM at LID %u", smlid);
+		o->master_guid = 0;
+	}
+	sm->own_lid = lid;
+	o->master_lid = smlid;
+	o->asked[lid] = 1;
+	push(o, Q_NODE, lid, 0);
+	kick(o);
+}
+
+static void
+read_start(struct sm_observer *o)
+{
+	struct mad_addr self = { .directed = true, .hops = 0 };
+
+	o->reading = true;
+	o->reads++;
+	o->cur = (struct obs_figures){ 0 };
+	o->started_ms = event_now_ms();
+	o->next = fabric_new();
+	memset(o->asked, 0, FABRIC_MAX_LID + 1);
+	o->cur.queries++;
+	(void)mad_batch_smp(&o->batch, &self, IB_MAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO,
+	    o->sm->own_port, NULL, on_own_portinfo, NULL);
+	mad_batch_wait(&o->batch, read_done);
+}
+
+static void
+timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm_observer *o = arg;
+
+	(void)fd;
+	(void)what;
+	if (!o->reading)
+		read_start(o);
+}
+
+/* ---- the instance ---- */
+
+void
+sm_observer_start(struct sm *sm)
+{
+	struct sm_observer *o = xcalloc(1, sizeof(*o));
+
+	o->sm = sm;
+	o->cfg = sm->cfg.observer;
+	mad_batch_init(&o->batch, &sm->batch.io, sm);
+	mad_batch_set_base(&o->batch, sm->fd ? sm->fd->base : NULL);
+	o->asked = xcalloc(FABRIC_MAX_LID + 1, 1);
+	sm->observer = o;
+	if (sm->fd && sm->fd->base)
+		o->timer = evtimer_new(sm->fd->base, timer_cb, o);
+	event_post(EV_INFO, "sm", NULL, "observer mode: the SM is off here; the fabric is read "
+	    "from the master SM's SA every %llu s", (unsigned long long)(o->cfg.refresh_ms / 1000));
+	if (o->timer)
+		schedule(o, o->cfg.refresh_ms);
+}
+
+void
+sm_observer_reload(struct sm *sm, const struct sm_observer_config *cfg)
+{
+	struct sm_observer *o = sm->observer;
+	bool sooner = cfg->refresh_ms < o->cfg.refresh_ms;
+
+	o->cfg = *cfg;
+	sm->cfg.observer = *cfg;
+	if (sooner && !o->reading && o->timer) {
+		evtimer_del(o->timer);
+		schedule(o, o->cfg.refresh_ms);
+	}
+}
+
+void
+sm_observer_stop(struct sm *sm)
+{
+	struct sm_observer *o = sm->observer;
+
+	if (o == NULL)
+		return;
+	read_free(o);
+	mad_batch_free(&o->batch);
+	if (o->timer)
+		event_free(o->timer);
+	free(o->q);
+	free(o->links);
+	free(o->asked);
+	free(o);
+	sm->observer = NULL;
+}
+
+void
+sm_observer_master(const struct sm *sm, uint64_t *guid, uint16_t *lid)
+{
+	const struct sm_observer *o = sm ? sm->observer : NULL;
+
+	*guid = o ? o->master_guid : 0;
+	*lid = o ? o->master_lid : 0;
+}
+
+/* `status`: whom we follow, how old the view is, what a read costs. */
+json_t *
+sm_observer_json(const struct sm *sm)
+{
+	const struct sm_observer *o = sm->observer;
+	int64_t age = o->view_ms ? event_now_ms() - o->view_ms : -1;
+	const char *view = age < 0 ? "none" :
+	    (uint64_t)age <= 2 * o->cfg.refresh_ms ? "fresh" : "stale";
+	size_t links = 0, i;
+	struct fabric_node *n;
+	unsigned j;
+
+	if (sm->fabric)
+		FABRIC_FOREACH_NODE(sm->fabric, i, n)
+			for (j = 1; j <= n->nports; j++)
+				links += n->ports[j].peer != NULL;
+	return json_pack("{s:s, s:{s:o, s:i, s:i, s:s, s:I, s:I, s:b, s:I, s:I, s:I, s:I,"
+	    " s:{s:I, s:I, s:I, s:I}, s:I, s:s}}",
+	    "state", "observer",
+	    "observer", "master_guid", sm_guid_json(o->master_guid), "master_lid", o->master_lid,
+	    "lid", sm->own_lid, "view", view, "age_ms", (json_int_t)age,
+	    "refresh_ms", (json_int_t)o->cfg.refresh_ms, "reading", o->reading,
+	    "reads", (json_int_t)o->reads, "views", (json_int_t)o->published,
+	    "nodes", (json_int_t)(sm->fabric ? fabric_node_count(sm->fabric) : 0),
+	    "links", (json_int_t)(links / 2),
+	    "last_read", "queries", (json_int_t)o->last.queries,
+	    "records", (json_int_t)o->last.records, "errors", (json_int_t)o->last.errors,
+	    "duration_ms", (json_int_t)o->last.duration_ms,
+	    "errors_total", (json_int_t)o->errors_total, "last_error", o->last_error);
+}
