@@ -1,0 +1,102 @@
+#!/bin/sh
+# Observer mode (docs/sm.md): OpenSM is master on an ibsim fat tree and
+# fabricd, its SM off, observes from host2.  Judged by infiniband-diags
+# run as other clients of the simulator, never by fabricd's own answers:
+# (a) `nodes` (GUID, type, LID, description), `links` (GUID:port pairs)
+#     and the `topology` text equal ibnetdiscover's;
+# (b) `route` walks the switches ibtracert walks, for a sample of pairs;
+# (c) status follows OpenSM's port (its GUID and the SM LID smpquery reads
+#     on host2's port);
+# (d) what only the master may do answers unavailable, naming observer
+#     mode and OpenSM's port;
+# (e) an inter-switch Unlink, OpenSM's reroute: the view has it within
+#     one refresh, and links and routes agree again;
+# (f) every MAD fabricd sent, logged below umad (tests/fixtures/mad/madlog.c),
+#     is a Get: SA queries and its own PortInfo, no SubnSet.
+. "$FABRICD_SRC/tests/lib/sm.sh"
+. "$FABRICD_SRC/tests/lib/observer.sh"
+sim_test_setup opensm jq
+REFRESH=2
+
+octl() { ctl "$@"; }
+
+sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
+sim_start || fail ibsim
+sim_opensm host1 || fail "OpenSM did not bring the subnet up"
+
+MADLOG=$T/madlog
+: > "$MADLOG"
+fd_config "sm:
+  enabled: false
+  observer:
+    refresh: ${REFRESH}s"
+fd_start SIM_HOST=host2 LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
+    IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_FILE="$MADLOG"
+wait_view 30 || { ctl status; fail "the observer's view is not fresh within 30 s"; }
+[ "$(ctl --json status | jq -r '.modules[] | select(.name == "sm") | .state')" = observer ] ||
+    fail "status does not say the sm module observes: $(ctl status)"
+
+# (a) nodes, links and topology as ibnetdiscover
+capture -e "$T/same.out" same "first view"
+nodes=$(wc -l < "$T/want.nodes") links=$(wc -l < "$T/want.links")
+[ "$nodes" -eq 24 ] && [ "$links" -eq 32 ] || fail "ibnetdiscover: $nodes nodes, $links links (want 24, 32)"
+ctl topology > "$T/ours.txt" || fail topology
+canon "$T/disc.txt" > "$T/want.canon"
+canon "$T/ours.txt" > "$T/got.canon"
+diff "$T/want.canon" "$T/got.canon" > "$T/diff" || { head -10 "$T/diff"; fail "topology differs from ibnetdiscover"; }
+echo "observer: $nodes nodes and $links links as ibnetdiscover (nodes, links, topology)"
+
+# (b) route against ibtracert
+for pair in "host1 host9" "host6 host16" "host12 host3" "host15 host14" "host2 host7"; do
+	set -- $pair
+	capture -e "$T/agree.out" agree "$1" "$2"
+done
+echo "route agrees with ibtracert on 5 pairs"
+
+# (c) the master followed: OpenSM's port, at the SM LID host2's port holds
+osm_guid=$(sim_port_guid host1)
+smlid=$(sim_diag -H host3 smpquery portinfo -L "$(lid host2)" 1 | sed -n 's/^SMLid:\.*\([0-9]*\)$/\1/p')
+[ -n "$smlid" ] || fail "smpquery: no SMLid for host2's port"
+[ "$(obs master_guid)" = "$osm_guid" ] || fail "status follows $(obs master_guid), OpenSM is $osm_guid"
+[ "$(obs master_lid)" = "$smlid" ] || fail "status follows LID $(obs master_lid), host2's SMLid is $smlid"
+
+# (d) what the master does: unavailable, naming observer mode and OpenSM
+for cmd in "sweep" "audit" "port disable host5:1"; do
+	# shellcheck disable=SC2086
+	ctl --json $cmd > "$T/err.json" 2>&1 && fail "$cmd succeeded on an observer"
+	grep -q '"code": "unavailable"' "$T/err.json" || fail "$cmd: $(cat "$T/err.json")"
+	grep -q "observer mode: the SM is $osm_guid (LID $smlid) elsewhere" "$T/err.json" ||
+	    fail "$cmd: the reason does not name observer mode and OpenSM: $(cat "$T/err.json")"
+done
+
+# (e) Unlink the leaf's uplink that host1 -> host9 takes; OpenSM reroutes
+sim_diag ibtracert "$(lid host1)" "$(lid host9)" > "$T/tr.txt" || fail "ibtracert host1 host9"
+leaf=$(sed -n 's/^\[[0-9]*\] -> switch port .*"\(.*\)"$/\1/p' "$T/tr.txt" | head -1)
+port=$(sed -n 's/^\[\([0-9]*\)\] -> switch port .*/\1/p' "$T/tr.txt" | sed -n 2p)
+[ -n "$leaf" ] && [ -n "$port" ] || fail "ibtracert host1 -> host9: no leaf uplink in: $(cat "$T/tr.txt")"
+views=$(obs views)
+sim_console "Unlink \"$leaf\"[$port]" || fail console
+end=$(( $(date +%s) + 20 ))
+until sim_diag ibtracert "$(lid host1)" "$(lid host9)" > "$T/tr.txt" && grep -q '^To ca' "$T/tr.txt" &&
+    ! sed -n 3p "$T/tr.txt" | grep -q "^\[$port\] ->"; do
+	[ "$(date +%s)" -ge "$end" ] && fail "OpenSM did not reroute host1 -> host9 within 20 s"
+	sleep 0.3
+done
+t0=$(date +%s)
+# one refresh (jittered up to 1.25 periods) and a read
+end=$(( t0 + REFRESH * 2 + 2 ))
+until [ "$(obs links)" -eq $((links - 1)) ] 2>/dev/null; do
+	[ "$(date +%s)" -ge "$end" ] && fail "the view still has $(obs links) links, $((links - 1)) after Unlink, $((end - t0)) s later"
+	sleep 0.2
+done
+[ "$(obs views)" -gt "$views" ] || fail "no new view after the Unlink"
+capture -e "$T/same.out" same "after Unlink"
+capture -e "$T/agree.out" agree host1 host9
+capture -e "$T/agree.out" agree host9 host1
+echo "Unlink $leaf[$port]: in the view within $(( $(date +%s) - t0 )) s; host1 <-> host9 agrees with ibtracert"
+
+# (f) nothing but Gets: SA (class 0x03) and its own PortInfo
+fd_stop
+capture "$T/gets.out" gets_only "$MADLOG"
+cat "$T/gets.out"
+pass
