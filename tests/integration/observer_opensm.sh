@@ -4,7 +4,8 @@
 # run as other clients of the simulator, never by fabricd's own answers:
 # (a) `nodes` (GUID, type, LID, description), `links` (GUID:port pairs)
 #     and the `topology` text equal ibnetdiscover's;
-# (b) `route` walks the switches ibtracert walks, for a sample of pairs;
+# (b) `route` walks the switches ibtracert walks, for a sample of pairs,
+#     and the pre-flight's route check passes on the same model;
 # (c) status follows OpenSM's port (its GUID and the SM LID smpquery reads
 #     on host2's port);
 # (d) what only the master may do answers unavailable, naming observer
@@ -52,6 +53,10 @@ for pair in "host1 host9" "host6 host16" "host12 host3" "host15 host14" "host2 h
 	capture -e "$T/agree.out" agree "$1" "$2"
 done
 echo "route agrees with ibtracert on 5 pairs"
+# the pre-flight walks the same model: its route check passes on them
+ctl --json preflight --hosts host1,host9,host16 > "$T/pf.json" || fail "preflight: $(cat "$T/pf.json")"
+[ "$(jq -r '.checks[] | select(.name == "routes") | .status' "$T/pf.json")" = pass ] ||
+    fail "preflight's route check on the observer: $(cat "$T/pf.json")"
 
 # (c) the master followed: OpenSM's port, at the SM LID host2's port holds
 osm_guid=$(sim_port_guid host1)
