@@ -125,11 +125,16 @@ ctl_port_reset_counters(struct ctl_req *req, json_t *args)
 	struct mad_io io;
 	struct reset_op *op;
 	uint8_t data[PMA_DATA_LEN];
+	char why[160];
 	int port;
 
 	if (me == NULL || f == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "no fabric: the subnet manager has not "
 		    "swept yet (or the daemon has no InfiniBand port)");
+		return;
+	}
+	if (sm_observer_refusal(sm, why, sizeof(why)) != NULL) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "%s: the master writes to the fabric", why);
 		return;
 	}
 	if (!sm_is_master(sm)) {

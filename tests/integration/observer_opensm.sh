@@ -8,8 +8,9 @@
 #     and the pre-flight's route check passes on the same model;
 # (c) status follows OpenSM's port (its GUID and the SM LID smpquery reads
 #     on host2's port);
-# (d) what only the master may do answers unavailable, naming observer
-#     mode and OpenSM's port;
+# (d) what only the master may do (sweep, audit, port disable, counter
+#     reset, partition and job-partition changes) answers unavailable,
+#     naming observer mode and OpenSM's port;
 # (e) an inter-switch Unlink, OpenSM's reroute: the view has it within
 #     one refresh, and links and routes agree again;
 # (f) every MAD fabricd sent, logged below umad (tests/fixtures/mad/madlog.c),
@@ -30,7 +31,9 @@ MADLOG=$T/madlog
 fd_config "sm:
   enabled: false
   observer:
-    refresh: ${REFRESH}s"
+    refresh: ${REFRESH}s
+partitions:
+  enabled: true"
 fd_start SIM_HOST=host2 LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
     IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_FILE="$MADLOG"
 wait_view 30 || { ctl status; fail "the observer's view is not fresh within 30 s"; }
@@ -66,7 +69,8 @@ smlid=$(sim_diag -H host3 smpquery portinfo -L "$(lid host2)" 1 | sed -n 's/^SML
 [ "$(obs master_lid)" = "$smlid" ] || fail "status follows LID $(obs master_lid), host2's SMLid is $smlid"
 
 # (d) what the master does: unavailable, naming observer mode and OpenSM
-for cmd in "sweep" "audit" "port disable host5:1"; do
+for cmd in "sweep" "audit" "port disable host5:1" "port reset-counters host5:1" \
+    "partition create obs --pkey 0x0b01" "partition job create 7 --hosts host3,host4"; do
 	# shellcheck disable=SC2086
 	ctl --json $cmd > "$T/err.json" 2>&1 && fail "$cmd succeeded on an observer"
 	grep -q '"code": "unavailable"' "$T/err.json" || fail "$cmd: $(cat "$T/err.json")"
