@@ -316,6 +316,7 @@ on_record(const struct mad_result *res, void *owner, void *arg)
 	struct sm *sm = owner;
 	struct sm_observer *o = sm->observer;
 	struct obs_query q = unpack(arg);
+	uint8_t pi[64] __attribute__((aligned(8)));
 	const uint8_t *rec;
 	struct fabric_node *n;
 
@@ -342,9 +343,11 @@ on_record(const struct mad_result *res, void *owner, void *arg)
 		node_record(o, (const ib_node_record_t *)rec, q.lid, (uint8_t)q.arg);
 		break;
 	case Q_PORT:
+		/* PortInfo sits 4 bytes into the record: copied to where its
+		 * 64-bit fields are aligned */
+		memcpy(pi, rec + offsetof(ib_portinfo_record_t, port_info), sizeof(pi));
 		if ((n = node_of(o, q.lid)) != NULL && q.arg <= n->nports)
-			sm_port_update(&n->ports[q.arg],
-			    rec + offsetof(ib_portinfo_record_t, port_info));
+			sm_port_update(&n->ports[q.arg], pi);
 		break;
 	case Q_LINK:
 		link_record(o, (const ib_link_record_t *)rec);

@@ -52,7 +52,7 @@ struct reply {
 	void		*arg;
 	int		 status;
 	uint16_t	 mad_status;
-	uint8_t		 mad[256];
+	uint8_t		 mad[256] __attribute__((aligned(8)));
 };
 
 struct fake {
