@@ -203,13 +203,18 @@ sm_config_init(void *p)
 }
 
 /* For `fabricd -n`: which routing engine the configuration asks for and
- * how it is chosen, one line ("" when the SM is off). */
+ * how it is chosen, one line; with the SM off, whether it observes ("" when
+ * not). */
 static const char *
 sm_routing_note(const void *cfgp, char *buf, size_t len)
 {
 	const struct sm_config *c = cfgp;
 
-	if (c == NULL || !c->enabled)
+	if (c && !c->enabled && c->observer.enabled)
+		snprintf(buf, len, "sm: off; observer mode: the fabric is read from the master SM's "
+		    "SA every %llu s (docs/sm.md), nothing is written to it",
+		    (unsigned long long)(c->observer.refresh_ms / 1000));
+	else if (c == NULL || !c->enabled)
 		snprintf(buf, len, "%s", "");
 	else if (c->routing == ROUTING_AUTO)
 		snprintf(buf, len, "sm: routing auto: ftree when the fabric is a fat tree (the "

@@ -7,7 +7,8 @@ fd_config
 # (stdout only: warnings about missing validation tools go to stderr,
 # see validation_jobs.sh)
 out=$("$FABRICD" -n -c "$CONF" 2>/dev/null) || fail "good config rejected: $out"
-[ "$out" = "configuration OK" ] || fail "unexpected output: $out"
+# (the SM is off in it: the observer's note follows, checked below)
+[ "$(printf '%s\n' "$out" | head -1)" = "configuration OK" ] || fail "unexpected output: $out"
 
 "$FABRICD" -n -c "$FABRICD_SRC/examples/fabricd.yaml" >/dev/null 2>&1 ||
 	fail "the shipped example does not parse: $("$FABRICD" -n -c "$FABRICD_SRC/examples/fabricd.yaml" 2>&1)"
@@ -70,6 +71,19 @@ printf 'sm:\n  enabled: true\nvalidation:\n  enabled: true\n  mpirun: %s\n' "$T/
 grep -q '^sm: routing auto: ' "$T/notes.out" || fail "fabricd -n: no routing note: $(cat "$T/notes.out")"
 grep -qF "warning: validation: launcher mpirun: $T/no-mpirun is not executable" "$T/notes.err" ||
     fail "fabricd -n: no warning of the missing launcher: $(cat "$T/notes.err")"
+
+# the SM off: observer mode by default, said with its period; off, nothing
+printf 'sm:\n  enabled: false\n  observer:\n    refresh: 45s\n' > "$T/observer.yaml"
+"$FABRICD" -n -c "$T/observer.yaml" > "$T/observer.out" 2>&1 || fail "observer.yaml rejected: $(cat "$T/observer.out")"
+grep -q "^sm: off; observer mode: .* every 45 s" "$T/observer.out" ||
+    fail "fabricd -n: no observer note: $(cat "$T/observer.out")"
+printf 'sm:\n  enabled: false\n  observer:\n    enabled: false\n' > "$T/observer.yaml"
+"$FABRICD" -n -c "$T/observer.yaml" > "$T/observer.out" 2>&1 || fail "observer off rejected"
+grep -q "observer" "$T/observer.out" && fail "fabricd -n: an observer note with the observer off: $(cat "$T/observer.out")"
+printf 'sm:\n  observer:\n    refresh: 10ms\n    bogus: 1\n' > "$T/observer.yaml"
+out=$("$FABRICD" -n -c "$T/observer.yaml" 2>&1) && fail "a 10 ms observer refresh accepted: $out"
+printf '%s\n' "$out" | grep -q "observer.yaml:3:[0-9]*: " || fail "bad refresh not located: $out"
+printf '%s\n' "$out" | grep -q "observer.yaml:4:[0-9]*: " || fail "unknown observer key not located: $out"
 
 out=$("$FABRICD" -n -c "$T/missing.yaml" 2>&1) && fail "missing file accepted"
 printf '%s\n' "$out" | grep -q "missing.yaml: cannot open" || fail "missing file: $out"
