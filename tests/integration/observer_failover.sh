@@ -1,0 +1,66 @@
+#!/bin/sh
+# Observer mode across an SM failover (docs/sm.md): OpenSM master on host1
+# (priority 10), a standby OpenSM on host3 (priority 5), fabricd observing
+# from host2.  The master is killed; once the standby has taken over (the
+# SM LID smpquery reads on host2's port is host3's), the observer follows
+# it within its retries: status names host3's port and LID, and its nodes
+# and links equal ibnetdiscover's again.
+. "$FABRICD_SRC/tests/lib/sm.sh"
+. "$FABRICD_SRC/tests/lib/observer.sh"
+sim_test_setup opensm jq smpquery
+octl() { ctl "$@"; }
+
+sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
+sim_start || fail ibsim
+# both poll each other every second, two misses (ibsim.md 4.3: 3.9 s)
+mkdir -p "$SIM_DIR"
+printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\n' > "$SIM_DIR/osm-opts.conf"
+OSM_ARGS="-p 10 -F $SIM_DIR/osm-opts.conf" sim_opensm host1 || fail "OpenSM did not bring the subnet up"
+OSM1=$OSM_PID
+
+# the standby: a second OpenSM on host3, its own cache and log
+g3=$(sim_port_guid host3)
+mkdir -p "$SIM_DIR/osm3"
+(cd "$SIM_DIR/run" && SIM_HOST=host3 OSM_CACHE_DIR=$SIM_DIR/osm3 OSM_TMP_DIR=$SIM_DIR/osm3 \
+    LD_PRELOAD=$SIM_PRELOAD exec opensm -d2 -f "$SIM_DIR/osm3.log" -g "$g3" -p 5 \
+    -F "$SIM_DIR/osm-opts.conf" > "$SIM_DIR/osm3.out" 2>&1) &
+OSM3=$!
+fd_on_exit "kill $OSM3 2>/dev/null; wait $OSM3 2>/dev/null"
+lid3=$(sm_lid_of host3)
+[ -n "$lid3" ] || fail "no LID for host3"
+sm_wait_sminfo 30 "$(sm_guid_of host3) 5 STANDBY" "$lid3" ||
+    fail "the second OpenSM is not STANDBY within 30 s: $(sm_sminfo_at "$lid3")"
+
+fd_config "sm:
+  enabled: false
+  observer:
+    refresh: 2s"
+fd_start SIM_HOST=host2 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME"
+wait_view 30 || fail "the observer's view is not fresh within 30 s"
+capture -e "$T/same.out" same "before the failover"
+[ "$(obs master_guid)" = "$(sim_port_guid host1)" ] || fail "follows $(obs master_guid), not host1's port"
+
+# the master dies; the standby takes over
+lid2=$(lid host2)
+kill -9 "$OSM1"
+wait "$OSM1" 2>/dev/null
+OSM_PID=
+end=$(( $(date +%s) + 30 ))
+until [ "$(sim_diag -H host4 smpquery portinfo -L "$lid2" 1 | sed -n 's/^SMLid:\.*\([0-9]*\)$/\1/p')" = "$lid3" ]; do
+	[ "$(date +%s)" -ge "$end" ] && fail "host3's OpenSM did not take over within 30 s"
+	sleep 0.3
+done
+t0=$(date +%s)
+end=$(( t0 + 20 ))
+until [ "$(obs master_lid)" = "$lid3" ] && [ "$(obs master_guid)" = "$g3" ] && [ "$(obs view)" = fresh ]; do
+	[ "$(date +%s)" -ge "$end" ] && fail "the observer still follows LID $(obs master_lid) ($(obs master_guid)), 20 s after host3 took over; last error: $(obs last_error)"
+	sleep 0.3
+done
+views=$(obs views)
+until [ "$(obs views)" -gt "$views" ]; do
+	[ "$(date +%s)" -ge "$end" ] && fail "no view read from host3's SA"
+	sleep 0.2
+done
+capture -e "$T/same.out" same "after the failover"
+echo "failover: the observer follows host3 ($g3, LID $lid3) $(( $(date +%s) - t0 )) s after it took over"
+pass
