@@ -49,6 +49,26 @@ static const struct status_metric audit_series[] = {
 	    "audit reads that got no answer" },
 };
 
+/* An observer's (status's sm.observer): the view and what reading it costs. */
+static const struct status_metric observer_series[] = {
+	{ "observer.master_lid", "fabricd_observer_master_lid", "gauge",
+	    "the LID of the master SM whose SA this observer reads (0: none known)" },
+	{ "observer.age_ms", "fabricd_observer_view_age_seconds", "gauge",
+	    "how old the observer's view of the fabric is (absent: none read yet)" },
+	{ "observer.nodes", "fabricd_observer_nodes", "gauge", "nodes in the observer's view" },
+	{ "observer.links", "fabricd_observer_links", "gauge", "links in the observer's view" },
+	{ "observer.reads", "fabricd_observer_reads_total", "counter",
+	    "reads of the fabric from the master's SA started" },
+	{ "observer.views", "fabricd_observer_views_total", "counter",
+	    "reads that became the published view" },
+	{ "observer.errors_total", "fabricd_observer_errors_total", "counter",
+	    "queries of reads that failed (no answer, an SA error)" },
+	{ "observer.last_read.queries", "fabricd_observer_last_read_queries", "gauge",
+	    "SA queries (and the one SMP) the last read sent" },
+	{ "observer.last_read.duration_ms", "fabricd_observer_last_read_seconds", "gauge",
+	    "how long the last read took" },
+};
+
 /* status says milliseconds; Prometheus wants seconds */
 static void
 ms_to_seconds(json_t *o, const char *key)
@@ -69,8 +89,22 @@ sm_metrics(struct fabricd *fd, struct prom *p)
 	struct sm *sm = sm_of_daemon(fd);
 	json_t *st;
 
-	/* an observer runs no SM: none of these is its (status has its figures) */
-	if (sm == NULL || sm->observer || (st = sm_status_json(sm)) == NULL)
+	if (sm && sm->observer) {	/* an observer runs no SM: its own series */
+		json_t *o;
+
+		if ((st = sm_observer_json(sm)) == NULL)
+			return;
+		o = json_object_get(st, "observer");
+		if (json_integer_value(json_object_get(o, "age_ms")) < 0)
+			json_object_del(o, "age_ms");
+		ms_to_seconds(o, "age_ms");
+		ms_to_seconds(json_object_get(o, "last_read"), "duration_ms");
+		metrics_from_status(p, st, observer_series,
+		    sizeof(observer_series) / sizeof(observer_series[0]));
+		json_decref(st);
+		return;
+	}
+	if (sm == NULL || (st = sm_status_json(sm)) == NULL)
 		return;
 	metrics_state_set(p, "fabricd_sm_state", "SMInfo state of this SM (1 for the current one)",
 	    json_string_value(json_object_get(st, "state")), states);

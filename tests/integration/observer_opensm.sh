@@ -3,7 +3,9 @@
 # fabricd, its SM off, observes from host2.  Judged by infiniband-diags
 # run as other clients of the simulator, never by fabricd's own answers:
 # (a) `nodes` (GUID, type, LID, description), `links` (GUID:port pairs)
-#     and the `topology` text equal ibnetdiscover's;
+#     and the `topology` text equal ibnetdiscover's, so does the links
+#     count its metrics export (observer series, no SM one; promtool
+#     accepts them);
 # (b) `route` walks the switches ibtracert walks, for a sample of pairs,
 #     and the pre-flight's route check passes on the same model;
 # (c) status follows OpenSM's port (its GUID and the SM LID smpquery reads
@@ -17,7 +19,7 @@
 #     is a Get: SA queries and its own PortInfo, no SubnSet.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/observer.sh"
-sim_test_setup opensm jq
+sim_test_setup opensm jq promtool
 REFRESH=2
 
 octl() { ctl "$@"; }
@@ -49,6 +51,16 @@ canon "$T/disc.txt" > "$T/want.canon"
 canon "$T/ours.txt" > "$T/got.canon"
 diff "$T/want.canon" "$T/got.canon" > "$T/diff" || { head -10 "$T/diff"; fail "topology differs from ibnetdiscover"; }
 echo "observer: $nodes nodes and $links links as ibnetdiscover (nodes, links, topology)"
+# the metrics: the observer's series, its links ibnetdiscover's count, no SM series
+ctl metrics > "$T/metrics.txt" || fail metrics
+for m in fabricd_observer_view_age_seconds fabricd_observer_views_total \
+    fabricd_observer_last_read_queries fabricd_observer_master_lid; do
+	grep -q "^$m " "$T/metrics.txt" || fail "metrics: no $m"
+done
+grep -qx "fabricd_observer_links $links" "$T/metrics.txt" ||
+    fail "metrics: $(grep '^fabricd_observer_links ' "$T/metrics.txt"), ibnetdiscover $links links"
+grep -q '^fabricd_sm_state' "$T/metrics.txt" && fail "metrics: an observer exports SM state"
+out=$(promtool check metrics < "$T/metrics.txt" 2>&1) || fail "promtool check metrics: $out"
 
 # (b) route against ibtracert
 for pair in "host1 host9" "host6 host16" "host12 host3" "host15 host14" "host2 host7"; do
