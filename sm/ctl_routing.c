@@ -117,10 +117,12 @@ ctl_sm_routing(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_INTERNAL, "out of memory");
 		return;
 	}
+	/* an observer routes nothing: the loads are of the master's tables */
 	res = json_pack("{s:s, s:s, s:s, s:I, s:I, s:o}",
-	    "configured", routing_engine_name(sm->cfg.routing),
-	    "engine", sm->rt ? routing_engine_name(sm->rt->engine) : "none",
-	    "reason", sm->rt ? sm->rt->reason : "",
+	    "configured", sm->observer ? "observer" : routing_engine_name(sm->cfg.routing),
+	    "engine", sm->rt ? routing_engine_name(sm->rt->engine) : sm->observer ? "master" : "none",
+	    "reason", sm->rt ? sm->rt->reason : sm->observer ?
+	    "observer mode: the master SM's forwarding tables, read from its SA" : "",
 	    "pairs", (json_int_t)l.pairs, "failed", (json_int_t)l.failed,
 	    "levels", level_rows(&l));
 	json_object_set_new(res, "hottest", hot_rows(&l, (size_t)top));

@@ -68,6 +68,12 @@ for pair in "host1 host9" "host6 host16" "host12 host3" "host15 host14" "host2 h
 	capture -e "$T/agree.out" agree "$1" "$2"
 done
 echo "route agrees with ibtracert on 5 pairs"
+# the route loads over the master's tables: every CA pair ibnetdiscover
+# counts walks to its end
+cas=$(grep -c ' ca ' "$T/want.nodes")
+ctl --json routing > "$T/routing.json" || fail routing
+[ "$(jq -r '.pairs' "$T/routing.json")" = $((cas * (cas - 1))) ] && [ "$(jq -r '.failed' "$T/routing.json")" = 0 ] ||
+    fail "routing over OpenSM's tables: $(jq -c '{pairs, failed}' "$T/routing.json"), $cas CAs"
 # the pre-flight walks the same model: its route check passes on them
 ctl --json preflight --hosts host1,host9,host16 > "$T/pf.json" || fail "preflight: $(cat "$T/pf.json")"
 [ "$(jq -r '.checks[] | select(.name == "routes") | .status' "$T/pf.json")" = pass ] ||
