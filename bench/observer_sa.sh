@@ -28,6 +28,7 @@ sim_opensm host1 120 || fail "OpenSM did not bring the subnet up"
 fd_config "sm:
   enabled: false
   observer:
+    enabled: true
     refresh: 5s"
 fd_start SIM_HOST=host2 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME"
 obs() { ctl --json status | jq -r ".sm.observer.$1"; }

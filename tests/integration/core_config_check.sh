@@ -72,12 +72,12 @@ grep -q '^sm: routing auto: ' "$T/notes.out" || fail "fabricd -n: no routing not
 grep -qF "warning: validation: launcher mpirun: $T/no-mpirun is not executable" "$T/notes.err" ||
     fail "fabricd -n: no warning of the missing launcher: $(cat "$T/notes.err")"
 
-# the SM off: observer mode by default, said with its period; off, nothing
-printf 'sm:\n  enabled: false\n  observer:\n    refresh: 45s\n' > "$T/observer.yaml"
+# the SM off and the observer on: said with its period; off (its default), nothing
+printf 'sm:\n  enabled: false\n  observer:\n    enabled: true\n    refresh: 45s\n' > "$T/observer.yaml"
 "$FABRICD" -n -c "$T/observer.yaml" > "$T/observer.out" 2>&1 || fail "observer.yaml rejected: $(cat "$T/observer.out")"
 grep -q "^sm: off; observer mode: .* every 45 s" "$T/observer.out" ||
     fail "fabricd -n: no observer note: $(cat "$T/observer.out")"
-printf 'sm:\n  enabled: false\n  observer:\n    enabled: false\n' > "$T/observer.yaml"
+printf 'sm:\n  enabled: false\n' > "$T/observer.yaml"
 "$FABRICD" -n -c "$T/observer.yaml" > "$T/observer.out" 2>&1 || fail "observer off rejected"
 grep -q "observer" "$T/observer.out" && fail "fabricd -n: an observer note with the observer off: $(cat "$T/observer.out")"
 printf 'sm:\n  observer:\n    refresh: 10ms\n    bogus: 1\n' > "$T/observer.yaml"

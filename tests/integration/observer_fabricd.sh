@@ -20,6 +20,7 @@ log_level: debug
 sm:
   enabled: false
   observer:
+    enabled: true
     refresh: 2s
 EOY
 MADLOG=$B/madlog

@@ -34,6 +34,7 @@ sm_wait_sminfo 30 "$(sm_guid_of host3) 5 STANDBY" "$lid3" ||
 fd_config "sm:
   enabled: false
   observer:
+    enabled: true
     refresh: 2s"
 fd_start SIM_HOST=host2 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME"
 wait_view 30 || fail "the observer's view is not fresh within 30 s"

@@ -33,6 +33,7 @@ MADLOG=$T/madlog
 fd_config "sm:
   enabled: false
   observer:
+    enabled: true
     refresh: ${REFRESH}s
 partitions:
   enabled: true"

@@ -314,7 +314,7 @@ setup(void **state)
 	snprintf(path, sizeof(path), "%s/fabricd.yaml", w->dir);
 	assert_non_null(fp = fopen(path, "w"));
 	fprintf(fp, "socket: %s/sock\nstate_dir: %s\nsm:\n  enabled: false\n"
-	    "  observer:\n    refresh: 1s\n    max_outstanding: 4\n", w->dir, w->dir);
+	    "  observer:\n    enabled: true\n    refresh: 1s\n    max_outstanding: 4\n", w->dir, w->dir);
 	fclose(fp);
 	assert_int_equal(config_load(path, fabricd_modules, &w->cfg, &errs, &nerr), 0);
 	w->fd.config = w->cfg;
