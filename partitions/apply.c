@@ -20,6 +20,7 @@
 #include "common/xmalloc.h"
 #include "mad/batch.h"
 #include "partitions/apply.h"
+#include "partitions/turns.h"
 
 struct pt_mad_counts pt_mad_counts;
 
@@ -371,24 +372,50 @@ phase_enter(struct run *r, enum phase ph, void (*start)(struct run *))
 	mad_batch_wait(&r->batch, phase_next);
 }
 
-/* A phase is over: the next one, or the end. */
 static void
-phase_next(void *owner)
+enter_write(void *owner)
 {
 	struct run *r = owner;
 
-	switch (r->phase) {
-	case PH_READ:
-		if (r->any_failed)
-			finish(r);
-		else if (r->intent && pt_plan_dirty_blocks(r->plan) > 0 &&
-		    r->intent(r->plan, r->arg) != 0) {
+	if (pt_turns_stopping())
+		finish(r);
+	else
+		phase_enter(r, PH_WRITE, start_write);
+}
+
+/* After the reads: store the intent, and write on the next turn (1,024
+ * ports' rows are 2 ms of sqlite, the first window as much again). */
+static void
+after_read(struct run *r)
+{
+	if (r->any_failed)
+		finish(r);
+	else if (r->intent && pt_plan_dirty_blocks(r->plan) > 0) {
+		if (r->intent(r->plan, r->arg) != 0) {
 			r->any_failed = true;	/* nothing written: no rollback */
 			if (r->plan->nports)
 				port_fail(r, 0, "the change could not be recorded before writing");
 			finish(r);
 		} else
-			phase_enter(r, PH_WRITE, start_write);
+			pt_next_turn(enter_write, r);
+	} else
+		phase_enter(r, PH_WRITE, start_write);
+}
+
+/* A phase is over (on its turn, turns.h): the next one, or the end.  A
+ * run the daemon's stop finds waiting ends here. */
+static void
+phase_step(void *owner)
+{
+	struct run *r = owner;
+
+	if (pt_turns_stopping()) {
+		finish(r);
+		return;
+	}
+	switch (r->phase) {
+	case PH_READ:
+		after_read(r);
 		break;
 	case PH_WRITE:
 	case PH_VERIFY:
@@ -405,6 +432,14 @@ phase_next(void *owner)
 		finish(r);
 		break;
 	}
+}
+
+/* The batch's continuation runs inside the last reply's callback: the
+ * next phase waits for a turn of its own. */
+static void
+phase_next(void *owner)
+{
+	pt_next_turn(phase_step, owner);
 }
 
 int

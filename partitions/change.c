@@ -23,6 +23,7 @@
 #include "daemon/fabricd.h"
 #include "partitions/internal.h"
 #include "partitions/replica.h"
+#include "partitions/turns.h"
 #include "sm/sm.h"
 
 /* NULL while the SM is disabled or not master (another SM owns the
@@ -176,6 +177,11 @@ struct run {
 	char			*detail;
 	struct pt_plan		 plan;
 	struct fabric_node	**nodes;
+	/* what the apply reported, kept for the commit's turn */
+	bool			 applied_ok;
+	size_t			 ports_written, sets, gets;
+	char			*outcome;	/* the history's message */
+	json_t			*failed_ports;
 };
 
 static bool stopped(void);
@@ -189,6 +195,8 @@ run_free(struct run *r)
 	pt_config_free(r->ch.proposed);
 	free(r->nodes);
 	free(r->detail);
+	free(r->outcome);
+	json_decref(r->failed_ports);
 	free(r);
 }
 
@@ -267,41 +275,39 @@ record_change(const struct pt_plan *plan, void *arg)
 static bool
 stopped(void)
 {
-	return !pt_state.running;
+	return !pt_state.running || pt_turns_stopping();
 }
 
+/*
+ * The change's commit, on its own turn after its tables are stored
+ * (on_applied): the partition set and the end of the intent in one
+ * transaction, so a crash sees the change whole or not.
+ */
 static void
-on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
+commit_turn(void *arg)
 {
 	struct run *r = arg;
-	char *msg;
 
 	if (stopped()) {
 		run_free(r);
 		return;
 	}
 	pt_state.busy = false;
-	/* the tables the ports hold, the partition set and the end of the
-	 * intent: one transaction, so a crash sees the change whole or not */
 	store_begin(pt_state.store);
-	pt_tables_update(plan);
 	pt_intent_clear(pt_state.store);
-	if (rep->ok) {
+	if (r->applied_ok) {
 		r->ok = true;
-		commit_model(r, plan->index, plan->nindex);
+		commit_model(r, r->plan.index, r->plan.nindex);
 		pt_replica_applied(true, pt_state.model, pt_state.index, pt_state.nindex);
-		xasprintf(&msg, "applied: %zu port%s written with %zu PartitionTable Set%s, "
-		    "every block read back", rep->ports_written, rep->ports_written == 1 ? "" : "s",
-		    rep->sets, rep->sets == 1 ? "" : "s");
 		pt_state.changes_ok++;
 		pt_history_add(r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
-		    "ok", msg);
+		    "ok", r->outcome);
 		store_commit(pt_state.store);
-		event_post(EV_INFO, "partitions", NULL, "%s: %s", r->ch.action, msg);
+		event_post(EV_INFO, "partitions", NULL, "%s: %s", r->ch.action, r->outcome);
 		if (r->ch.req) {
 			json_t *res = json_pack("{s:s, s:I, s:I, s:I}", "result", "ok",
-			    "ports_written", (json_int_t)rep->ports_written,
-			    "sets", (json_int_t)rep->sets, "gets", (json_int_t)rep->gets);
+			    "ports_written", (json_int_t)r->ports_written,
+			    "sets", (json_int_t)r->sets, "gets", (json_int_t)r->gets);
 
 			if (r->ch.decorate)
 				r->ch.decorate(r->ch.done_arg, res);
@@ -309,24 +315,51 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 		}
 	} else {
 		pt_replica_applied(false, pt_state.model, pt_state.index, pt_state.nindex);
-		msg = failure_text(rep);
 		pt_state.changes_failed++;
 		pt_history_add(r->ch.uid, r->ch.has_uid, r->ch.action, r->detail,
-		    "failed", msg);
+		    "failed", r->outcome);
 		store_commit(pt_state.store);
-		event_post(EV_ERROR, "partitions", NULL, "%s: %s", r->ch.action, msg);
+		event_post(EV_ERROR, "partitions", NULL, "%s: %s", r->ch.action, r->outcome);
 		if (r->ch.req) {
-			json_t *ports = failed_ports_json(rep);
-			char *list = json_dumps(ports, JSON_COMPACT);
+			char *list = json_dumps(r->failed_ports, JSON_COMPACT);
 
-			ctl_reply_error(r->ch.req, PERR_FABRIC, "%s (failed ports: %s)", msg, list);
+			ctl_reply_error(r->ch.req, PERR_FABRIC, "%s (failed ports: %s)", r->outcome,
+			    list);
 			free(list);
-			json_decref(ports);
 		}
 	}
-	free(msg);
 	run_free(r);
 	pt_sweep_resume();
+}
+
+/* The apply is over: what the ports hold now is taken in memory, stored a
+ * slice a turn, and the change committed after (commit_turn).  The
+ * change stays busy until then: nothing else plans meanwhile. */
+static void
+on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
+{
+	struct run *r = arg;
+	struct pt_table *rows;
+	size_t nrows;
+
+	if (stopped()) {
+		run_free(r);
+		return;
+	}
+	r->applied_ok = rep->ok;
+	r->ports_written = rep->ports_written;
+	r->sets = rep->sets;
+	r->gets = rep->gets;
+	if (rep->ok)
+		xasprintf(&r->outcome, "applied: %zu port%s written with %zu PartitionTable Set%s, "
+		    "every block read back", rep->ports_written, rep->ports_written == 1 ? "" : "s",
+		    rep->sets, rep->sets == 1 ? "" : "s");
+	else {
+		r->outcome = failure_text(rep);
+		r->failed_ports = failed_ports_json(rep);
+	}
+	rows = pt_tables_take(plan, &nrows);
+	pt_tables_save_turns(rows, nrows, commit_turn, r);
 }
 
 /* No SM: the change is checked on its own and stored for the first sweep. */
@@ -370,6 +403,21 @@ start_apply(struct run *r)
 		pt_err_set(&e, PERR_INTERNAL, "could not start applying");
 		reject(r, &e);
 	}
+}
+
+static void
+apply_turn(void *arg)
+{
+	struct run *r = arg;
+
+	pt_state.busy = false;
+	if (stopped()) {
+		run_free(r);
+		return;
+	}
+	start_apply(r);
+	if (!pt_state.busy)	/* it could not start: a sweep may wait */
+		pt_sweep_resume();
 }
 
 /* The change is in etcd (or not): apply it, or say why nothing was. */
@@ -450,7 +498,10 @@ pt_change_run(struct pt_change *ch)
 		return;
 	}
 	if (!pt_replica_on()) {
-		start_apply(r);
+		/* the plan was this turn's work; the intent and the first
+		 * writes are the next ones' (turns.h) */
+		pt_state.busy = true;
+		pt_next_turn(apply_turn, r);
 		return;
 	}
 	/* with ha: committed to etcd first, then applied (replica.c) */
@@ -476,50 +527,69 @@ struct sweep {
 	struct fabric_node	**nodes;
 	void			(*done)(void *token);
 	void			*token;
+	bool			 applied_ok;
+	char			*outcome;	/* the history's message; NULL: nothing to say */
 };
+
+static void
+sweep_free(struct sweep *s)
+{
+	pt_plan_free(&s->plan);
+	free(s->nodes);
+	free(s->outcome);
+	free(s);
+}
+
+/* The sweep's commit, on its own turn after its tables are stored. */
+static void
+sweep_commit_turn(void *arg)
+{
+	struct sweep *s = arg;
+	const struct pt_plan *plan = &s->plan;
+
+	if (stopped()) {
+		sweep_free(s);
+		return;
+	}
+	pt_state.busy = false;
+	store_begin(pt_state.store);
+	pt_intent_clear(pt_state.store);
+	if (s->applied_ok && !s->quarantine && (plan->nindex != pt_state.nindex ||
+	    (plan->nindex && memcmp(plan->index, pt_state.index,
+	    plan->nindex * sizeof(*plan->index)) != 0))) {
+		set_index(plan->index, plan->nindex);
+		pt_store_save_model(pt_state.store, pt_state.model, plan->index, plan->nindex);
+	}
+	if (s->outcome != NULL) {
+		pt_history_add(0, false, "sweep", NULL, s->applied_ok ? "ok" : "failed", s->outcome);
+		event_post(s->applied_ok ? EV_INFO : EV_ERROR, "partitions", NULL, "sweep: %s",
+		    s->outcome);
+	}
+	store_commit(pt_state.store);
+	s->done(s->token);
+	sweep_free(s);
+}
 
 static void
 on_swept(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 {
 	struct sweep *s = arg;
-	char *msg;
+	struct pt_table *rows;
+	size_t nrows;
 
 	if (stopped()) {
-		pt_plan_free(&s->plan);
-		free(s->nodes);
-		free(s);
+		sweep_free(s);
 		return;
 	}
-	pt_state.busy = false;
-	store_begin(pt_state.store);
-	pt_tables_update(plan);
-	pt_intent_clear(pt_state.store);
-	if (rep->ok) {
-		if (!s->quarantine && (plan->nindex != pt_state.nindex ||
-		    (plan->nindex && memcmp(plan->index, pt_state.index,
-		    plan->nindex * sizeof(*plan->index)) != 0))) {
-			set_index(plan->index, plan->nindex);
-			pt_store_save_model(pt_state.store, pt_state.model, plan->index, plan->nindex);
-		}
-		if (rep->sets > 0) {
-			xasprintf(&msg, "%zu port%s given %s", rep->ports_written,
-			    rep->ports_written == 1 ? "" : "s", s->quarantine ?
-			    "the default partition only (quarantine)" : "their P_Key tables");
-			pt_history_add(0, false, "sweep", NULL, "ok", msg);
-			event_post(EV_INFO, "partitions", NULL, "sweep: %s", msg);
-			free(msg);
-		}
-	} else {
-		msg = failure_text(rep);
-		pt_history_add(0, false, "sweep", NULL, "failed", msg);
-		event_post(EV_ERROR, "partitions", NULL, "sweep: %s", msg);
-		free(msg);
-	}
-	store_commit(pt_state.store);
-	s->done(s->token);
-	pt_plan_free(&s->plan);
-	free(s->nodes);
-	free(s);
+	s->applied_ok = rep->ok;
+	if (!rep->ok)
+		s->outcome = failure_text(rep);
+	else if (rep->sets > 0)
+		xasprintf(&s->outcome, "%zu port%s given %s", rep->ports_written,
+		    rep->ports_written == 1 ? "" : "s", s->quarantine ?
+		    "the default partition only (quarantine)" : "their P_Key tables");
+	rows = pt_tables_take(plan, &nrows);
+	pt_tables_save_turns(rows, nrows, sweep_commit_turn, s);
 }
 
 static int

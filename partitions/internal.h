@@ -45,6 +45,10 @@ int pt_store_load(struct store *st, struct pt_state *s, bool *seeded);
 int pt_store_save_model(struct store *st, const struct pt_config *c,
     const struct pt_index *idx, size_t nidx);
 int pt_store_save_tables(struct store *st, const struct pt_table *t, size_t n);
+/* Rows from *done on, in one transaction, until budget_us has passed (one
+ * at least); *done moves on.  -1 (logged) stores none of the slice. */
+int pt_store_save_tables_slice(struct store *st, const struct pt_table *t, size_t n,
+    size_t *done, int64_t budget_us);
 int pt_store_set_seeded(struct store *st);
 int pt_store_forget_table(struct store *st, uint64_t node_guid, uint8_t port);
 void pt_store_history(struct store *st, uid_t uid, bool has_uid, const char *action,
@@ -81,6 +85,12 @@ int pt_audit_expect(uint64_t node_guid, uint8_t port, uint16_t *entries, size_t 
 void pt_table_forget(uint64_t node_guid, uint8_t port);
 /* Take the plan's have[] tables as the committed ones (known ports only). */
 void pt_tables_update(const struct pt_plan *p);
+/* The same in two halves: memory now (the changed rows come back, copied),
+ * then the store a slice a turn (state.c), and then(arg) on a turn of its
+ * own.  A store that fails is logged; then() runs regardless. */
+struct pt_table *pt_tables_take(const struct pt_plan *p, size_t *nrows);
+void pt_tables_rows_free(struct pt_table *rows, size_t n);
+void pt_tables_save_turns(struct pt_table *rows, size_t n, void (*then)(void *), void *arg);
 bool pt_have_committed(void *arg, uint64_t node_guid, uint8_t port, uint16_t *t, size_t n);
 
 /* ---- the change pipeline (change.c) ---- */

@@ -21,6 +21,7 @@
 #include "partitions/internal.h"
 #include "partitions/jobs.h"
 #include "partitions/replica.h"
+#include "partitions/turns.h"
 #include "partitions/partitions.h"
 #include "sm/sm.h"
 
@@ -50,6 +51,8 @@ partitions_start(struct fabricd *fd, const void *cfg)
 
 	if (!pc->enabled)
 		return 0;
+	if (pt_turns_start(fd->base) != 0)
+		return -1;
 	pt_state.store = fd->store;
 	pt_state.sm = fd->sm;
 	if (pt_store_load(fd->store, &pt_state, &seeded) != 0)
@@ -118,6 +121,8 @@ partitions_stop(struct fabricd *fd)
 		sm_set_pkey_expect(pt_state.sm, NULL, NULL);
 		sm_set_ipoib_partitions(pt_state.sm, NULL, NULL);
 	}
+	/* a change waiting for its next step ends here, unanswered */
+	pt_turns_stop();
 	pt_jobs_stop();
 	pt_replica_stop();
 	pt_state_free();

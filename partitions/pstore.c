@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
@@ -265,37 +266,63 @@ fail:
 	return -1;
 }
 
+static int
+save_table(struct store *st, const struct pt_table *t)
+{
+	sqlite3_stmt *s = store_prepare(st, "INSERT OR REPLACE INTO pt_port_tables "
+	    "(node_guid, port, port_guid, switch_ext, label, entries) VALUES (?, ?, ?, ?, ?, ?)");
+	uint8_t *b;
+
+	if (s == NULL)
+		return -1;
+	b = xcalloc(t->n ? t->n : 1, 2);
+	for (int k = 0; k < t->n; k++) {
+		b[2 * k] = (uint8_t)(t->entries[k] >> 8);
+		b[2 * k + 1] = (uint8_t)t->entries[k];
+	}
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)t->node_guid);
+	sqlite3_bind_int(s, 2, t->port);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)t->port_guid);
+	sqlite3_bind_int(s, 4, t->switch_ext);
+	sqlite3_bind_text(s, 5, t->label, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(s, 6, b, t->n * 2, SQLITE_TRANSIENT);
+	free(b);
+	return store_step_done(st, s);
+}
+
 int
 pt_store_save_tables(struct store *st, const struct pt_table *t, size_t n)
 {
 	if (store_begin(st) != 0)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_stmt *s = store_prepare(st, "INSERT OR REPLACE INTO pt_port_tables "
-		    "(node_guid, port, port_guid, switch_ext, label, entries) VALUES (?, ?, ?, ?, ?, ?)");
-		uint8_t *b;
-
-		if (s == NULL)
-			goto fail;
-		b = xcalloc(t[i].n, 2);
-		for (int k = 0; k < t[i].n; k++) {
-			b[2 * k] = (uint8_t)(t[i].entries[k] >> 8);
-			b[2 * k + 1] = (uint8_t)t[i].entries[k];
+	for (size_t i = 0; i < n; i++)
+		if (save_table(st, &t[i]) != 0) {
+			store_rollback(st);
+			return -1;
 		}
-		sqlite3_bind_int64(s, 1, (sqlite3_int64)t[i].node_guid);
-		sqlite3_bind_int(s, 2, t[i].port);
-		sqlite3_bind_int64(s, 3, (sqlite3_int64)t[i].port_guid);
-		sqlite3_bind_int(s, 4, t[i].switch_ext);
-		sqlite3_bind_text(s, 5, t[i].label, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_blob(s, 6, b, t[i].n * 2, SQLITE_TRANSIENT);
-		free(b);
-		if (store_step_done(st, s) != 0)
-			goto fail;
-	}
 	return store_commit(st);
-fail:
-	store_rollback(st);
-	return -1;
+}
+
+int
+pt_store_save_tables_slice(struct store *st, const struct pt_table *t, size_t n, size_t *done,
+    int64_t budget_us)
+{
+	int64_t t0 = clock_mono_us();
+	size_t i = *done;
+
+	if (store_begin(st) != 0)
+		return -1;
+	do {
+		if (save_table(st, &t[i]) != 0) {
+			store_rollback(st);
+			log_warnx("partitions: the P_Key table of %s could not be stored", t[i].label);
+			return -1;
+		}
+	} while (++i < n && clock_mono_us() - t0 < budget_us);
+	if (store_commit(st) != 0)
+		return -1;
+	*done = i;
+	return 0;
 }
 
 int

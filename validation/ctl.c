@@ -438,7 +438,7 @@ ctl_validate_rdma(struct ctl_req *req, json_t *args)
  * --limit are still to come (an OFFSET to find the window's end stepped
  * over every job's row: 18 ms for 10,000).
  */
-#define JOBS_PAGE	64	/* a job with 64 hosts is ~40 us of JSON */
+#define JOBS_PAGE	16	/* a job with 64 hosts is 40-80 us of JSON */
 #define CURSOR_PART	19
 
 static int

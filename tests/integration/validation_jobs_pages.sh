@@ -1,13 +1,13 @@
 #!/bin/sh
 # run.sh: alone-plain (it gates the loop's steps while 10,000 jobs are listed; the sanitizer build's run is not gated)
 # `jobs` must not hold the loop (issue 22): `--limit 10000` was one reply
-# built in one step.  It now answers in pages of 64 (result {"jobs": [...],
+# built in one step.  It now answers in pages of 16 (result {"jobs": [...],
 # "next": cursor}) that fabricctl follows.  10,000 finished jobs of 64
 # hosts each are put in the table with the sqlite3 shell while fabricd is
 # stopped; checked from outside:
 #  - `jobs --limit 10000` lists exactly the ids sqlite3 lists, newest first;
 #    `--limit 5` the newest five, the default the newest 50;
-#  - on the socket (tools/ctl_probe): a first page of 64 and a cursor, the
+#  - on the socket (tools/ctl_probe): a first page of 16 and a cursor, the
 #    page after it goes on below it, malformed cursors are invalid_argument;
 #  - no step of the loop over 10 ms of its own while the 10,000 are listed
 #    three times (status loop.own_lags_over_10ms; plain build only).
@@ -48,7 +48,7 @@ cmp -s "$T/oracle.5" "$T/fd.5" || fail "--limit 5: $(tr '\n' ' ' < "$T/fd.5")"
 [ "$(ctl --json jobs | jq '.jobs | length')" = 50 ] || fail "jobs: not the default 50"
 
 capture "$T/p1" "$PROBE" "$SOCK" send '{"v":1,"id":1,"cmd":"jobs","args":{"limit":10000}}'
-jq -e '.ok and (.result.jobs | length) == 64 and (.result.next | type) == "string"' "$T/p1" \
+jq -e '.ok and (.result.jobs | length) == 16 and (.result.next | type) == "string"' "$T/p1" \
     >/dev/null || fail "first page: $(head -c 300 "$T/p1")"
 next=$(jq -r '.result.next' "$T/p1")
 capture "$T/p2" "$PROBE" "$SOCK" send "{\"v\":1,\"id\":2,\"cmd\":\"jobs\",\"args\":{\"after\":\"$next\"}}"
