@@ -38,6 +38,14 @@ struct health_config {
 	char		*roce_sysfs_root;
 	uint64_t	roce_interval_ms;
 	uint64_t	pfc_storm_window_ms;
+	int		observer_ports;		/* enum health_observer_ports */
+};
+
+/* The ports an observer's health polls (the master polls every port). */
+enum health_observer_ports {
+	HEALTH_OBS_LOCAL,	/* this host's own ports */
+	HEALTH_OBS_SWITCH,	/* and the switch ports cabled to them */
+	HEALTH_OBS_ALL,		/* every port: the fabric's monitor */
 };
 
 /* One monitored fabric port. */

@@ -69,6 +69,9 @@ struct hpoll {
 	struct swsum	*sw;
 	size_t		 nsw;
 	bool		 in_round;
+	/* an observer's round: only the ports of its scope (in_scope) */
+	bool		 observing;
+	uint64_t	 local_guid;	/* the node this daemon runs on */
 	/* planning a round, in slices (plan_slice) */
 	struct event	*plan_ev;
 	bool		 planning;
@@ -183,12 +186,46 @@ plan_push(struct hpoll *hp, const struct item *it)
 	hp->round_total++;
 }
 
+/*
+ * An observer polls what health.observer_ports gives it: this host's
+ * ports, with the switch ports cabled to them, or all (the monitor of a
+ * fabric whose master is another SM).  The master polls every port.
+ */
+static bool
+in_scope(const struct hpoll *hp, const struct fabric_node *n, const struct fabric_port *p)
+{
+	if (!hp->observing || health->cfg.observer_ports == HEALTH_OBS_ALL)
+		return true;
+	if (n->guid == hp->local_guid)
+		return true;
+	return health->cfg.observer_ports == HEALTH_OBS_SWITCH && p->peer != NULL &&
+	    p->peer->node->guid == hp->local_guid;
+}
+
+static bool
+node_in_scope(const struct hpoll *hp, const struct fabric_node *n)
+{
+	if (!hp->observing || health->cfg.observer_ports == HEALTH_OBS_ALL ||
+	    n->guid == hp->local_guid)
+		return true;
+	for (unsigned pn = 1; pn <= n->nports; pn++)
+		if (in_scope(hp, n, &n->ports[pn]))
+			return true;
+	return false;
+}
+
 static void
 plan_node(struct hpoll *hp, const struct fabric_node *n)
 {
 	bool sw = n->type == FABRIC_SWITCH;
-	struct swsum *s = sw ? swsum_get(hp, n->guid) : NULL;
+	struct swsum *s;
 
+	if (!node_in_scope(hp, n))
+		return;
+	s = sw ? swsum_get(hp, n->guid) : NULL;
+	/* an observer's switch sum would count the ports it does not watch */
+	if (sw && hp->observing && health->cfg.observer_ports != HEALTH_OBS_ALL)
+		s->no_allport = true;
 	if (sw && n->lid && !s->no_allport)
 		plan_push(hp, &(struct item){ IT_SWITCH_SUM, n->guid, ALL_PORTS, n->lid, 0, false });
 	for (unsigned pn = 1; pn <= n->nports; pn++) {
@@ -196,7 +233,7 @@ plan_node(struct hpoll *hp, const struct fabric_node *n)
 		uint16_t lid = sw ? n->lid : p->lid;
 		struct hport *hpt;
 
-		if (!port_polled(n, p))
+		if (!port_polled(n, p) || !in_scope(hp, n, p))
 			continue;
 		hpt = hport_get(n->guid, p->num, n->desc);
 		hpt->lid = lid;
@@ -270,7 +307,8 @@ got_pc(struct hpoll *hp, struct hport *p, const struct item *it, const uint8_t *
 			continue;	/* 64-bit values come from PortCountersExtended */
 		feed(p, c, v[c], hc_info[c].bits, &clear);
 	}
-	if (clear && health->cfg.clear_near_saturation)
+	/* an observer only reads: the master's manager owns the counters */
+	if (clear && health->cfg.clear_near_saturation && !hp->observing)
 		q_push(hp, &(struct item){ IT_CLEAR, it->guid, it->port, it->lid, clear, false }, true);
 }
 
@@ -524,6 +562,21 @@ dispatch(struct hpoll *hp)
 		finish_round(hp);
 }
 
+/* Is this an observer with a view? Notes the node it runs on. */
+static bool
+observing(struct hpoll *hp, struct fabric *f)
+{
+	char why[8];
+	const struct fabric_port *own;
+
+	hp->observing = sm_observer_refusal(health->sm, why, sizeof(why)) != NULL;
+	if (!hp->observing)
+		return false;
+	own = sm_own_lid(health->sm) ? fabric_port_by_lid(f, sm_own_lid(health->sm)) : NULL;
+	hp->local_guid = own ? own->node->guid : 0;
+	return own != NULL;
+}
+
 static void
 tick(evutil_socket_t fd, short what, void *arg)
 {
@@ -533,8 +586,10 @@ tick(evutil_socket_t fd, short what, void *arg)
 	int64_t now = event_now_ms();
 
 	evtimer_add(hp->tick, &tv);
-	/* Counters are read and cleared by the master's manager only. */
-	if (!hp->in_round && f && sm_subnet_up(health->sm) && sm_is_master(health->sm) &&
+	/* The master's manager reads (and clears) every port; an observer
+	 * reads the ports of its scope and clears none. */
+	if (!hp->in_round && f && (observing(hp, f) || (sm_subnet_up(health->sm) &&
+	    sm_is_master(health->sm))) &&
 	    (hp->round_start_ms == 0 || now - hp->round_start_ms >= (int64_t)health->cfg.interval_ms)) {
 		hp->head = hp->tail = 0;
 		hp->round_mads = 0;

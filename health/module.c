@@ -93,6 +93,8 @@ parse_isolate(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
 	return true;
 }
 
+static const char *const observer_port_names[] = { "local", "switch", "all", NULL };
+
 static const struct cfg_field health_fields[] = {
 	CFG_F_BOOL("enabled", HC, enabled),
 	CFG_F_DURATION("interval", HC, interval_ms, 1000, 3600000),
@@ -117,6 +119,7 @@ static const struct cfg_field health_fields[] = {
 	CFG_F_CUSTOM("roce_sysfs_root", HC, roce_sysfs_root, cfg_parse_abs_path),
 	CFG_F_DURATION("roce_interval", HC, roce_interval_ms, 500, 3600000),
 	CFG_F_DURATION("pfc_storm_window", HC, pfc_storm_window_ms, 1000, 3600000),
+	CFG_F_ENUM("observer_ports", HC, observer_ports, observer_port_names),
 	CFG_F_END
 };
 #undef HC

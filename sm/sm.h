@@ -89,6 +89,23 @@ typedef void (*sm_qos_done_fn)(void *arg);
  * off or nothing to read (done is not called). */
 int sm_qos_reread(struct sm *sm, const struct sm_qos_target *t, size_t n, sm_qos_done_fn done,
     void *arg);
+/*
+ * An observer's pre-flight reads the ports on a job's routes live (one
+ * PortInfo Get each, sm/ports_live.c): its view and the master's SA may be
+ * older than a pulled cable.  done(res, n, arg) once every answer is in;
+ * res[i] is t[i]'s port, answered false when it did not answer.  -1: not
+ * an observer, no view or nothing to read (done is not called).
+ */
+struct sm_port_live {
+	uint64_t	node_guid;
+	uint8_t		port;
+	bool		answered;
+	uint8_t		state;		/* PortInfo PortState: 1 Down .. 4 Active */
+	uint8_t		phys_state;	/* PortPhysicalState: 5 LinkUp, 2 Polling, 3 Disabled */
+};
+typedef void (*sm_live_done_fn)(const struct sm_port_live *res, size_t n, void *arg);
+int sm_ports_read_live(struct sm *sm, const struct sm_qos_target *t, size_t n,
+    sm_live_done_fn done, void *arg);
 /* 1: SL leaves p (from in) on a VL with weight; 0: not, why says how;
  * -1: unknown (QoS off, tables never read). */
 int sm_qos_sl_usable(const struct sm *sm, const struct fabric_port *p, uint8_t in, uint8_t sl,

@@ -432,6 +432,101 @@ after_qos_read(void *arg)
 		preflight_answer(pf);
 }
 
+static void
+reread_qos(struct preflight *pf)
+{
+	if (sm_qos_reread(view_sm(), pf->route_ports.t, pf->route_ports.n, after_qos_read, pf) != 0)
+		after_qos_read(pf);	/* nothing to read: the check says why */
+}
+
+static int
+target_cmp(const void *a, const void *b)
+{
+	const struct sm_qos_target *x = a, *y = b;
+
+	if (x->node_guid != y->node_guid)
+		return x->node_guid < y->node_guid ? -1 : 1;
+	return (int)x->port - (int)y->port;
+}
+
+static const char *
+phys_state_name(uint8_t s)
+{
+	static const char *const names[] = { "NoChange", "Sleep", "Polling", "Disabled",
+	    "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest" };
+
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+}
+
+/* The view's port, and the cable's far end as the view knows it. */
+static void
+live_fault(struct check *c, const struct sm_port_live *l)
+{
+	struct fabric *f = view_fabric();
+	struct fabric_node *n = f ? fabric_node_by_guid(f, l->node_guid) : NULL;
+	const struct fabric_port *p = n && l->port <= n->nports ? &n->ports[l->port] : NULL;
+	char far[96] = "";
+
+	if (p == NULL)
+		return;
+	if (p->peer != NULL)
+		snprintf(far, sizeof(far), " (cable to %s port %u)", p->peer->node->desc,
+		    p->peer->num);
+	if (!l->answered)
+		pf_fault(c, NULL, NULL, p, "RouteLinkUnreadable", "%s port %u%s did not answer a "
+		    "PortInfo Get: a route crosses it", n->desc, p->num, far);
+	else
+		pf_fault(c, NULL, NULL, p, "RouteLinkDown", "%s port %u%s is %s (physical state %s), "
+		    "read live; the routes the switches hold cross it", n->desc, p->num, far,
+		    fabric_port_state_name(l->state), phys_state_name(l->phys_state));
+}
+
+static void
+after_live_read(const struct sm_port_live *res, size_t n, void *arg)
+{
+	struct preflight *pf = arg;
+	struct check c;
+	size_t i, up = 0;
+
+	pf_check_init(&c, "links_live");
+	for (i = 0; i < n; i++) {
+		if (res[i].answered && res[i].state == FABRIC_PORT_ACTIVE)
+			up++;
+		else
+			live_fault(&c, &res[i]);
+	}
+	if (c.status != CHECK_FAIL)
+		snprintf(c.detail, sizeof(c.detail), "%zu route ports read live, every one Active", up);
+	add_check(pf, &c);
+	reread_qos(pf);
+}
+
+/*
+ * An observer's view is a refresh old and the master's SA a sweep old: the
+ * ports its job's routes leave by are read live (sm_ports_read_live), each
+ * once.  False when there is nothing to read that way (a master: its
+ * model follows the fabric's traps).
+ */
+static bool
+read_route_ports_live(struct preflight *pf)
+{
+	struct sm_qos_target *u;
+	size_t i, n = 0;
+	int rc;
+
+	if (pf->route_ports.n == 0)
+		return false;
+	u = xcalloc(pf->route_ports.n, sizeof(*u));
+	memcpy(u, pf->route_ports.t, pf->route_ports.n * sizeof(*u));
+	qsort(u, pf->route_ports.n, sizeof(*u), target_cmp);
+	for (i = 0; i < pf->route_ports.n; i++)
+		if (n == 0 || target_cmp(&u[n - 1], &u[i]) != 0)
+			u[n++] = u[i];
+	rc = sm_ports_read_live(view_sm(), u, n, after_live_read, pf);
+	free(u);
+	return rc == 0;
+}
+
 void
 preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *tenant, bool nccl,
     const char *launcher, uint64_t timeout_ms, bool slurm, int sl)
@@ -464,8 +559,8 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 		preflight_free(pf);
 		return;
 	}
-	if (sm_qos_reread(view_sm(), pf->route_ports.t, pf->route_ports.n, after_qos_read, pf) != 0)
-		after_qos_read(pf);	/* nothing to read: the check says why */
+	if (!read_route_ports_live(pf))
+		reread_qos(pf);
 }
 
 void

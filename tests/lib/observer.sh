@@ -134,3 +134,154 @@ gets_only() {
 	[ -z "$_bad" ] || { echo "MADs other than Gets: $(echo "$_bad" | head -3)"; return 1; }
 	echo "madlog: $_sa SubnAdmGets, $(grep -c '^0x81 0x01 ' "$1") SMP Gets, no Set"
 }
+
+# ---- two observers beside a master (observer_health_preflight_*.sh) ----
+
+# obs_daemon NAME HOST: fabricd, its SM off, observing from HOST, its files
+# in $T/NAME, every MAD it sends logged below umad in $T/NAME/madlog.  On
+# the defaults but two: the observer's refresh and health's interval are
+# 2 s, so that a read or a round is waited for in seconds (observer_opensm
+# and health_ib_counters prove the same on the defaults' scale).
+obs_daemon() {
+	_d=$T/$1
+	mkdir -p "$_d/run" "$_d/state"
+	cat > "$_d/fabricd.yaml" <<EOY
+socket: $_d/run/fabricd.sock
+state_dir: $_d/state
+log_level: debug
+sm:
+  enabled: false
+  observer:
+    enabled: true
+    refresh: 2s
+health:
+  interval: 2s
+EOY
+	: > "$_d/madlog"
+	(cd "$_d" && exec env SIM_HOST="$2" LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
+	    IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_FILE="$_d/madlog" \
+	    "$FABRICD" -c "$_d/fabricd.yaml" >> "$_d/fabricd.log" 2>&1) &
+	eval "PID_$1=$!"
+	fd_on_exit "kill -KILL $! 2>/dev/null"
+}
+
+# use NAME: octl, obs and wait_view ask that observer from now on.
+use() { OBS=$1; eval "OBS_PID=\$PID_$1"; }
+octl() { "$FABRICCTL" -s "$T/$OBS/run/fabricd.sock" "$@"; }
+
+# leaf_of HOST: the description of the switch HOST's port 1 is cabled to
+# (from $T/disc.txt, ibnetdiscover's).
+leaf_of() {
+	awk -v h="$1" '/^Switch/ { split($0, q, "\""); sw = q[4] }
+	    /^\[/ && $0 ~ "\"" h "\"" { print sw; exit }' "$T/disc.txt"
+}
+
+# hosts_on SWITCH: the hosts cabled to it.
+hosts_on() {
+	awk -v s="$1" '/^Switch/ { split($0, q, "\""); cur = q[4]; next }
+	    /^$/ { cur = "" }
+	    cur == s && /^\[/ { n = split($0, q, "\""); if (q[4] ~ /^host/) print q[4] }' "$T/disc.txt"
+}
+
+# pf_fails CODE TEXT HOSTS: the observer's pre-flight over HOSTS fails
+# (exit 1) with a fault CODE whose text holds TEXT.
+pf_fails() {
+	octl --json preflight --hosts "$3" > "$T/pf.json"
+	_rc=$?
+	[ $_rc -eq 1 ] || { echo "preflight $3: exit $_rc, want 1: $(head -c 600 "$T/pf.json")"; return 1; }
+	jq -e --arg c "$1" --arg t "$2" '[.faults[] | select(.code == $c and (.message // "" |
+	    tostring | contains($t)))] | length > 0' "$T/pf.json" > /dev/null ||
+	    { echo "preflight $3: no $1 naming \"$2\": $(jq -c '.faults' "$T/pf.json" | head -c 600)"; return 1; }
+}
+
+# pf_passes HOSTS: the observer's pre-flight over HOSTS passes, its live
+# read of the route ports included.
+pf_passes() {
+	octl --json preflight --hosts "$1" > "$T/pf.json" ||
+	    { echo "preflight $1 failed: $(jq -c '.faults' "$T/pf.json" | head -c 600)"; return 1; }
+	[ "$(jq -r '.checks[] | select(.name == "links_live") | .status' "$T/pf.json")" = pass ] ||
+	    { echo "preflight $1: links_live $(jq -c '.checks[] | select(.name == "links_live")' "$T/pf.json")"; return 1; }
+}
+
+# observer_pair_checks MASTER_PID: the checks of issue 27's "Done when"
+# for two observers (host2 as a, host3 as b) beside a master, OpenSM or
+# fabricd, on host1 (observer_health_preflight_*.sh say which).
+observer_pair_checks() {
+	master=$1
+	obs_daemon a host2
+	obs_daemon b host3
+	for o in a b; do
+		use $o
+		wait_view 40 || fail "observer $o: no fresh view within 40 s: $(tail -5 "$T/$o/fabricd.log")"
+		capture -e "$T/same.out" same "observer $o"
+		capture -e "$T/agree.out" agree host2 host13
+		capture -e "$T/agree.out" agree host16 host3
+	done
+	echo "two observers: nodes and links as ibnetdiscover, routes as ibtracert"
+	links=$(wc -l < "$T/want.links")
+
+	# the pre-flight over a cable pulled while the master cannot reroute
+	use a
+	leaf=$(leaf_of host2)
+	far=$(hosts_on "$(leaf_of host13)" | head -1)
+	near=$(hosts_on "$leaf" | grep -vx host2 | head -1)
+	[ -n "$leaf" ] && [ -n "$far" ] && [ -n "$near" ] || fail "no leaf, far or near host in ibnetdiscover"
+	sim_diag ibtracert "$(lid host2)" "$(lid "$far")" > "$T/tr.txt" || fail "ibtracert host2 $far"
+	port=$(sed -n 's/^\[\([0-9]*\)\] -> switch port .*/\1/p' "$T/tr.txt" | sed -n 2p)
+	leaflid=$(lid_of_switch "$leaf")
+	[ -n "$port" ] && [ -n "$leaflid" ] || fail "host2 -> $far: no uplink of $leaf in: $(cat "$T/tr.txt")"
+	capture -e "$T/pf.out" pf_passes "host2,$far"
+	kill -STOP "$master"
+	fd_on_exit "kill -CONT $master 2>/dev/null"
+	sim_console "Unlink \"$leaf\"[$port]" || fail console
+	state=$(sim_diag -H host2 smpquery portinfo "$leaflid" "$port" | sed -n 's/^LinkState:\.*//p')
+	[ "$state" = Down ] || fail "smpquery: $leaf port $port is \"$state\" after the Unlink"
+	capture -e "$T/pf.out" pf_fails RouteLinkDown "$leaf port $port" "host2,$far"
+	echo "the master stopped, $leaf[$port] unlinked: host2,$far fails naming it"
+	capture -e "$T/pf.out" pf_passes "host2,$near"
+	echo "host2,$near (their route stays in $leaf) passes"
+	kill -CONT "$master"
+	# the master reroutes; a later read of the observer's has it
+	end=$(( $(date +%s) + 40 ))
+	until [ "$(obs links)" -eq $((links - 1)) ] 2>/dev/null && pf_passes "host2,$far" > "$T/pf.out"; do
+		[ "$(date +%s)" -ge "$end" ] && fail "40 s after the master went on: $(obs links) links, $(cat "$T/pf.out")"
+		sleep 0.5
+	done
+	capture -e "$T/agree.out" agree host2 "$far"
+	echo "the master rerouted: host2,$far passes over the routes ibtracert walks"
+
+	# health: symbol errors on host2's port, on every route host2 takes
+	end=$(( $(date +%s) + 20 ))
+	until [ "$(octl --json status | jq -r '.health.rounds')" -ge 1 ] 2>/dev/null; do
+		[ "$(date +%s)" -ge "$end" ] && fail "observer a: no health round: $(octl --json status | jq -c .health)"
+		sleep 0.3
+	done
+	[ "$(octl --json health | jq -r '.last_round.ports')" = 1 ] ||
+	    fail "observer a's round read $(octl --json health | jq -r '.last_round.ports') ports, host2 has 1 (observer_ports: local)"
+	sim_console 'PerformanceSet "host2"[1] PortCounters.SymbolErrorCounter=5000' || fail console
+	sim_diag perfquery "$(lid host2)" 1 | grep -q 'SymbolErrorCounter:\.*5000' ||
+	    fail "perfquery does not see the burst"
+	end=$(( $(date +%s) + 20 ))
+	until octl --json events --limit 200 | jq -e '.events[] | select(.object == "host2:1" and
+	    (.message | startswith("symbol_errors")))' > /dev/null 2>&1; do
+		[ "$(date +%s)" -ge "$end" ] && fail "observer a raised no symbol_errors event for host2:1"
+		sleep 0.3
+	done
+	use b
+	octl --json events --limit 200 | jq -e '.events[] | select(.object == "host2:1")' > /dev/null &&
+	    fail "observer b (host3) raised an event for host2:1, outside its local ports"
+	echo "symbol errors on host2:1: observer a's event, not observer b's"
+
+	# Gets only: SA queries, SMP PortInfo, PerfMgt counters; no Set
+	for o in a b; do
+		eval "fd_reap_pid \$PID_$o \"$T/$o/fabricd.log\"" || fail "observer $o exited with status $?"
+		capture "$T/gets.out" gets_only "$T/$o/madlog"
+		echo "observer $o: $(cat "$T/gets.out")"
+	done
+}
+
+# lid_of_switch DESC: a switch's LID (port 0), from ibnetdiscover.
+lid_of_switch() {
+	awk -v s="$1" '/^Switch/ { split($0, q, "\""); if (q[4] == s) {
+	    l = $0; sub(/.* port 0 lid /, "", l); sub(/ .*/, "", l); print l; exit } }' "$T/disc.txt"
+}
