@@ -39,6 +39,7 @@
 #define SLOT_MASK	((1u << SLOT_BITS) - 1)
 #define RX_SLICE	1	/* records read from the pipe at once: the clock is read after each */
 #define RX_SLICE_US	1000	/* then more, while this lasts */
+#define CLOSE_DRAIN_MS	500	/* at close, for the answers still owed */
 #define RX_POLL_MS	200	/* how long close() may wait for the thread */
 
 struct mad_req {
@@ -54,6 +55,7 @@ struct mad_req {
 	uint8_t			 mclass;
 	uint8_t			 tries;
 	uint8_t			 slot;
+	bool			 answered;	/* at close: its answer came (drain) */
 	uint8_t			 mad[MAD_SIZE] MAD_ALIGNED;
 };
 
@@ -114,6 +116,7 @@ req_get(struct mad_engine *me)
 		me->free = r->next;
 	r->next = NULL;
 	r->tries = 0;
+	r->answered = false;
 	return r;
 }
 
@@ -666,6 +669,46 @@ fail:
 	return NULL;
 }
 
+/* Is an answer still owed to a MAD in flight? */
+static bool
+owed(const struct mad_engine *me)
+{
+	for (unsigned i = 0; i < MAD_WINDOW_MAX; i++)
+		if (me->slot[i] != NULL && !me->slot[i]->answered)
+			return true;
+	return false;
+}
+
+/*
+ * Before the agents go, the answers owed to MADs in flight are let in (at
+ * most CLOSE_DRAIN_MS; their callbacks still get -ECANCELED below): under
+ * umad2sim an answer that reaches a client after its agent is gone
+ * crashes the client (shared notes, ibsim 7.5), which an observer stopped
+ * in the middle of a read did.  On hardware it costs a stop that much at
+ * most.
+ */
+static void
+drain(struct mad_engine *me)
+{
+	int64_t end = clock_mono_us() + CLOSE_DRAIN_MS * 1000;
+
+	me->window = 0;		/* nothing more is sent */
+	while (owed(me) && clock_mono_us() < end) {
+		const ib_mad_t *hdr;
+		struct mad_req *r;
+		uint32_t tid;
+
+		if (read(me->pipe_rd, me->rx_buf, me->rec_size) != (ssize_t)me->rec_size) {
+			usleep(1000);
+			continue;
+		}
+		hdr = (const ib_mad_t *)umad_get_mad(me->rx_buf);
+		tid = (uint32_t)be64toh(hdr->trans_id);
+		if ((r = me->slot[tid & SLOT_MASK]) != NULL && r->tid == tid)
+			r->answered = true;
+	}
+}
+
 void
 mad_engine_close(struct mad_engine *me)
 {
@@ -674,6 +717,7 @@ mad_engine_close(struct mad_engine *me)
 
 	if (me == NULL)
 		return;
+	drain(me);
 	atomic_store(&me->rx_stop, true);
 	pthread_join(me->rx_thread, NULL);
 	event_free(me->pipe_ev);
