@@ -45,6 +45,8 @@ void sm_port_update(struct fabric_port *p, const uint8_t *data);	/* discover.c *
 #define SA_REC_OFFSET	56		/* IB_SA_MAD_HDR_SIZE: the first record */
 #define SA_NO_RECORDS	0x0300		/* MAD status: nothing matched the Get */
 #define RETRY_MIN_MS	1000
+#define RETRY_FIRST_MS	5000	/* no view yet: the first retry, then doubling */
+#define OBS_SLOTS	3600	/* first reads: a turn per LID, refresh / OBS_SLOTS long */
 
 enum obs_kind { Q_NODE, Q_PORT, Q_LINK, Q_SWITCH, Q_LFT };
 
@@ -90,6 +92,12 @@ struct sm_observer {
 	int64_t			 view_ms;	/* when sm->fabric was read; 0: none */
 	uint64_t		 errors_total;
 	char			 last_error[160];
+	/* the first read's turn (first_read_wait) */
+	int64_t			 started_at_ms;
+	bool			 slot_taken;
+	uint64_t		 slot_wait_ms;	/* > 0: the read under way only learnt it */
+	unsigned		 fails;		/* failed reads in a row, no view yet */
+	int64_t			 next_read_at_ms;
 };
 
 /* The callbacks' argument: a query packed into a pointer (no allocation
@@ -377,23 +385,50 @@ mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* The next read in ms (the first: soon, spread over a tenth of the
- * period; then the period, moved by up to a quarter of it either way). */
+/* The next read ms from now. */
 static void
-schedule(struct sm_observer *o, uint64_t ms)
+arm_in(struct sm_observer *o, uint64_t ms)
 {
-	uint64_t h = mix(o->sm->own_guid ^ o->reads);
 	struct timeval tv;
 
 	if (o->timer == NULL)
 		return;		/* unit tests: reads are started by hand */
-	if (o->reads == 0)
-		ms = h % (ms / 10 + 1);
-	else if (ms >= 4)
-		ms = ms - ms / 4 + h % (ms / 2 + 1);
+	o->next_read_at_ms = event_now_ms() + (int64_t)ms;
 	tv.tv_sec = (time_t)(ms / 1000);
 	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
 	evtimer_add(o->timer, &tv);
+}
+
+/* The next read: the period, moved by up to a quarter of it either way
+ * by a hash of the port GUID, so that observers started together drift
+ * apart. */
+static void
+schedule(struct sm_observer *o, uint64_t ms)
+{
+	uint64_t h = mix(o->sm->own_guid ^ o->reads);
+
+	if (ms >= 4)
+		ms = ms - ms / 4 + h % (ms / 2 + 1);
+	arm_in(o, ms);
+}
+
+/*
+ * The first read's turn: own LID x refresh / OBS_SLOTS (4 s at the 4 h
+ * default).  LIDs are dense, so the observers of a booting cluster read
+ * one after another, about one read in flight at a time (a read of the
+ * 1,296-host tree takes 0.6-1.7 s here), the first views within LID x 4 s,
+ * and the master's SA answers about one read's queries each slot.  0 when
+ * the turn has come (or the period is short: the tests').
+ */
+static uint64_t
+first_read_wait(const struct sm_observer *o, uint16_t lid)
+{
+	uint64_t slot = o->cfg.refresh_ms / OBS_SLOTS;
+	int64_t waited = event_now_ms() - o->started_at_ms;
+	uint64_t turn = (uint64_t)lid * slot % (o->cfg.refresh_ms ? o->cfg.refresh_ms : 1);
+
+	return o->timer == NULL || o->published > 0 || o->slot_taken || waited < 0 ||
+	    (uint64_t)waited >= turn ? 0 : turn - (uint64_t)waited;
 }
 
 static void
@@ -428,14 +463,28 @@ end_of(struct fabric *f, uint16_t lid, uint8_t port)
 	return &p->node->ports[port];
 }
 
-/* The next read after a failed one: sooner than the period. */
+/*
+ * The next read after a failed one: sooner than the period.  Without a
+ * view yet (the master not up, our port not configured) from 5 s,
+ * doubling, so that a cluster booting before its SM finds it soon; with
+ * one, a quarter period: a read with errors costs the SA a whole read, and
+ * 1,296 observers retrying every few seconds would be the storm the
+ * period avoids.
+ */
 static void
 retry(struct sm_observer *o)
 {
-	uint64_t ms = o->cfg.refresh_ms / 4;
+	uint64_t quarter = o->cfg.refresh_ms / 4, ms;
 
 	read_free(o);
-	schedule(o, ms > RETRY_MIN_MS ? ms : RETRY_MIN_MS);
+	if (o->published == 0) {
+		ms = (uint64_t)RETRY_FIRST_MS << (o->fails < 10 ? o->fails : 10);
+		o->fails++;
+		if (ms > quarter)
+			ms = quarter;
+	} else
+		ms = quarter;
+	arm_in(o, ms > RETRY_MIN_MS ? ms : RETRY_MIN_MS);
 }
 
 /* Every answer is in: link the model, make it the published one.  A
@@ -451,6 +500,15 @@ read_done(void *owner)
 	unsigned changes;
 	size_t i;
 
+	if (o->slot_wait_ms > 0) {	/* only our PortInfo was read: wait for the turn */
+		uint64_t ms = o->slot_wait_ms;
+
+		o->slot_wait_ms = 0;
+		o->reads--;
+		read_free(o);
+		arm_in(o, ms);
+		return;
+	}
 	o->cur.duration_ms = event_now_ms() - o->started_ms;
 	o->last = o->cur;
 	if (fabric_node_count(o->next) == 0) {
@@ -483,6 +541,7 @@ read_done(void *owner)
 	sm->published++;
 	fabric_free(old);
 	o->published++;
+	o->fails = 0;
 	o->view_ms = event_now_ms();
 	p = fabric_port_by_lid(sm->fabric, o->master_lid);
 	o->master_guid = p ? p->guid : 0;
@@ -503,6 +562,7 @@ on_own_portinfo(const struct mad_result *res, void *owner, void *arg)
 	struct sm_observer *o = sm->observer;
 	const ib_port_info_t *pi;
 	uint16_t lid, smlid;
+	uint64_t wait;
 
 	(void)arg;
 	if (!mad_reply_ok(res)) {
@@ -518,11 +578,16 @@ on_own_portinfo(const struct mad_result *res, void *owner, void *arg)
 		    fabric_port_state_name(ib_port_info_get_port_state(pi)), lid, smlid);
 		return;
 	}
+	sm->own_lid = lid;
+	if ((wait = first_read_wait(o, lid)) > 0) {
+		o->slot_taken = true;	/* the read starts again at its turn */
+		o->slot_wait_ms = wait;
+		return;
+	}
 	if (smlid != o->master_lid) {
 		event_post(EV_INFO, "sm", NULL, "observer: following the SM at LID %u", smlid);
 		o->master_guid = 0;
 	}
-	sm->own_lid = lid;
 	o->master_lid = smlid;
 	o->asked[lid] = 1;
 	push(o, Q_NODE, lid, 0);
@@ -574,19 +639,22 @@ sm_observer_start(struct sm *sm)
 		o->timer = evtimer_new(sm->fd->base, timer_cb, o);
 	event_post(EV_INFO, "sm", NULL, "observer mode: the SM is off here; the fabric is read "
 	    "from the master SM's SA every %llu s", (unsigned long long)(o->cfg.refresh_ms / 1000));
-	if (o->timer)
-		schedule(o, o->cfg.refresh_ms);
+	o->started_at_ms = event_now_ms();
+	/* at once: its own PortInfo says its LID, and so its turn */
+	arm_in(o, 0);
 }
 
 void
 sm_observer_reload(struct sm *sm, const struct sm_observer_config *cfg)
 {
 	struct sm_observer *o = sm->observer;
-	bool sooner = cfg->refresh_ms < o->cfg.refresh_ms;
+	bool changed = cfg->refresh_ms != o->cfg.refresh_ms;
 
 	o->cfg = *cfg;
 	sm->cfg.observer = *cfg;
-	if (sooner && !o->reading && o->timer) {
+	/* the next read at the new period from now (a first read keeps
+	 * its turn: the timer then waits for it) */
+	if (changed && !o->reading && o->timer && o->published > 0) {
 		evtimer_del(o->timer);
 		schedule(o, o->cfg.refresh_ms);
 	}
@@ -627,15 +695,17 @@ sm_observer_json(const struct sm *sm)
 	int64_t age = o->view_ms ? event_now_ms() - o->view_ms : -1;
 	const char *view = age < 0 ? "none" :
 	    (uint64_t)age <= 2 * o->cfg.refresh_ms ? "fresh" : "stale";
+	int64_t next = o->reading || o->next_read_at_ms == 0 ? 0 : o->next_read_at_ms - event_now_ms();
 	size_t links = 0, i;
 	struct fabric_node *n;
 	unsigned j;
+	json_t *st;
 
 	if (sm->fabric)
 		FABRIC_FOREACH_NODE(sm->fabric, i, n)
 			for (j = 1; j <= n->nports; j++)
 				links += n->ports[j].peer != NULL;
-	return json_pack("{s:s, s:{s:o, s:i, s:i, s:s, s:I, s:I, s:b, s:I, s:I, s:I, s:I,"
+	st = json_pack("{s:s, s:{s:o, s:i, s:i, s:s, s:I, s:I, s:b, s:I, s:I, s:I, s:I,"
 	    " s:{s:I, s:I, s:I, s:I}, s:I, s:s}}",
 	    "state", "observer",
 	    "observer", "master_guid", sm_guid_json(o->master_guid), "master_lid", o->master_lid,
@@ -648,4 +718,8 @@ sm_observer_json(const struct sm *sm)
 	    "records", (json_int_t)o->last.records, "errors", (json_int_t)o->last.errors,
 	    "duration_ms", (json_int_t)o->last.duration_ms,
 	    "errors_total", (json_int_t)o->errors_total, "last_error", o->last_error);
+	/* when the next read starts (the first: at this port's turn) */
+	json_object_set_new(json_object_get(st, "observer"), "next_read_in_ms",
+	    json_integer(next > 0 ? next : 0));
+	return st;
 }

@@ -72,14 +72,23 @@ grep -q '^sm: routing auto: ' "$T/notes.out" || fail "fabricd -n: no routing not
 grep -qF "warning: validation: launcher mpirun: $T/no-mpirun is not executable" "$T/notes.err" ||
     fail "fabricd -n: no warning of the missing launcher: $(cat "$T/notes.err")"
 
-# the SM off and the observer on: said with its period; off (its default), nothing
+# the SM off and the observer on: said with its period, 4 h by default;
+# turned off, nothing; the installed configuration gives observer mode
 printf 'sm:\n  enabled: false\n  observer:\n    enabled: true\n    refresh: 45s\n' > "$T/observer.yaml"
 "$FABRICD" -n -c "$T/observer.yaml" > "$T/observer.out" 2>&1 || fail "observer.yaml rejected: $(cat "$T/observer.out")"
 grep -q "^sm: off; observer mode: .* every 45 s" "$T/observer.out" ||
     fail "fabricd -n: no observer note: $(cat "$T/observer.out")"
 printf 'sm:\n  enabled: false\n' > "$T/observer.yaml"
+"$FABRICD" -n -c "$T/observer.yaml" > "$T/observer.out" 2>&1 || fail "the SM off rejected"
+grep -q "^sm: off; observer mode: .* every 14400 s" "$T/observer.out" ||
+    fail "fabricd -n: the SM off does not observe every 4 h by default: $(cat "$T/observer.out")"
+printf 'sm:\n  observer:\n    enabled: false\n' > "$T/observer.yaml"
 "$FABRICD" -n -c "$T/observer.yaml" > "$T/observer.out" 2>&1 || fail "observer off rejected"
 grep -q "observer" "$T/observer.out" && fail "fabricd -n: an observer note with the observer off: $(cat "$T/observer.out")"
+out=$("$FABRICD" -n -c "$FABRICD_SRC/systemd/fabricd.yaml" 2>&1) ||
+    fail "the installed configuration does not pass fabricd -n: $out"
+printf '%s\n' "$out" | grep -q "^sm: off; observer mode: .* every 14400 s" ||
+    fail "the installed configuration does not say observer mode: $out"
 printf 'sm:\n  observer:\n    refresh: 10ms\n    bogus: 1\n' > "$T/observer.yaml"
 out=$("$FABRICD" -n -c "$T/observer.yaml" 2>&1) && fail "a 10 ms observer refresh accepted: $out"
 printf '%s\n' "$out" | grep -q "observer.yaml:3:[0-9]*: " || fail "bad refresh not located: $out"
