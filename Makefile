@@ -172,6 +172,7 @@ bench: all
 	@sh bench/ha_latency.sh $(O) 1296
 	@sh bench/job_partitions.sh $(O) 1296
 	@sh bench/observer_sa.sh $(O) 1296
+	@sh bench/observer_load.sh $(O) 1296
 
 # install: DESTDIR for staging (make deb, the tests); binaries stripped by
 # install -s with $(STRIP).  The configuration is installed only where none
