@@ -50,7 +50,7 @@ SQL      = $(sort $(wildcard schemas/*.sql))
 
 all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS) $(O)/tests/libroce_nlfake.so \
     $(O)/tests/libmadlog.so $(O)/tests/libumad_sendspy.so $(O)/tests/libfileblock.so \
-    $(O)/tests/liboptsl2vl.so \
+    $(O)/tests/liboptsl2vl.so $(O)/tests/libreport_inject.so \
     $(O)/bench/routebench \
     $(O)/fabricctl.bash
 
@@ -101,6 +101,14 @@ $(O)/tests/libroce_nlfake.so: tests/fixtures/roce/nlfake.c tests/fixtures/roce/f
 $(O)/tests/libmadlog.so: tests/fixtures/mad/madlog.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -isystem /usr/include/infiniband -fPIC -shared -o $@ $< -ldl
+
+# The master SA's Report to a subscriber, which ibsim gives only an IsSM
+# client (LD_PRELOAD before umad2sim into an observer): injected below
+# umad_recv.
+$(O)/tests/libreport_inject.so: tests/fixtures/mad/report_inject.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -isystem /usr/include/infiniband -fPIC -shared \
+	    -o $@ $< -ldl
 
 # Switch firmware with OptimizedSLtoVLMappingProgramming, which ibsim
 # lacks (LD_PRELOAD before umad2sim into fabricd): the all-ports SL2VL Set

@@ -76,8 +76,8 @@ while [ $i -le "$k" ]; do
 	i=$((i + 1))
 done
 # the window: the last WINDOW seconds every log covers
-cat "$T"/o*/madlog | awk '$1 == "0x03" { t = $NF; sub(/^t=/, "", t); print t }' | sort -n > "$T/sa.t"
-t1=$(for f in "$T"/o*/madlog; do awk '$1 == "0x03" { t = $NF } END { sub(/^t=/, "", t); print t }' "$f"; done | sort -n | head -1)
+cat "$T"/o*/madlog | awk '$1 == "0x03" && $2 == "0x01" { t = $NF; sub(/^t=/, "", t); print t }' | sort -n > "$T/sa.t"
+t1=$(for f in "$T"/o*/madlog; do awk '$1 == "0x03" && $2 == "0x01" { t = $NF } END { sub(/^t=/, "", t); print t }' "$f"; done | sort -n | head -1)
 t0=$((t1 - WINDOW * 1000))
 n=$(awk -v a="$t0" -v b="$t1" '$1 >= a && $1 < b' "$T/sa.t" | wc -l)
 rate=$((n / WINDOW))
@@ -85,7 +85,7 @@ rate=$((n / WINDOW))
 # its own PortInfo Gets (each read starts with one), medians
 reads=$(for f in "$T"/o*/madlog; do
 	awk -v a="$t0" -v b="$t1" '{ t = $NF; sub(/^t=/, "", t) } t < a || t >= b { next }
-	    $1 == "0x81" { if (s) print t - s, c; s = t; c = 0; next } $1 == "0x03" { c++ }' "$f"
+	    $1 == "0x81" { if (s) print t - s, c; s = t; c = 0; next } $1 == "0x03" && $2 == "0x01" { c++ }' "$f"
 done | sort -n)
 nreads=$(echo "$reads" | grep -c .)
 rmed=$(echo "$reads" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')

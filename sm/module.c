@@ -306,8 +306,8 @@ observer_start(struct fabricd *fd, const struct sm_config *cfg)
 	sm->cfg = *cfg;
 	sm->cfg.mkey_secret = NULL;
 	sm_attach_io(sm, fd);
-	if (sm->me)
-		mad_engine_set_handler(sm->me, NULL, NULL);	/* nothing is ours to answer */
+	/* the SA's Reports are ours to answer, nothing else */
+	sm_observer_reports_start(sm, sm_observer_report_read);
 	sm->state = SM_STATE_NOTACTIVE;		/* never sweeps, never master */
 	/* empty, for the readers that look (mcast, qos, the SA's counters) */
 	sm->mc = mc_db_new();
@@ -321,6 +321,7 @@ observer_start(struct fabricd *fd, const struct sm_config *cfg)
 static void
 observer_stop(struct fabricd *fd, struct sm *sm)
 {
+	sm_observer_reports_stop(sm);
 	sm_observer_stop(sm);
 	if (sm->hook_ev)
 		event_free(sm->hook_ev);

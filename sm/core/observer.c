@@ -98,6 +98,8 @@ struct sm_observer {
 	uint64_t		 slot_wait_ms;	/* > 0: the read under way only learnt it */
 	unsigned		 fails;		/* failed reads in a row, no view yet */
 	int64_t			 next_read_at_ms;
+	uint64_t		 reports;	/* Reports that brought a read forward */
+	bool			 read_again;	/* one came during a read */
 };
 
 /* The callbacks' argument: a query packed into a pointer (no allocation
@@ -140,6 +142,8 @@ push(struct sm_observer *o, enum obs_kind kind, uint16_t lid, uint16_t arg)
 	}
 	o->q[o->qlen++] = (struct obs_query){ kind, lid, arg };
 }
+
+static uint64_t report_turn(const struct sm_observer *o);
 
 /* ---- replies ---- */
 
@@ -448,7 +452,11 @@ hooks_done(struct sm *sm)
 {
 	struct sm_observer *o = sm->observer;
 
-	schedule(o, o->cfg.refresh_ms);
+	if (o->read_again) {	/* a Report came during the read */
+		o->read_again = false;
+		arm_in(o, report_turn(o));
+	} else
+		schedule(o, o->cfg.refresh_ms);
 }
 
 static struct fabric_port *
@@ -551,6 +559,7 @@ read_done(void *owner)
 		    (long long)o->cur.duration_ms);
 	sm->subnet_up = true;
 	read_free(o);
+	sm_observer_subscribe(sm, o->master_lid);
 	sm_run_hooks(sm, SM_HOOK_AFTER_SWEEP, hooks_done);
 }
 
@@ -620,6 +629,38 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (!o->reading)
 		read_start(o);
+}
+
+/* ---- Reports (observer_reports.c) ---- */
+
+/* After a Report every observer heard, reads take turns by LID again. */
+static uint64_t
+report_turn(const struct sm_observer *o)
+{
+	return (uint64_t)o->sm->own_lid * (o->cfg.refresh_ms / OBS_SLOTS);
+}
+
+void
+sm_observer_report_read(struct sm *sm)
+{
+	struct sm_observer *o = sm->observer;
+	uint64_t turn;
+
+	if (o == NULL || o->published == 0)
+		return;		/* no view yet: the first read comes anyway */
+	o->reports++;
+	if (o->reading) {
+		o->read_again = true;
+		return;
+	}
+	turn = report_turn(o);
+	/* a read already due sooner covers this Report too */
+	if (o->timer && evtimer_pending(o->timer, NULL) &&
+	    o->next_read_at_ms <= event_now_ms() + (int64_t)turn)
+		return;
+	if (o->timer)
+		evtimer_del(o->timer);
+	arm_in(o, turn);
 }
 
 /* ---- the instance ---- */
@@ -721,5 +762,7 @@ sm_observer_json(const struct sm *sm)
 	/* when the next read starts (the first: at this port's turn) */
 	json_object_set_new(json_object_get(st, "observer"), "next_read_in_ms",
 	    json_integer(next > 0 ? next : 0));
+	json_object_set_new(json_object_get(st, "observer"), "subscriptions",
+	    sm_observer_reports_json(sm));
 	return st;
 }

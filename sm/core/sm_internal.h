@@ -263,6 +263,7 @@ struct sm {
 	/* observer mode (observer.c): the SM is off and this instance only
 	 * publishes the fabric another SM's SA describes; NULL for an SM */
 	struct sm_observer	*observer;
+	struct obs_reports	*obs_reports;	/* observer_reports.c */
 
 	/* `sweep` commands waiting for the end of a sweep */
 	struct ctl_req		*waiters[SM_MAX_WAITERS];
@@ -480,6 +481,16 @@ void sm_observer_stop(struct sm *sm);
 json_t *sm_observer_json(const struct sm *sm);
 /* The master SM the observer follows: its port GUID and LID (0: none known). */
 void sm_observer_master(const struct sm *sm, uint64_t *guid, uint16_t *lid);
+/* A Report of trap 64, 65 or 128: the next read at this port's turn. */
+void sm_observer_report_read(struct sm *sm);
+/* observer_reports.c: subscriptions to the master SA's traps 64, 65 and
+ * 128 (InformInfo Sets, sent again to a new master) and the Reports they
+ * bring, answered; the engine's request handler while observing. */
+struct obs_reports;
+void sm_observer_reports_start(struct sm *sm, void (*on_report)(struct sm *sm));
+void sm_observer_reports_stop(struct sm *sm);
+void sm_observer_subscribe(struct sm *sm, uint16_t sa_lid);
+json_t *sm_observer_reports_json(const struct sm *sm);
 
 /* sm_store.c */
 void sm_store_sweep(struct sm *sm, bool write_model);

@@ -12,6 +12,6 @@ sim_test_setup jq
 
 sim_fabric_up "-P 8 -k 4 -h 4 -s 4"
 sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
-observer_pair_checks "$FD_PID"
+observer_pair_checks "$FD_PID" || fail "observer_pair_checks: $?"
 fd_stop
 pass

@@ -70,7 +70,7 @@ for i in 1 2 3 4; do
 	awk -v h="$h" -v l="$(lid "$h")" '
 	    { t = $NF; sub(/^t=/, "", t) }
 	    NR == 1 { t0 = t }
-	    $1 == "0x03" { if (!first) first = t; last = t; n++ }
+	    $1 == "0x03" && $2 == "0x01" { if (!first) first = t; last = t; n++ }
 	    END { print h, l, t0, first, last, n }' "$T/o$i/madlog" >> "$T/reads"
 done
 sort -k2 -n "$T/reads" > "$T/reads.sorted"

@@ -60,6 +60,8 @@ struct fake {
 	struct reply	*q;
 	size_t		 head, tail, cap;
 	unsigned	 sa_gets, smp_gets, others;
+	unsigned	 informs;	/* SubnAdmSet(InformInfo): subscriptions */
+	uint16_t	 inform_traps[8];
 };
 
 struct world {
@@ -191,6 +193,20 @@ fake_raw(void *ctx, uint16_t dlid, uint32_t qpn, uint32_t qkey, const uint8_t *m
 	int i;
 
 	(void)len;
+	if (q->mgmt_class == IB_MCLASS_SUBN_ADM && q->method == IB_MAD_METHOD_SET &&
+	    be16toh(q->attr_id) == 0x0003 && dlid == SM_LID && qpn == 1) {
+		const ib_inform_info_t *ii = (const ib_inform_info_t *)q->data;
+
+		/* a subscription: this port, generic, subscribe, QPN 1 */
+		if (ii->is_generic == 1 && ii->subscribe == 1 && f->informs < 8 &&
+		    (be32toh(ii->g_or_v.generic.qpn_resp_time_val) >> 8) == 1)
+			f->inform_traps[f->informs++] = be16toh(ii->g_or_v.generic.trap_num);
+		else
+			f->others++;
+		memcpy(a, q, 256);
+		a->method = IB_MAD_METHOD_GET_RESP;
+		return 0;
+	}
 	if (q->mgmt_class != IB_MCLASS_SUBN_ADM || q->method != IB_MAD_METHOD_GET ||
 	    dlid != SM_LID || qpn != 1 || qkey != 0x80010000u) {
 		f->others++;
@@ -453,8 +469,13 @@ test_observer_view(void **state)
 	assert_non_null(sm_observer_refusal(sm, why, sizeof(why)));
 	assert_string_equal(why, "observer mode: the SM is 0x0002c90300000401 (LID 2) elsewhere");
 
-	/* nothing but Gets: one SMP a read, SA Gets to the SM's LID */
+	/* nothing but Gets (one SMP a read, SA Gets to the SM's LID) and,
+	 * after the first view, the subscriptions to traps 64, 65 and 128 */
 	assert_int_equal(w->fk.others, 0);
+	assert_int_equal(w->fk.informs, 3);
+	assert_int_equal(w->fk.inform_traps[0], 64);
+	assert_int_equal(w->fk.inform_traps[1], 65);
+	assert_int_equal(w->fk.inform_traps[2], 128);
 	assert_true(w->fk.smp_gets >= 1);
 	/* one read: 4 NodeRecords, 1+1+4+4 PortInfo, 1+1+3+3 Link, 2 SwitchInfo, 2 LFT */
 	assert_int_equal(w->fk.sa_gets, 26);

@@ -1,0 +1,99 @@
+#!/bin/sh
+# An observer's Reports (issue 27), on the defaults (refresh 4h): OpenSM
+# 3.3.23 is master on an ibsim fat tree, fabricd observes from the host
+# (other than OpenSM's) with the lowest LID.
+#  - after its first view it subscribes to traps 64, 65 and 128 with three
+#    SubnAdmSet(InformInfo) (logged below umad_send by madlog), and OpenSM
+#    takes them: saquery -I lists the observer's LID;
+#  - a cable of OpenSM's leaf is unlinked and OpenSM reroutes; the Report of trap 128 that
+#    OpenSM would forward (ibsim gives Reports only to IsSM clients, so it
+#    is injected below umad_recv: tests/fixtures/mad/report_inject.c) is
+#    answered with a ReportResp of its TID, and the view has the cable
+#    gone and agrees with ibtracert again at the port's turn (LID x 4 s),
+#    not 4 h later;
+#  - a Report of a trap it did not ask for (144) is answered and starts
+#    no read;
+#  - no SubnSet: SA Gets, the three InformInfo Sets, ReportResps.
+. "$FABRICD_SRC/tests/lib/sm.sh"
+. "$FABRICD_SRC/tests/lib/observer.sh"
+sim_test_setup opensm jq
+
+sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
+sim_start || fail ibsim
+sim_opensm host1 || fail "OpenSM did not bring the subnet up"
+sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
+h=$(for x in $(sed -n 's/^Ca.*"\(host[0-9]*\)"$/\1/p' "$T/disc.txt" | grep -vx host1); do
+	echo "$(lid "$x") $x"; done | sort -n | head -1 | awk '{ print $2 }')
+mylid=$(lid "$h")
+OD=$T/o
+mkdir -p "$OD/run" "$OD/state"
+printf 'socket: %s\nstate_dir: %s\nsm:\n  enabled: false\n' "$OD/run/fabricd.sock" "$OD/state" > "$OD/fabricd.yaml"
+(cd "$OD" && exec env SIM_HOST="$h" \
+    LD_PRELOAD="$FABRICD_BUILD/tests/libreport_inject.so $FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
+    IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_FILE="$OD/madlog" MADLOG_TIME=1 REPORT_INJECT="$OD/inject" \
+    "$FABRICD" -c "$OD/fabricd.yaml" >> "$OD/fabricd.log" 2>&1) &
+PID_o=$!
+fd_on_exit "kill -KILL $PID_o 2>/dev/null"
+use o
+wait_view $((mylid * 4 + 30)) || fail "no view within $((mylid * 4 + 30)) s: $(octl --json status | jq -c .sm.observer)"
+capture -e "$T/same.out" same "first view"
+links=$(wc -l < "$T/want.links")
+
+# the subscriptions, as OpenSM holds them
+end=$(( $(date +%s) + 10 ))
+until [ "$(grep -c '^0x03 0x02 0x0003 ' "$OD/madlog")" -ge 3 ] &&
+    [ "$(octl --json status | jq -r .sm.observer.subscriptions.accepted)" = 3 ]; do
+	[ "$(date +%s)" -ge "$end" ] && fail "subscriptions: $(grep -c '^0x03 0x02 0x0003 ' "$OD/madlog") Sets, $(octl --json status | jq -c .sm.observer.subscriptions)"
+	sleep 0.2
+done
+sim_diag saquery -I > "$T/ii.txt" 2>&1
+grep -Eq "trap_num\.*(64|65|128)$" "$T/ii.txt" ||
+    fail "saquery -I lists no subscription to 64, 65 or 128: $(head -20 "$T/ii.txt")"
+echo "three InformInfo Sets (traps 64, 65, 128), OpenSM answered each; saquery -I lists them"
+
+# a cable pulled, OpenSM reroutes, its Report brings the read forward (the
+# uplink of OpenSM's own leaf: the leaf's trap reaches OpenSM)
+sim_diag ibtracert "$(lid host1)" "$(lid host13)" > "$T/tr.txt" || fail "ibtracert host1 host13"
+leaf=$(sed -n 's/^\[[0-9]*\] -> switch port .*"\(.*\)"$/\1/p' "$T/tr.txt" | head -1)
+port=$(sed -n 's/^\[\([0-9]*\)\] -> switch port .*/\1/p' "$T/tr.txt" | sed -n 2p)
+views=$(obs views)
+sim_console "Unlink \"$leaf\"[$port]" || fail console
+end=$(( $(date +%s) + 20 ))
+until sim_diag ibtracert "$(lid host1)" "$(lid host13)" > "$T/tr.txt" && grep -q '^To ca' "$T/tr.txt" &&
+    ! sed -n 3p "$T/tr.txt" | grep -q "^\[$port\] ->"; do
+	[ "$(date +%s)" -ge "$end" ] && fail "OpenSM did not reroute within 20 s"
+	sleep 0.3
+done
+[ "$(obs views)" = "$views" ] || fail "a read came before the Report (refresh 4h)"
+smlid=$(obs master_lid)
+leaflid=$(sed -n "s/^Switch.*\"$leaf\".* port 0 lid \([0-9]*\) .*/\1/p" "$T/disc.txt")
+echo "$smlid 128 $leaflid 0x5e1f0a01" > "$OD/inject"
+t0=$(date +%s)
+end=$(( t0 + mylid * 4 + 15 ))
+until [ "$(obs views)" -gt "$views" ] && [ "$(obs links)" -eq $((links - 1)) ] 2>/dev/null &&
+    agree host1 host13 > "$T/agree.out"; do
+	[ "$(date +%s)" -ge "$end" ] && fail "no view with the Unlink $((end - t0)) s after the Report: $(obs views) views, $(obs links) links, $(cat "$T/agree.out")"
+	sleep 0.3
+done
+grep -q '^0x03 0x86 0x0002 ' "$OD/madlog" || fail "no ReportResp sent"
+grep '^0x03 0x86 0x0002 ' "$OD/madlog" > "$T/resp"
+echo "Report of trap 128: answered, the view has the Unlink $(( $(date +%s) - t0 )) s later (turn: $((mylid * 4)) s), routes as ibtracert"
+
+# a trap not asked for: answered, no read
+views=$(obs views)
+echo "$smlid 144 $mylid 0x5e1f0a02" > "$OD/inject"
+end=$(( $(date +%s) + 10 ))
+until [ "$(grep -c '^0x03 0x86 0x0002 ' "$OD/madlog")" -ge 2 ]; do
+	[ "$(date +%s)" -ge "$end" ] && fail "the Report of trap 144 was not answered"
+	sleep 0.2
+done
+sleep $((mylid * 4 + 3))
+[ "$(obs views)" = "$views" ] || fail "a Report of trap 144 started a read"
+echo "Report of trap 144: answered, no read"
+
+fd_reap_pid "$PID_o" "$OD/fabricd.log" || fail "the observer exited with status $?"
+bad=$(awk '!(($1 == "0x03" && ($2 == "0x01" || $2 == "0x86" || ($2 == "0x02" && $3 == "0x0003"))) ||
+    (($1 == "0x01" || $1 == "0x81" || $1 == "0x04") && $2 == "0x01"))' "$OD/madlog")
+[ -z "$bad" ] || fail "MADs other than Gets, InformInfo Sets and ReportResps: $(echo "$bad" | head -3)"
+echo "madlog: $(grep -c '^0x03 0x01 ' "$OD/madlog") SA Gets, 3 InformInfo Sets, $(grep -c '^0x03 0x86 ' "$OD/madlog") ReportResps, no SubnSet"
+pass
