@@ -18,9 +18,6 @@
 . "$FABRICD_SRC/tests/lib/observer.sh"
 sim_test_setup opensm jq
 
-sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
-sim_start || fail ibsim
-sim_opensm host1 || fail "OpenSM did not bring the subnet up"
-sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
+opensm_tree_up
 observer_pair_checks "$OSM_PID" || fail "observer_pair_checks: $?"
 pass

@@ -19,10 +19,7 @@
 . "$FABRICD_SRC/tests/lib/observer.sh"
 sim_test_setup opensm jq
 
-sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
-sim_start || fail ibsim
-sim_opensm host1 || fail "OpenSM did not bring the subnet up"
-sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
+opensm_tree_up
 
 # the expected queries of one read, from ibnetdiscover and smpquery
 want=0

@@ -18,10 +18,7 @@
 . "$FABRICD_SRC/tests/lib/observer.sh"
 sim_test_setup opensm jq
 
-sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
-sim_start || fail ibsim
-sim_opensm host1 || fail "OpenSM did not bring the subnet up"
-sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
+opensm_tree_up
 h=$(for x in $(sed -n 's/^Ca.*"\(host[0-9]*\)"$/\1/p' "$T/disc.txt" | grep -vx host1); do
 	echo "$(lid "$x") $x"; done | sort -n | head -1 | awk '{ print $2 }')
 mylid=$(lid "$h")

@@ -137,6 +137,16 @@ gets_only() {
 	echo "madlog: $_sa SubnAdmGets, $(grep -c '^0x81 0x01 ' "$1") SMP Gets, $(grep -c '^0x03 0x02 0x0003 ' "$1") InformInfo Sets, no SubnSet"
 }
 
+# opensm_tree_up: the observer tests' fabric (16 hosts, 8 switches: 24
+# nodes, 32 links) with OpenSM 3.3.23 master on host1, and what
+# ibnetdiscover reads of it in $T/disc.txt.
+opensm_tree_up() {
+	sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
+	sim_start || fail ibsim
+	sim_opensm host1 || fail "OpenSM did not bring the subnet up"
+	sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
+}
+
 # ---- two observers beside a master (observer_health_preflight_*.sh) ----
 
 # obs_daemon NAME HOST: fabricd, its SM off, observing from HOST, its files
