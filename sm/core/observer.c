@@ -98,7 +98,6 @@ struct sm_observer {
 	uint64_t		 slot_wait_ms;	/* > 0: the read under way only learnt it */
 	unsigned		 fails;		/* failed reads in a row, no view yet */
 	int64_t			 next_read_at_ms;
-	uint64_t		 reports;	/* Reports that brought a read forward */
 	bool			 read_again;	/* one came during a read */
 };
 
@@ -648,7 +647,6 @@ sm_observer_report_read(struct sm *sm)
 
 	if (o == NULL || o->published == 0)
 		return;		/* no view yet: the first read comes anyway */
-	o->reports++;
 	if (o->reading) {
 		o->read_again = true;
 		return;

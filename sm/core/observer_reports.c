@@ -34,7 +34,6 @@
 static const uint16_t traps[] = { 64, 65, 128 };
 
 struct obs_reports {
-	struct sm		*sm;
 	void			(*on_report)(struct sm *sm);	/* a read, forward */
 	struct mad_batch	 batch;		/* the subscriptions' Sets */
 	uint16_t		 subscribed_lid;	/* the SA the Sets went to; 0: none */
@@ -145,7 +144,6 @@ sm_observer_reports_start(struct sm *sm, void (*on_report)(struct sm *sm))
 {
 	struct obs_reports *r = xcalloc(1, sizeof(*r));
 
-	r->sm = sm;
 	r->on_report = on_report;
 	mad_batch_init(&r->batch, &sm->batch.io, sm);
 	sm->obs_reports = r;

@@ -147,6 +147,33 @@ opensm_tree_up() {
 	sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
 }
 
+# same_topology: `octl topology` equals ibnetdiscover's $T/disc.txt, as
+# sorted facts (canon).
+same_topology() {
+	octl topology > "$T/ours.txt" || { echo "topology failed"; return 1; }
+	canon "$T/disc.txt" > "$T/want.canon"
+	canon "$T/ours.txt" > "$T/got.canon"
+	diff "$T/want.canon" "$T/got.canon" > "$T/diff" ||
+	    { head -10 "$T/diff"; echo "topology differs from ibnetdiscover"; return 1; }
+}
+
+# unlink_uplink SRC DST: the uplink of the leaf the route SRC -> DST leaves
+# by (ibtracert's) unlinked, and OpenSM's reroute around it waited for (20
+# s); sets leaf and port.  SRC on OpenSM's leaf: the leaf's trap reaches it.
+unlink_uplink() {
+	sim_diag ibtracert "$(lid "$1")" "$(lid "$2")" > "$T/tr.txt" || fail "ibtracert $1 $2"
+	leaf=$(sed -n 's/^\[[0-9]*\] -> switch port .*"\(.*\)"$/\1/p' "$T/tr.txt" | head -1)
+	port=$(sed -n 's/^\[\([0-9]*\)\] -> switch port .*/\1/p' "$T/tr.txt" | sed -n 2p)
+	[ -n "$leaf" ] && [ -n "$port" ] || fail "ibtracert $1 -> $2: no leaf uplink in: $(cat "$T/tr.txt")"
+	sim_console "Unlink \"$leaf\"[$port]" || fail console
+	_end=$(( $(date +%s) + 20 ))
+	until sim_diag ibtracert "$(lid "$1")" "$(lid "$2")" > "$T/tr.txt" && grep -q '^To ca' "$T/tr.txt" &&
+	    ! sed -n 3p "$T/tr.txt" | grep -q "^\[$port\] ->"; do
+		[ "$(date +%s)" -ge "$_end" ] && fail "OpenSM did not reroute $1 -> $2 within 20 s"
+		sleep 0.3
+	done
+}
+
 # ---- two observers beside a master (observer_health_preflight_*.sh) ----
 
 # obs_daemon NAME HOST: fabricd, its SM off, observing from HOST, its files
