@@ -321,11 +321,22 @@ qos_sl_usable(const struct qos_held *h, const struct fabric_port *p, uint8_t in,
 		return 0;	/* dropped: VL 15 is management only, or no such VL */
 	if (c.vl_cap <= 1)
 		return 1;	/* one data VL: nothing to arbitrate */
+	/* a block the mirror does not know weighs nothing, and says nothing:
+	 * the model a heavy sweep publishes knows a CA port's SL2VL table
+	 * and not yet its VL arbitration (a pre-flight over that sweep read
+	 * "no arbitration weight" on the SM's own port) */
+	known = false;
 	for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b++) {
 		unsigned cap = b < 2 ? c.low_cap : c.high_cap, first = (b & 1) * 32;
 		size_t n = cap <= first ? 0 : first == 0 ? (cap < 32 ? cap : 32) : cap % 32;
+		const uint8_t *block = qos_held_vlarb_c(h, p->num, b);
 
-		*weight += qos_vlarb_weight(qos_held_vlarb_c(h, p->num, b), 2 * n, *vl);
+		if (n == 0 || qos_unknown(block, 2 * n))
+			continue;
+		known = true;
+		*weight += qos_vlarb_weight(block, 2 * n, *vl);
 	}
+	if (!known)
+		return -1;
 	return *weight > 0;
 }

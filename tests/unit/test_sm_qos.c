@@ -279,6 +279,10 @@ test_checker_on_a_switch(void **state)
 		assert_int_equal(w, 4);
 		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 8, &vl, &w), 1);	/* VL 0, high */
 		assert_int_equal(qos_sl_usable(unknown, &ports[1], 2, 1, &vl, &w), -1);
+		/* the SL2VL table known, the VL arbitration not (a heavy
+		 * sweep's new model): unknown, not "no weight" */
+		unknown = poke_sl2vl(unknown, 2, 1, 0, 0x01);
+		assert_int_equal(qos_sl_usable(unknown, &ports[1], 2, 1, &vl, &w), -1);
 		h = poke_vlarb(h, 1, 0, 3, 0);		/* VL 1's low weight gone */
 		assert_int_equal(qos_sl_usable(h, &ports[1], 2, 1, &vl, &w), 0);
 		assert_int_equal(w, 0);
