@@ -16,12 +16,23 @@ struct fabric {
 	size_t			 nnodes, cap;
 	struct guid_map		 by_guid, by_port_guid;
 	struct fabric_port	*by_lid[FABRIC_MAX_LID + 1];
+	uint64_t		 serial;	/* fabric_serial() */
 };
 
 struct fabric *
 fabric_new(void)
 {
-	return xcalloc(1, sizeof(struct fabric));
+	static uint64_t made;
+	struct fabric *f = xcalloc(1, sizeof(struct fabric));
+
+	f->serial = ++made;
+	return f;
+}
+
+uint64_t
+fabric_serial(const struct fabric *f)
+{
+	return f->serial;
 }
 
 void

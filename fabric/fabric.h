@@ -88,6 +88,10 @@ struct fabric;
 
 struct fabric *fabric_new(void);
 void fabric_free(struct fabric *f);
+/* A number no other model of this process had: a holder of pointers into
+ * a model over several turns of the loop compares it, as a model freed at
+ * a heavy sweep and a new one can share an address. */
+uint64_t fabric_serial(const struct fabric *f);
 
 struct fabric_node *fabric_node_by_guid(const struct fabric *f, uint64_t guid);
 struct fabric_port *fabric_port_by_guid(const struct fabric *f, uint64_t port_guid);

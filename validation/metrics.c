@@ -35,4 +35,9 @@ validation_metrics(struct fabricd *fd, struct prom *p)
 		l[0] = (struct prom_label){ "verdict", names[v] };
 		prom_sample_u64(p, "fabricd_validation_preflights_total", l, 1, preflight_count(v));
 	}
+	prom_family(p, "fabricd_validation_preflight_walk_restarts_total", "counter",
+	    "pre-flight route walks begun again because a heavy sweep replaced the fabric model "
+	    "between two of their slices");
+	prom_sample_u64(p, "fabricd_validation_preflight_walk_restarts_total", NULL, 0,
+	    preflight_walk_restarts());
 }

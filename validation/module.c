@@ -65,6 +65,7 @@ validation_reload(struct fabricd *fd, const void *cfg)
 static void
 validation_stop(struct fabricd *fd)
 {
+	preflights_stop();
 	jobs_shutdown();
 	view_forget();
 }

@@ -12,6 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <event2/event.h>
+
+#include "common/clock.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/events.h"
@@ -43,7 +46,21 @@ struct preflight {
 	char		*tenant, *launcher;
 	bool		 nccl;
 	uint64_t	 timeout_ms;
+	/* the routes' walk, a slice a turn (fabric_turn): the model walked
+	 * (its address and serial), the hosts' ports in it, the two checks
+	 * it fills, and the list of walking runs (preflights_stop) */
+	struct event	*turn;
+	const struct fabric *fabric;
+	uint64_t	 serial;
+	unsigned	 restarts;
+	struct host_view *hv;
+	struct check	 routes, health;
+	bool		 health_on;
+	struct route_walk *walk;
+	struct preflight *next_walking;
 };
+
+static struct preflight *walking;
 
 static void
 add_check(struct preflight *pf, struct check *c)
@@ -91,6 +108,13 @@ drain_lines(json_t *faults)
 /* Pre-flights answered, by verdict (pass, fail, inconclusive): for
  * fabricd_validation_preflights_total, which a scheduler's alert watches. */
 static uint64_t preflight_verdicts[3];
+static uint64_t walk_restarts;
+
+uint64_t
+preflight_walk_restarts(void)
+{
+	return walk_restarts;
+}
 
 uint64_t
 preflight_count(int verdict)
@@ -131,6 +155,16 @@ preflight_free(struct preflight *pf)
 	free(pf->tenant);
 	free(pf->launcher);
 	free(pf);
+}
+
+/* A run that ends without the answer of its checks. */
+static void
+preflight_abandon(struct preflight *pf)
+{
+	json_decref(pf->checks);
+	json_decref(pf->faults);
+	json_decref(pf->hosts);
+	preflight_free(pf);
 }
 
 static void
@@ -249,69 +283,189 @@ unknown_hosts(struct ctl_req *req, struct fabric *f, const struct host_view *hv,
 	return true;
 }
 
-/* The checks over the fabric model; false when the request was refused
- * (and answered). */
-static bool
-fabric_checks(struct preflight *pf, char *const *hosts, size_t n, const char *tenant)
+static void
+no_fabric_checks(struct preflight *pf)
 {
-	struct fabric *f = view_fabric();
-	struct host_view *hv;
-	struct view_hosts *vh;
-	struct check c, h;
-	size_t i;
+	static const char *const names[] = { "hosts", "ports", "routes", "health", "pkey" };
+	struct check c;
 
-	if (f == NULL) {
-		static const char *const names[] = { "hosts", "ports", "routes", "health", "pkey" };
-		for (i = 0; i < 5; i++) {
-			pf_check_init(&c, names[i]);
-			c.status = CHECK_INCONCLUSIVE;
-			snprintf(c.detail, sizeof(c.detail), "skipped: SM not running "
-			    "(no fabric state)");
-			add_check(pf, &c);
-		}
-		pf->no_fabric = true;
-		return true;
+	for (size_t i = 0; i < 5; i++) {
+		pf_check_init(&c, names[i]);
+		c.status = CHECK_INCONCLUSIVE;
+		snprintf(c.detail, sizeof(c.detail), "skipped: SM not running (no fabric state)");
+		add_check(pf, &c);
 	}
+	pf->no_fabric = true;
+}
+
+/*
+ * The checks over the fabric model that take one step (the hosts, their
+ * ports and their health), then the routes' walk begins; false when the
+ * request was refused (and answered).
+ */
+static bool
+fabric_begin(struct preflight *pf, struct fabric *f)
+{
+	struct view_hosts *vh;
+	struct check c;
+	size_t i, n = pf->nhosts;
+
 	view_remember(f);
-	hv = xcalloc(n, sizeof(*hv));
+	pf->fabric = f;
+	pf->serial = fabric_serial(f);
+	pf->hv = xcalloc(n, sizeof(*pf->hv));
 	vh = view_hosts_new(f);
 	for (i = 0; i < n; i++) {
-		hv[i].host = hosts[i];
-		hv[i].nports = view_hosts_ports(vh, hosts[i], hv[i].ports, VIEW_MAX_PORTS);
+		pf->hv[i].host = pf->host_list[i];
+		pf->hv[i].nports = view_hosts_ports(vh, pf->host_list[i], pf->hv[i].ports,
+		    VIEW_MAX_PORTS);
 	}
 	view_hosts_free(vh);
-	if (pf->slurm && unknown_hosts(pf->req, f, hv, n)) {
-		free(hv);
+	if (pf->slurm && unknown_hosts(pf->req, f, pf->hv, n)) {
+		free(pf->hv);
+		pf->hv = NULL;
 		return false;
 	}
 	pf_check_init(&c, "hosts");
-	pf_check_hosts(&c, f, hv, n);
+	pf_check_hosts(&c, f, pf->hv, n);
 	add_check(pf, &c);
 	pf_check_init(&c, "ports");
-	pf_check_ports(&c, hv, n);
+	pf_check_ports(&c, pf->hv, n);
 	add_check(pf, &c);
-	pf_check_init(&h, "health");
-	if (validation_module_up(MOD_HEALTH) && health_running()) {
-		check_health_ports(&h, hv, n);
-		snprintf(h.detail, sizeof(h.detail), "host ports and the links on their routes");
+	pf_check_init(&pf->health, "health");
+	pf->health_on = validation_module_up(MOD_HEALTH) && health_running();
+	if (pf->health_on) {
+		check_health_ports(&pf->health, pf->hv, n);
+		snprintf(pf->health.detail, sizeof(pf->health.detail),
+		    "host ports and the links on their routes");
 	}
-	pf_check_init(&c, "routes");
-	pf_check_routes(&c, validation_module_up(MOD_HEALTH) && health_running() ? &h : NULL, hv, n,
+	pf_check_init(&pf->routes, "routes");
+	pf->walk = pf_routes_begin(&pf->routes, pf->health_on ? &pf->health : NULL, pf->hv, n,
 	    &pf->route_ports);
-	add_check(pf, &c);
-	if (!validation_module_up(MOD_HEALTH) || !health_running())
-		pf_skipped(&h, "health module not running");
-	add_check(pf, &h);
+	return true;
+}
+
+/* After the walk's last slice: the checks in the order they always had. */
+static void
+fabric_end(struct preflight *pf)
+{
+	struct check c;
+
+	pf_routes_end(pf->walk);
+	pf->walk = NULL;
+	add_check(pf, &pf->routes);
+	if (!pf->health_on)
+		pf_skipped(&pf->health, "health module not running");
+	add_check(pf, &pf->health);
 	pf_check_init(&c, "pkey");
-	if (tenant == NULL)
+	if (pf->tenant == NULL)
 		pf_skipped(&c, "no --partition given");
 	else if (!validation_module_up(MOD_PARTITIONS))
 		pf_skipped(&c, "partitions module not running");
 	else
-		check_pkey(&c, hv, n, tenant);
+		check_pkey(&c, pf->hv, pf->nhosts, pf->tenant);
 	add_check(pf, &c);
-	free(hv);
-	return true;
+	free(pf->hv);
+	pf->hv = NULL;
+}
+
+/* A walk left half done: what it found so far is dropped. */
+static void
+fabric_drop(struct preflight *pf)
+{
+	if (pf->walk == NULL)
+		return;
+	pf_routes_end(pf->walk);
+	pf->walk = NULL;
+	pf_check_discard(&pf->routes);
+	pf_check_discard(&pf->health);
+	free(pf->hv);
+	pf->hv = NULL;
+}
+
+static void
+walking_remove(struct preflight *pf)
+{
+	struct preflight **pp;
+
+	for (pp = &walking; *pp != NULL; pp = &(*pp)->next_walking)
+		if (*pp == pf) {
+			*pp = pf->next_walking;
+			break;
+		}
+	if (pf->turn != NULL)
+		event_free(pf->turn);
+	pf->turn = NULL;
+}
+
+static void after_fabric_checks(struct preflight *pf);
+static void fabric_turn(evutil_socket_t fd, short what, void *arg);
+
+/* The walk's slice a turn: its share of a loop step's 10 ms. */
+#define WALK_SLICE_US		1000
+/* A model replaced this often during one pre-flight (a sweep a slice)
+ * leaves it inconclusive rather than walking for ever. */
+#define WALK_RESTARTS_MAX	3
+
+static void
+walk_next_turn(struct preflight *pf)
+{
+	struct timeval now = { 0, 0 };
+
+	if (pf->turn == NULL) {
+		pf->turn = evtimer_new(ctl_req_daemon(pf->req)->base, fabric_turn, pf);
+		pf->next_walking = walking;
+		walking = pf;
+	}
+	evtimer_add(pf->turn, &now);
+}
+
+static void
+walk_restart(struct preflight *pf)
+{
+	struct fabric *f = view_fabric();
+
+	walk_restarts++;
+	fabric_drop(pf);
+	json_array_clear(pf->checks);
+	json_array_clear(pf->faults);
+	pf->any_fail = pf->any_inconclusive = false;
+	pf->route_ports.n = 0;
+	if (f == NULL) {
+		walking_remove(pf);
+		no_fabric_checks(pf);
+		after_fabric_checks(pf);
+	} else if (++pf->restarts > WALK_RESTARTS_MAX) {
+		walking_remove(pf);
+		ctl_reply_error(pf->req, PERR_UNAVAILABLE, "the fabric model was replaced %d times "
+		    "during the pre-flight's route walk: try again", WALK_RESTARTS_MAX + 1);
+		preflight_abandon(pf);
+	} else if (!fabric_begin(pf, f)) {
+		walking_remove(pf);
+		preflight_abandon(pf);
+	} else
+		walk_next_turn(pf);
+}
+
+static void
+fabric_turn(evutil_socket_t fd, short what, void *arg)
+{
+	struct preflight *pf = arg;
+	struct fabric *f = view_fabric();
+
+	(void)fd;
+	(void)what;
+	if (f != pf->fabric || f == NULL || fabric_serial(f) != pf->serial) {
+		walk_restart(pf);	/* a heavy sweep freed the model walked */
+		return;
+	}
+	if (!pf_routes_step(pf->walk, clock_mono_us() + WALK_SLICE_US)) {
+		walk_next_turn(pf);
+		return;
+	}
+	walking_remove(pf);
+	fabric_end(pf);
+	after_fabric_checks(pf);
 }
 
 static void
@@ -527,11 +681,20 @@ read_route_ports_live(struct preflight *pf)
 	return rc == 0;
 }
 
+/* The model's checks are done: the live reads and the QoS tables next. */
+static void
+after_fabric_checks(struct preflight *pf)
+{
+	if (!read_route_ports_live(pf))
+		reread_qos(pf);
+}
+
 void
 preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *tenant, bool nccl,
     const char *launcher, uint64_t timeout_ms, bool slurm, int sl)
 {
 	struct preflight *pf = xcalloc(1, sizeof(*pf));
+	struct fabric *f;
 	size_t i;
 
 	pf->req = req;
@@ -552,15 +715,27 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 	/* the SL an NCCL job gets (nccl-env's NCCL_IB_SL): the training class's */
 	if ((pf->sl = sl) < 0 && (pf->sl = sm_qos_class_sl(view_sm(), "training")) < 0)
 		pf->sl = 0;
-	if (!fabric_checks(pf, hosts, n, tenant)) {
-		json_decref(pf->checks);
-		json_decref(pf->faults);
-		json_decref(pf->hosts);
-		preflight_free(pf);
-		return;
+	if ((f = view_fabric()) == NULL) {
+		no_fabric_checks(pf);
+		after_fabric_checks(pf);
+	} else if (!fabric_begin(pf, f))
+		preflight_abandon(pf);
+	else
+		walk_next_turn(pf);
+}
+
+/* The runs still walking when the module stops are answered now. */
+void
+preflights_stop(void)
+{
+	struct preflight *pf;
+
+	while ((pf = walking) != NULL) {
+		walking_remove(pf);
+		fabric_drop(pf);
+		ctl_reply_error(pf->req, PERR_UNAVAILABLE, "fabricd is stopping");
+		preflight_abandon(pf);
 	}
-	if (!read_route_ports_live(pf))
-		reread_qos(pf);
 }
 
 void

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/guid.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
@@ -112,6 +113,15 @@ pf_check_done(struct check *c)
 	json_decref(c->seen);
 	json_decref(c->tally);
 	c->seen = c->tally = NULL;
+}
+
+void
+pf_check_discard(struct check *c)
+{
+	json_decref(c->faults);
+	json_decref(c->seen);
+	json_decref(c->tally);
+	c->faults = c->seen = c->tally = NULL;
 }
 
 /*
@@ -313,6 +323,10 @@ struct route_walk {
 	struct route_ports	*rp;
 	struct guid_map		 outs;		/* out port -> uint64_t[4]: the in ports seen */
 	struct guid_map		 asked;		/* ports whose health was asked */
+	struct host_view	*hv;
+	size_t			 n;
+	size_t			 next;		/* the cursor: pair_at() */
+	size_t			 pairs;		/* routes walked */
 };
 
 static uint64_t
@@ -356,6 +370,7 @@ route_walk_free(struct route_walk *w)
 			free(w->outs.vals[i]);
 	guid_map_free(&w->outs);
 	guid_map_free(&w->asked);
+	free(w);
 }
 
 /* The switch ports on one route: every egress must be ACTIVE, cabled
@@ -398,40 +413,85 @@ check_one_route(struct route_walk *w, const struct host_view *a, const struct ho
 
 /* Walks the route from host i to host j when both have a port up. */
 static size_t
-walk_pair(struct route_walk *w, struct host_view *hv, size_t i, size_t j)
+walk_pair(struct route_walk *w, size_t i, size_t j)
 {
+	struct host_view *hv = w->hv;
+
 	if (i == j || hv[i].first_active == NULL || hv[j].first_active == NULL)
 		return 0;
 	check_one_route(w, &hv[i], &hv[j]);
 	return 1;
 }
 
-void
-pf_check_routes(struct check *c, struct check *health, struct host_view *hv, size_t n,
-    struct route_ports *rp)
+/*
+ * The pair at the walk's cursor; false past the last.  Up to
+ * PAIRS_EXHAUSTIVE_MAX hosts every ordered pair; above, a star (0, j),
+ * then (i, 0) and a ring (i, i + 1) for each i: O(n), in the order the
+ * full square would walk them (looping over the square found them in 1.7
+ * million steps at 1,296 hosts).
+ */
+static bool
+pair_at(const struct route_walk *w, size_t *i, size_t *j)
 {
-	struct route_walk w = { .c = c, .health = health, .rp = rp };
-	size_t i, j, pairs = 0;
+	size_t n = w->n, k = w->next, r;
 
 	if (n <= PAIRS_EXHAUSTIVE_MAX) {
-		for (i = 0; i < n; i++)
-			for (j = 0; j < n; j++)
-				pairs += walk_pair(&w, hv, i, j);
-	} else {
-		/* many hosts: a ring (i, i + 1) and a star (0, j), (i, 0)
-		 * keep it O(n), in the order the full square would walk
-		 * them (looping over the square found them in 1.7 million
-		 * steps at 1,296 hosts) */
-		for (j = 1; j < n; j++)
-			pairs += walk_pair(&w, hv, 0, j);
-		for (i = 1; i < n; i++) {
-			pairs += walk_pair(&w, hv, i, 0);
-			if (i + 1 < n)
-				pairs += walk_pair(&w, hv, i, i + 1);
-		}
+		*i = k / n;
+		*j = k % n;
+		return k < n * n;
 	}
-	route_walk_free(&w);
-	snprintf(c->detail, sizeof(c->detail), "%zu routes walked over the programmed LFTs", pairs);
+	if (k < n - 1) {
+		*i = 0;
+		*j = k + 1;
+		return true;
+	}
+	r = k - (n - 1);
+	*i = 1 + r / 2;
+	*j = r % 2 == 0 ? 0 : *i + 1;
+	return *i < n;
+}
+
+struct route_walk *
+pf_routes_begin(struct check *c, struct check *health, struct host_view *hv, size_t n,
+    struct route_ports *rp)
+{
+	struct route_walk *w = xcalloc(1, sizeof(*w));
+
+	*w = (struct route_walk){ .c = c, .health = health, .rp = rp, .hv = hv, .n = n };
+	return w;
+}
+
+/* Checks the pairs' clock every PAIRS_PER_CLOCK pairs (a route is a few
+ * microseconds). */
+#define PAIRS_PER_CLOCK	32
+
+bool
+pf_routes_step(struct route_walk *w, int64_t until_us)
+{
+	size_t i, j, k;
+
+	if (w->n == 0)
+		return true;
+	for (;;) {
+		for (k = 0; k < PAIRS_PER_CLOCK; k++, w->next++) {
+			if (!pair_at(w, &i, &j))
+				return true;
+			if (j < w->n)
+				w->pairs += walk_pair(w, i, j);
+		}
+		if (clock_mono_us() >= until_us)
+			return false;
+	}
+}
+
+void
+pf_routes_end(struct route_walk *w)
+{
+	if (w == NULL)
+		return;
+	snprintf(w->c->detail, sizeof(w->c->detail), "%zu routes walked over the programmed LFTs",
+	    w->pairs);
+	route_walk_free(w);
 }
 
 void

@@ -168,8 +168,13 @@ json_t *nccl_env_compute(char *const *hosts, size_t nhosts, const char *tenant,
     const char *ifname);
 /* Pre-flights answered with verdict 0 (pass), 1 (fail), 2 (inconclusive). */
 uint64_t preflight_count(int verdict);
+/* Route walks begun again: the model was replaced between two slices. */
+uint64_t preflight_walk_restarts(void);
 void preflight_run(struct ctl_req *req, char *const *hosts, size_t nhosts, const char *tenant,
     bool nccl, const char *launcher, uint64_t timeout_ms, bool slurm, int sl);
+/* At the module's stop: the runs still walking their routes (a slice a
+ * turn of the loop) are answered "unavailable" and freed. */
+void preflights_stop(void);
 
 /* metrics.c: the module's metrics callback (jobs by kind, state, verdict) */
 struct prom;
