@@ -10,7 +10,6 @@
 . "$FABRICD_SRC/tests/lib/etcd.sh"
 sim_test_setup openssl etcd etcdctl jq
 
-P=$((20000 + ($$ % 1500) * 20 + 7))
 cd "$T" || fail "no scratch folder"
 ca() {	# NAME: a CA
 	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.pem" -days 1 \
@@ -31,19 +30,37 @@ extendedKeyUsage=serverAuth,clientAuth"
 cert client ca "extendedKeyUsage=clientAuth"
 cert stranger other "extendedKeyUsage=clientAuth"
 
-etcd --name m1 --data-dir "$T/etcd-tls" --listen-peer-urls "http://127.0.0.1:$((P + 1))" \
-    --initial-advertise-peer-urls "http://127.0.0.1:$((P + 1))" \
-    --initial-cluster "m1=http://127.0.0.1:$((P + 1))" \
-    --listen-client-urls "https://127.0.0.1:$P" --advertise-client-urls "https://127.0.0.1:$P" \
-    --cert-file "$T/server.pem" --key-file "$T/server.key" --client-cert-auth \
-    --trusted-ca-file "$T/ca.pem" > "$T/etcd-tls.log" 2>&1 &
-ETCD_PID=$!
-fd_on_exit 'kill -9 $ETCD_PID 2>/dev/null'
+# the member on the K-th choice of port, below the kernel's ephemeral
+# range (32768 up: a client's own connection held 39068 once), offsets 7
+# and 8 of the 20-port blocks the cluster tests use 1-3 and 11-13 of; a
+# member that could not bind has exited, and the next choice is tried
+tls_member() {
+	P=$((20000 + (($$ + $1 * 211) % 600) * 20 + 7))
+	rm -rf "$T/etcd-tls"
+	etcd --name m1 --data-dir "$T/etcd-tls" --listen-peer-urls "http://127.0.0.1:$((P + 1))" \
+	    --initial-advertise-peer-urls "http://127.0.0.1:$((P + 1))" \
+	    --initial-cluster "m1=http://127.0.0.1:$((P + 1))" \
+	    --listen-client-urls "https://127.0.0.1:$P" --advertise-client-urls "https://127.0.0.1:$P" \
+	    --cert-file "$T/server.pem" --key-file "$T/server.key" --client-cert-auth \
+	    --trusted-ca-file "$T/ca.pem" > "$T/etcd-tls.log" 2>&1 &
+	ETCD_PID=$!
+	for _ in $(seq 1 100); do
+		kill -0 $ETCD_PID 2>/dev/null || return 1
+		q endpoint health >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
 q() {
 	ETCDCTL_API=3 etcdctl --endpoints "https://127.0.0.1:$P" --cacert "$T/ca.pem" \
 	    --cert "$T/client.pem" --key "$T/client.key" --command-timeout=3s "$@"
 }
-for _ in $(seq 1 100); do q endpoint health >/dev/null 2>&1 && break; sleep 0.1; done
+fd_on_exit 'kill -9 $ETCD_PID 2>/dev/null'
+for try in 0 1 2 3; do
+	tls_member $try && break
+	kill -9 $ETCD_PID 2>/dev/null
+	wait $ETCD_PID 2>/dev/null || true
+done
 q endpoint health >/dev/null 2>&1 || fail "etcd over https did not come up: $(tail -3 "$T/etcd-tls.log")"
 
 # ---- 1. the right files ----
