@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "mad/mad.h"
+#include "mad/port_open.h"
 
 #define SLOT_BITS	6
 #define SLOT_MASK	((1u << SLOT_BITS) - 1)
@@ -83,7 +85,7 @@ struct mad_engine {
 	pthread_t		 rx_thread;
 	atomic_bool		 rx_stop;
 	atomic_uint		 rx_dropped;	/* pipe full: counted as errors */
-	size_t			 rec_size;	/* umad_size() + MAD_SIZE */
+	size_t			 rec_size;	/* umad_size() + MAD_SIZE + a long answer's address */
 	uint8_t			*rx_buf;	/* RX_SLICE records */
 	uint8_t			*tx_buf;	/* one umad for umad_send */
 
@@ -339,6 +341,44 @@ mad_respond(struct mad_engine *me, const struct mad_in *in, const uint8_t *mad, 
 /* ---- receiving ---- */
 
 /*
+ * An answer longer than a MAD: an RMPP transfer the kernel reassembled (a
+ * SubnAdmGetTable's, on the SA agent registered with rmpp_version 1).
+ * umad_recv() left it queued and said its length: it is read whole into a
+ * buffer of its own, whose address rides in the record's last bytes (the
+ * loop frees it).  The record keeps the umad header and the first MAD_SIZE
+ * bytes, so that the drain at close sees its TID.
+ */
+static void
+rx_long(struct mad_engine *me, uint8_t *rec, int len)
+{
+	uint8_t *big = malloc(umad_size() + (size_t)len);
+	int got = len;
+
+	if (big == NULL || umad_recv(me->fd, big, &got, 0) < 0 || got != len) {
+		free(big);
+		atomic_fetch_add(&me->rx_dropped, 1);
+		return;
+	}
+	memcpy(rec, big, umad_size() + MAD_SIZE);
+	((struct ib_user_mad *)rec)->length = (uint32_t)got;
+	memcpy(rec + me->rec_size - sizeof(big), &big, sizeof(big));
+	if (write(me->pipe_wr, rec, me->rec_size) != (ssize_t)me->rec_size) {
+		free(big);
+		atomic_fetch_add(&me->rx_dropped, 1);
+	}
+}
+
+/* The long answer a record carries (rx_long), NULL for a MAD. */
+static uint8_t *
+rec_long(const struct mad_engine *me, const uint8_t *rec)
+{
+	uint8_t *big;
+
+	memcpy(&big, rec + me->rec_size - sizeof(big), sizeof(big));
+	return big;
+}
+
+/*
  * The receive thread: the one place that blocks.  A bounded wait lets
  * close() stop it; records are written whole (rec_size < PIPE_BUF, so each
  * write is atomic and the loop never sees half a MAD).
@@ -358,7 +398,11 @@ rx_main(void *arg)
 		if (rc < 0) {
 			if (rc == -ETIMEDOUT || rc == -EINTR || rc == -EAGAIN)
 				continue;
-			if (rc == -ENOSPC)	/* RMPP or oversize: not ours */
+			if (rc == -ENOSPC && len > MAD_SIZE) {
+				rx_long(me, buf, len);
+				continue;
+			}
+			if (rc == -ENOSPC)
 				continue;
 			usleep(1000);	/* do not spin on a broken port */
 			continue;
@@ -429,13 +473,37 @@ mad_deliver_request(struct mad_engine *me, const uint8_t *umad, const uint8_t *m
 		me->handler(me, &in, me->handler_arg);
 }
 
+/* A long answer (rx_long): an SA answer, handed over whole. */
+static void
+mad_process_long(struct mad_engine *me, const uint8_t *big, size_t len)
+{
+	const uint8_t *mad = umad_get_mad((void *)big);
+	const ib_mad_t *hdr = (const ib_mad_t *)mad;
+
+	me->cnt.received++;
+	if (hdr->base_ver != 1 || hdr->mgmt_class != IB_MCLASS_SUBN_ADM ||
+	    !(hdr->method & IB_MAD_METHOD_RESP_MASK)) {
+		me->cnt.errors++;
+		log_warnx("mad: dropped a %zu-byte MAD of class 0x%02x method 0x%02x: only SA "
+		    "answers are read whole", len, hdr->mgmt_class, hdr->method);
+		return;
+	}
+	mad_deliver_reply(me, big, mad, len);
+}
+
 static void
 mad_process(struct mad_engine *me, uint8_t *umad)
 {
 	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
 	size_t len = ((struct ib_user_mad *)umad)->length;
 	const ib_mad_t *hdr = (const ib_mad_t *)mad;
+	uint8_t *big = rec_long(me, umad);
 
+	if (big != NULL) {
+		mad_process_long(me, big, len);
+		free(big);
+		return;
+	}
 	me->cnt.received++;
 	if (len > MAD_SIZE)
 		len = MAD_SIZE;
@@ -486,116 +554,10 @@ pipe_readable(evutil_socket_t fd, short what, void *arg)
 
 /* ---- opening ---- */
 
-static int
-find_port(uint64_t want, bool optional, char *ca_out, int *port_out, uint64_t *guid_out)
-{
-	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
-	int ncas, i, j;
-
-	if ((ncas = umad_get_cas_names(cas, UMAD_MAX_DEVICES)) <= 0) {
-		if (optional)
-			log_debug("mad: no InfiniBand devices");
-		else
-			log_warnx("mad: no InfiniBand devices");
-		return -1;
-	}
-	for (i = 0; i < ncas; i++) {
-		__be64 guids[UMAD_CA_MAX_PORTS + 1];
-		int n = umad_get_ca_portguids(cas[i], guids, UMAD_CA_MAX_PORTS + 1);
-
-		for (j = 1; j < n; j++) {
-			uint64_t g = be64toh(guids[j]);
-			if (g == 0 || (want && g != want))
-				continue;
-			memcpy(ca_out, cas[i], UMAD_CA_NAME_LEN);
-			ca_out[UMAD_CA_NAME_LEN - 1] = 0;
-			*port_out = j;
-			*guid_out = g;
-			return 0;
-		}
-	}
-	log_warnx("mad: no port with GUID " GUID_FMT, want);
-	return -1;
-}
-
-/*
- * Every class that can arrive needs an agent before we become SM: under
- * umad2sim a MAD for a class nobody registered crashes the process.  The
- * kernel allows 32 agents per fd; the SM's classes come first and the
- * vendor ranges take what is left (their failure is not fatal).
- */
-/*
- * The SA agent, registered for kernel RMPP (rmpp_version 1, no
- * UMAD_USER_RMPP) as OpenSM registers it: answers longer than a MAD are
- * handed to umad_send() whole.  Whether the kernel will segment them is
- * probed first: registration flags (IB_USER_MAD_REGISTER_AGENT2, Linux
- * 3.19 and later) are offered by every kernel this runs on but not by
- * ibsim's umad2sim, which also does no RMPP and cuts every send to 256
- * bytes.  Without them the SA frames one segment itself (sm/sa/sa.h).
- */
-static int
-register_sa(struct mad_engine *me)
-{
-	struct umad_reg_attr probe = {
-		.mgmt_class = IB_MCLASS_SUBN_ADM, .mgmt_class_version = 2,
-		.flags = UMAD_USER_RMPP, .rmpp_version = 1,
-	};
-	struct umad_reg_attr attr = {
-		.mgmt_class = IB_MCLASS_SUBN_ADM, .mgmt_class_version = 2, .rmpp_version = 1,
-	};
-	uint32_t id;
-
-	if (umad_register2(me->fd, &probe, &id) == 0) {
-		umad_unregister(me->fd, (int)id);
-		me->kernel_rmpp = true;
-	}
-	if (umad_register2(me->fd, &attr, &id) != 0) {
-		me->kernel_rmpp = false;
-		return -1;
-	}
-	log_info("mad: SA agent registered with RMPP version 1 (%s)", me->kernel_rmpp ?
-	    "the kernel segments long answers" : "no registration flags: umad2sim, one MAD an answer");
-	return (int)id;
-}
-
 bool
 mad_engine_kernel_rmpp(const struct mad_engine *me)
 {
 	return me && me->kernel_rmpp;
-}
-
-static int
-register_agents(struct mad_engine *me)
-{
-	static const struct { uint8_t mclass, version; bool required; } cls[] = {
-		{ IB_MCLASS_SUBN_LID, 1, true }, { IB_MCLASS_SUBN_DIR, 1, true },
-		{ IB_MCLASS_SUBN_ADM, 2, false }, { IB_MCLASS_PERF, 1, false },
-		{ IB_MCLASS_COMM_MGMT, 2, false }, { IB_MCLASS_BM, 1, false },
-		{ IB_MCLASS_DEV_MGMT, 1, false }, { IB_MCLASS_SNMP, 1, false },
-		{ 0x05, 1, false }, { 0x21, 2, false },
-	};
-	size_t i;
-	int c;
-
-	for (i = 0; i < 256; i++)
-		me->agent[i] = -1;
-	for (i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
-		int id = cls[i].mclass == IB_MCLASS_SUBN_ADM ? register_sa(me) :
-		    umad_register(me->fd, cls[i].mclass, cls[i].version, 0, NULL);
-		if (id < 0 && cls[i].required) {
-			log_warnx("mad: cannot register class 0x%02x", cls[i].mclass);
-			return -1;
-		}
-		me->agent[cls[i].mclass] = id;
-	}
-	for (c = IB_MCLASS_VENDOR_LOW_RANGE_MIN; c <= IB_MCLASS_VENDOR_LOW_RANGE_MAX; c++)
-		me->agent[c] = umad_register(me->fd, c, 1, 0, NULL);
-	for (c = IB_MCLASS_VENDOR_HIGH_RANGE_MIN; c <= IB_MCLASS_VENDOR_HIGH_RANGE_MAX; c++) {
-		uint8_t oui[3] = { 0 };
-		if ((me->agent[c] = umad_register_oui(me->fd, c, 0, oui, NULL)) < 0)
-			break;		/* out of agents */
-	}
-	return 0;
 }
 
 struct mad_engine *
@@ -608,14 +570,14 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 	me->base = base;
 	me->fd = me->issm_fd = me->pipe_rd = me->pipe_wr = -1;
 	if (umad_init() < 0 ||
-	    find_port(cfg->port_guid, cfg->optional, me->ca, &port, &me->port_guid) < 0)
+	    mad_find_port(cfg->port_guid, cfg->optional, me->ca, &port, &me->port_guid) < 0)
 		goto fail;
 	me->port_num = port;
 	if ((me->fd = umad_open_port(me->ca, port)) < 0) {
 		log_warnx("mad: cannot open %s port %d", me->ca, port);
 		goto fail;
 	}
-	if (register_agents(me) < 0)
+	if (mad_register_agents(me->fd, me->agent, &me->kernel_rmpp) < 0)
 		goto fail;
 	/* Only now: issm makes us the port's SM and unsolicited MADs start.
 	 * An observer never claims it: another SM is the subnet's. */
@@ -628,7 +590,7 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 
 	mad_engine_set_window(me, cfg->window);
 	mad_engine_set_timing(me, cfg->timeout_ms, cfg->retries);
-	me->rec_size = umad_size() + MAD_SIZE;
+	me->rec_size = umad_size() + MAD_SIZE + sizeof(uint8_t *);	/* rx_long */
 	me->rx_buf = xcalloc(RX_SLICE, me->rec_size);
 	me->tx_buf = xcalloc(1, me->rec_size);
 
@@ -706,7 +668,16 @@ drain(struct mad_engine *me)
 		tid = (uint32_t)be64toh(hdr->trans_id);
 		if ((r = me->slot[tid & SLOT_MASK]) != NULL && r->tid == tid)
 			r->answered = true;
+		free(rec_long(me, me->rx_buf));
 	}
+}
+
+/* Once the thread is gone: what it left in the pipe (long answers' buffers). */
+static void
+pipe_empty(struct mad_engine *me)
+{
+	while (read(me->pipe_rd, me->rx_buf, me->rec_size) == (ssize_t)me->rec_size)
+		free(rec_long(me, me->rx_buf));
 }
 
 void
@@ -720,6 +691,7 @@ mad_engine_close(struct mad_engine *me)
 	drain(me);
 	atomic_store(&me->rx_stop, true);
 	pthread_join(me->rx_thread, NULL);
+	pipe_empty(me);
 	event_free(me->pipe_ev);
 	/* Cancel: nothing is sent from here on, and callbacks that try to
 	 * queue more are refused. */

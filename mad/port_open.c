@@ -1,0 +1,123 @@
+/*
+ * Opening the engine's port: finding it among the devices, and the agents
+ * registered on it (mad/port_open.h).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <endian.h>
+
+#include <iba/ib_types.h>
+#include <umad.h>
+
+#include "common/guid.h"
+#include "common/log.h"
+#include "mad/port_open.h"
+
+int
+mad_find_port(uint64_t want, bool optional, char *ca_out, int *port_out, uint64_t *guid_out)
+{
+	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	int ncas, i, j;
+
+	if ((ncas = umad_get_cas_names(cas, UMAD_MAX_DEVICES)) <= 0) {
+		if (optional)
+			log_debug("mad: no InfiniBand devices");
+		else
+			log_warnx("mad: no InfiniBand devices");
+		return -1;
+	}
+	for (i = 0; i < ncas; i++) {
+		__be64 guids[UMAD_CA_MAX_PORTS + 1];
+		int n = umad_get_ca_portguids(cas[i], guids, UMAD_CA_MAX_PORTS + 1);
+
+		for (j = 1; j < n; j++) {
+			uint64_t g = be64toh(guids[j]);
+			if (g == 0 || (want && g != want))
+				continue;
+			memcpy(ca_out, cas[i], UMAD_CA_NAME_LEN);
+			ca_out[UMAD_CA_NAME_LEN - 1] = 0;
+			*port_out = j;
+			*guid_out = g;
+			return 0;
+		}
+	}
+	log_warnx("mad: no port with GUID " GUID_FMT, want);
+	return -1;
+}
+
+/*
+ * Every class that can arrive needs an agent before we become SM: under
+ * umad2sim a MAD for a class nobody registered crashes the process.  The
+ * kernel allows 32 agents per fd; the SM's classes come first and the
+ * vendor ranges take what is left (their failure is not fatal).
+ */
+/*
+ * The SA agent, registered for kernel RMPP (rmpp_version 1, no
+ * UMAD_USER_RMPP) as OpenSM registers it: answers longer than a MAD are
+ * handed to umad_send() whole.  Whether the kernel will segment them is
+ * probed first: registration flags (IB_USER_MAD_REGISTER_AGENT2, Linux
+ * 3.19 and later) are offered by every kernel this runs on but not by
+ * ibsim's umad2sim, which also does no RMPP and cuts every send to 256
+ * bytes.  Without them the SA frames one segment itself (sm/sa/sa.h).
+ */
+static int
+register_sa(int fd, bool *kernel_rmpp)
+{
+	struct umad_reg_attr probe = {
+		.mgmt_class = IB_MCLASS_SUBN_ADM, .mgmt_class_version = 2,
+		.flags = UMAD_USER_RMPP, .rmpp_version = 1,
+	};
+	struct umad_reg_attr attr = {
+		.mgmt_class = IB_MCLASS_SUBN_ADM, .mgmt_class_version = 2, .rmpp_version = 1,
+	};
+	uint32_t id;
+
+	*kernel_rmpp = false;
+	if (umad_register2(fd, &probe, &id) == 0) {
+		umad_unregister(fd, (int)id);
+		*kernel_rmpp = true;
+	}
+	if (umad_register2(fd, &attr, &id) != 0) {
+		*kernel_rmpp = false;
+		return -1;
+	}
+	log_info("mad: SA agent registered with RMPP version 1 (%s)", *kernel_rmpp ?
+	    "the kernel segments long answers" : "no registration flags: umad2sim, one MAD an answer");
+	return (int)id;
+}
+
+int
+mad_register_agents(int fd, int agent[256], bool *kernel_rmpp)
+{
+	static const struct { uint8_t mclass, version; bool required; } cls[] = {
+		{ IB_MCLASS_SUBN_LID, 1, true }, { IB_MCLASS_SUBN_DIR, 1, true },
+		{ IB_MCLASS_SUBN_ADM, 2, false }, { IB_MCLASS_PERF, 1, false },
+		{ IB_MCLASS_COMM_MGMT, 2, false }, { IB_MCLASS_BM, 1, false },
+		{ IB_MCLASS_DEV_MGMT, 1, false }, { IB_MCLASS_SNMP, 1, false },
+		{ 0x05, 1, false }, { 0x21, 2, false },
+	};
+	size_t i;
+	int c;
+
+	for (i = 0; i < 256; i++)
+		agent[i] = -1;
+	for (i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
+		int id = cls[i].mclass == IB_MCLASS_SUBN_ADM ? register_sa(fd, kernel_rmpp) :
+		    umad_register(fd, cls[i].mclass, cls[i].version, 0, NULL);
+		if (id < 0 && cls[i].required) {
+			log_warnx("mad: cannot register class 0x%02x", cls[i].mclass);
+			return -1;
+		}
+		agent[cls[i].mclass] = id;
+	}
+	for (c = IB_MCLASS_VENDOR_LOW_RANGE_MIN; c <= IB_MCLASS_VENDOR_LOW_RANGE_MAX; c++)
+		agent[c] = umad_register(fd, c, 1, 0, NULL);
+	for (c = IB_MCLASS_VENDOR_HIGH_RANGE_MIN; c <= IB_MCLASS_VENDOR_HIGH_RANGE_MAX; c++) {
+		uint8_t oui[3] = { 0 };
+		if ((agent[c] = umad_register_oui(fd, c, 0, oui, NULL)) < 0)
+			break;		/* out of agents */
+	}
+	return 0;
+}
+

@@ -1,0 +1,21 @@
+/*
+ * Opening the MAD engine's port (mad/ only): which device and port has the
+ * GUID, and one agent per class that can arrive (port_open.c).
+ */
+#ifndef FABRICD_MAD_PORT_OPEN_H
+#define FABRICD_MAD_PORT_OPEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The port whose GUID is want (0: the first with a GUID): its device name
+ * (ca_out, UMAD_CA_NAME_LEN bytes), number and GUID; -1 when none (logged,
+ * at debug level only when optional and there is no device at all). */
+int mad_find_port(uint64_t want, bool optional, char *ca_out, int *port_out,
+    uint64_t *guid_out);
+/* Registers the agents on the umad port fd: agent[class] is its id, -1
+ * none; *kernel_rmpp says whether the kernel segments and reassembles the
+ * SA class's RMPP transfers.  -1 when a class the SM needs is refused. */
+int mad_register_agents(int fd, int agent[256], bool *kernel_rmpp);
+
+#endif
