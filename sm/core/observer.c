@@ -1,13 +1,10 @@
 /*
  * Observer mode: a node that runs no SM (sm.enabled false) still has a
- * fabric.  It reads it from the SA of whichever SM is master, one record
- * a query (SubnAdmGet), breadth first from its own port: the NodeRecord
- * of a LID, then that node's PortInfoRecords and LinkRecords (the LIDs
- * at their far ends are the next NodeRecords), and a switch's
- * SwitchInfoRecord and its LFTRecords up to LinearFDBTop.  One record a
- * query because under ibsim an answer past 224 bytes arrives cut and
- * nothing does RMPP; on real hardware GetTable with RMPP would read the
- * same in far fewer MADs (README, "What the simulator cannot show").
+ * fabric.  It reads it from the SA of whichever SM is master: record by
+ * record, or table by table where the kernel reassembles RMPP
+ * (observer_records.c says how, and what each answer puts in the model).
+ * This file is the read's life: when it starts, its end, what it
+ * publishes, and `status`.
  *
  * The model becomes sm->fabric once a read is complete, as a sweep's
  * does, so that every reader (nodes, ports, links, route, topology, the
@@ -17,10 +14,11 @@
  * sm.observer.max_outstanding at a time.  Never a Set.
  *
  * Each reply does O(1) work (a record into the model, a few queries
- * queued); linking and publishing the model is one step in O(nodes +
- * links).  Reads are sm.observer.refresh apart, each delay moved by up to
- * a quarter of it by a hash of our port GUID and the read's number, so
- * that observers started together do not all ask at once.
+ * queued), a table's records are taken a slice at a time; linking and
+ * publishing the model is one step in O(nodes + links).  Reads are
+ * sm.observer.refresh apart, each delay moved by up to a quarter of it by
+ * a hash of our port GUID and the read's number, so that observers
+ * started together do not all ask at once.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -37,345 +35,13 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
-#include "sm/core/sm_internal.h"
+#include "sm/core/observer_internal.h"
 
-void sm_port_update(struct fabric_port *p, const uint8_t *data);	/* discover.c */
-
-#define SA_QKEY		0x80010000u	/* QP1's well-known Q_Key */
-#define SA_REC_OFFSET	56		/* IB_SA_MAD_HDR_SIZE: the first record */
-#define SA_NO_RECORDS	0x0300		/* MAD status: nothing matched the Get */
 #define RETRY_MIN_MS	1000
 #define RETRY_FIRST_MS	5000	/* no view yet: the first retry, then doubling */
 #define OBS_SLOTS	3600	/* first reads: a turn per LID, refresh / OBS_SLOTS long */
 
-enum obs_kind { Q_NODE, Q_PORT, Q_LINK, Q_SWITCH, Q_LFT };
-
-/* A query waiting to be sent: kind, LID and one argument (the hops for a
- * NodeRecord, the port, the LFT block). */
-struct obs_query {
-	uint8_t		 kind;
-	uint16_t	 lid;
-	uint16_t	 arg;
-};
-
-/* One far end as a LinkRecord gives it; linked once the read is done. */
-struct obs_link {
-	uint16_t	 from_lid, to_lid;
-	uint8_t		 from_port, to_port;
-};
-
-struct obs_figures {
-	uint64_t	 queries, records, errors;
-	int64_t		 duration_ms;
-};
-
-struct sm_observer {
-	struct sm		*sm;
-	struct sm_observer_config cfg;
-	struct mad_batch	 batch;
-	struct event		*timer;		/* the next read */
-	bool			 reading;
-	uint64_t		 reads;		/* started */
-	uint64_t		 published;	/* complete reads that became sm->fabric */
-	/* the read under way */
-	struct fabric		*next;
-	struct obs_query	*q;
-	size_t			 qhead, qlen, qcap;
-	struct obs_link		*links;
-	size_t			 nlinks, links_cap;
-	uint8_t			*asked;		/* [FABRIC_MAX_LID + 1]: NodeRecord queued */
-	struct obs_figures	 cur, last;
-	int64_t			 started_ms;
-	/* whom we follow, and how old the view is */
-	uint16_t		 master_lid;
-	uint64_t		 master_guid;
-	int64_t			 view_ms;	/* when sm->fabric was read; 0: none */
-	uint64_t		 errors_total;
-	char			 last_error[160];
-	/* the first read's turn (first_read_wait) */
-	int64_t			 started_at_ms;
-	bool			 slot_taken;
-	uint64_t		 slot_wait_ms;	/* > 0: the read under way only learnt it */
-	unsigned		 fails;		/* failed reads in a row, no view yet */
-	int64_t			 next_read_at_ms;
-	bool			 read_again;	/* one came during a read */
-};
-
-/* The callbacks' argument: a query packed into a pointer (no allocation
- * per MAD): kind 3 bits, LID 16, argument 12 (a block <= 767, a port, a
- * hop count). */
-static void *
-pack(enum obs_kind kind, uint16_t lid, uint16_t arg)
-{
-	return (void *)(uintptr_t)((uint32_t)kind | (uint32_t)lid << 3 | (uint32_t)(arg & 0xFFF) << 19);
-}
-
-static struct obs_query
-unpack(void *p)
-{
-	uint32_t v = (uint32_t)(uintptr_t)p;
-
-	return (struct obs_query){ .kind = v & 7, .lid = (v >> 3) & 0xFFFF, .arg = (v >> 19) & 0xFFF };
-}
-
-static void
-error_note(struct sm_observer *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void
-error_note(struct sm_observer *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	o->cur.errors++;
-	o->errors_total++;
-	va_start(ap, fmt);
-	vsnprintf(o->last_error, sizeof(o->last_error), fmt, ap);
-	va_end(ap);
-}
-
-static void
-push(struct sm_observer *o, enum obs_kind kind, uint16_t lid, uint16_t arg)
-{
-	if (o->qlen == o->qcap) {
-		o->qcap = o->qcap ? 2 * o->qcap : 256;
-		o->q = xreallocarray(o->q, o->qcap, sizeof(*o->q));
-	}
-	o->q[o->qlen++] = (struct obs_query){ kind, lid, arg };
-}
-
 static uint64_t report_turn(const struct sm_observer *o);
-
-/* ---- replies ---- */
-
-static void on_record(const struct mad_result *res, void *owner, void *arg);
-
-/* The batch's producer: the next queries, while fewer than max are out. */
-static bool
-feed(void *owner, void *arg)
-{
-	struct sm_observer *o = arg;
-	static const struct { uint16_t attr; uint64_t mask; } what[] = {
-		[Q_NODE] = { UMAD_SA_ATTR_NODE_REC, 1 },		/* LID */
-		[Q_PORT] = { UMAD_SA_ATTR_PORT_INFO_REC, 3 },	/* EndportLID, PortNum */
-		[Q_LINK] = { UMAD_SA_ATTR_LINK_REC, 3 },	/* FromLID, FromPort */
-		[Q_SWITCH] = { UMAD_SA_ATTR_SWITCH_INFO_REC, 1 },	/* LID */
-		[Q_LFT] = { UMAD_SA_ATTR_LINEAR_FT_REC, 3 },	/* LID, Block */
-	};
-	uint8_t mad[MAD_SIZE] MAD_ALIGNED;
-	ib_sa_mad_t *sa = (ib_sa_mad_t *)mad;
-	struct obs_query q;
-	uint16_t be;
-
-	(void)owner;
-	if (o->qhead == o->qlen)
-		return false;
-	q = o->q[o->qhead++];
-	memset(mad, 0, sizeof(mad));
-	sa->base_ver = 1;
-	sa->mgmt_class = IB_MCLASS_SUBN_ADM;
-	sa->class_ver = UMAD_SA_CLASS_VERSION;
-	sa->method = IB_MAD_METHOD_GET;
-	sa->attr_id = htobe16(what[q.kind].attr);
-	sa->comp_mask = htobe64(what[q.kind].mask);
-	/* every record starts with its LID; the second field differs */
-	be = htobe16(q.lid);
-	memcpy(sa->data, &be, 2);
-	if (q.kind == Q_PORT || q.kind == Q_LINK)
-		sa->data[2] = (uint8_t)q.arg;		/* PortNum, FromPort */
-	else if (q.kind == Q_LFT) {
-		be = htobe16(q.arg);			/* BlockNum */
-		memcpy(sa->data + 2, &be, 2);
-	}
-	o->cur.queries++;
-	mad_batch_raw(&o->batch, o->master_lid, 1, SA_QKEY, mad, sizeof(mad), on_record,
-	    pack(q.kind, q.lid, q.arg));
-	return true;
-}
-
-/* More queries were queued: make sure the producer runs. */
-static void
-kick(struct sm_observer *o)
-{
-	if (o->batch.feed == NULL && o->qhead < o->qlen)
-		mad_batch_feed(&o->batch, (size_t)o->cfg.max_outstanding, feed, o);
-}
-
-static const char *
-kind_name(enum obs_kind k)
-{
-	static const char *const names[] = { "NodeRecord", "PortInfoRecord", "LinkRecord",
-	    "SwitchInfoRecord", "LFTRecord" };
-
-	return names[k];
-}
-
-/* The node whose LID a record names (its switch, or the CA port's node). */
-static struct fabric_node *
-node_of(struct sm_observer *o, uint16_t lid)
-{
-	struct fabric_port *p = fabric_port_by_lid(o->next, lid);
-
-	return p ? p->node : NULL;
-}
-
-static void
-node_record(struct sm_observer *o, const ib_node_record_t *r, uint16_t lid, uint8_t hops)
-{
-	const ib_node_info_t *ni = &r->node_info;
-	uint64_t guid = be64toh(ni->node_guid);
-	uint8_t q = ib_node_info_get_local_port_num(ni);
-	struct fabric_node *n;
-	unsigned i;
-
-	if (guid == 0 || ni->num_ports == 0 || q > ni->num_ports) {
-		error_note(o, "NodeRecord of LID %u: bad NodeInfo", lid);
-		return;
-	}
-	if ((n = fabric_node_by_guid(o->next, guid)) == NULL) {
-		n = fabric_add_node(o->next, guid, ni->node_type == IB_NODE_TYPE_SWITCH ?
-		    FABRIC_SWITCH : ni->node_type == IB_NODE_TYPE_ROUTER ? FABRIC_ROUTER : FABRIC_CA,
-		    ni->num_ports);
-		n->seen = true;
-		n->hops = hops;
-		n->port_guid = be64toh(ni->port_guid);
-		n->partition_cap = be16toh(ni->partition_cap);
-		n->vendor_id = be32toh(ni->port_num_vendor_id) & 0x00FFFFFF;
-		n->device_id = be16toh(ni->device_id);
-		n->sys_guid = be64toh(ni->sys_guid);
-		n->revision = be32toh(ni->revision);
-		n->path_port = q;
-		memcpy(n->desc, r->node_desc.description, FABRIC_NODE_DESC_LEN);
-		n->desc[FABRIC_NODE_DESC_LEN] = 0;
-		for (i = 0; n->desc[i]; i++)	/* as discovery keeps it */
-			if (!isprint((unsigned char)n->desc[i]))
-				n->desc[i] = '?';
-		if (n->type == FABRIC_SWITCH) {
-			for (i = 0; i <= n->nports; i++)
-				n->ports[i].guid = n->port_guid;
-			fabric_index_port_guid(o->next, &n->ports[0]);
-		}
-	} else if ((n->type == FABRIC_SWITCH) != (ni->node_type == IB_NODE_TYPE_SWITCH) ||
-	    n->nports != ni->num_ports) {
-		error_note(o, "NodeRecord of LID %u: GUID " GUID_FMT " seen as another node",
-		    lid, guid);
-		return;
-	}
-	if (n->type == FABRIC_SWITCH) {
-		fabric_set_lid(o->next, &n->ports[0], lid);
-		push(o, Q_SWITCH, lid, 0);
-		for (i = 0; i <= n->nports; i++)
-			push(o, Q_PORT, lid, (uint16_t)i);
-		for (i = 1; i <= n->nports; i++)
-			push(o, Q_LINK, lid, (uint16_t)i);
-		return;
-	}
-	n->ports[q].guid = be64toh(ni->port_guid);
-	if (fabric_index_port_guid(o->next, &n->ports[q]) < 0) {
-		error_note(o, "NodeRecord of LID %u: port GUID " GUID_FMT " twice", lid,
-		    n->ports[q].guid);
-		return;
-	}
-	fabric_set_lid(o->next, &n->ports[q], lid);
-	push(o, Q_PORT, lid, q);
-	push(o, Q_LINK, lid, q);
-}
-
-static void
-switch_record(struct sm_observer *o, const ib_switch_info_record_t *r, uint16_t lid)
-{
-	struct fabric_node *n = node_of(o, lid);
-	uint16_t top = be16toh(r->switch_info.lin_top);
-	unsigned b, blocks;
-
-	if (n == NULL || n->type != FABRIC_SWITCH)
-		return;
-	memcpy(n->si, &r->switch_info, sizeof(r->switch_info));
-	n->lft_cap = be16toh(r->switch_info.lin_cap);
-	n->partition_enforcement_cap = be16toh(r->switch_info.enforce_cap);
-	if (top > FABRIC_MAX_LID)
-		top = FABRIC_MAX_LID;
-	n->lft_top = top;
-	blocks = top / ROUTING_BLOCK_SIZE + 1;
-	fabric_lft_reserve(n, (size_t)blocks * ROUTING_BLOCK_SIZE);
-	n->lft_known = true;
-	for (b = 0; b < blocks; b++) {
-		sm_lft_mark_unknown(n, b);	/* until its record is in */
-		push(o, Q_LFT, lid, (uint16_t)b);
-	}
-}
-
-static void
-link_record(struct sm_observer *o, const ib_link_record_t *r)
-{
-	struct fabric_node *from = node_of(o, be16toh(r->from_lid));
-	uint16_t to = be16toh(r->to_lid);
-
-	if (o->nlinks == o->links_cap) {
-		o->links_cap = o->links_cap ? 2 * o->links_cap : 256;
-		o->links = xreallocarray(o->links, o->links_cap, sizeof(*o->links));
-	}
-	o->links[o->nlinks++] = (struct obs_link){ be16toh(r->from_lid), to, r->from_port_num,
-	    r->to_port_num };
-	if (to == 0 || to > FABRIC_MAX_LID || o->asked[to])
-		return;
-	o->asked[to] = 1;
-	push(o, Q_NODE, to, from ? (uint16_t)(from->hops + 1) : 0);
-}
-
-static void
-on_record(const struct mad_result *res, void *owner, void *arg)
-{
-	struct sm *sm = owner;
-	struct sm_observer *o = sm->observer;
-	struct obs_query q = unpack(arg);
-	uint8_t pi[64] __attribute__((aligned(8)));
-	const uint8_t *rec;
-	struct fabric_node *n;
-
-	if (res->status != 0 || res->mad == NULL || res->len < SA_REC_OFFSET) {
-		error_note(o, "%s of LID %u: %s", kind_name(q.kind), q.lid,
-		    res->status == -ETIMEDOUT ? "no answer" : "not sent or cut short");
-		goto out;
-	}
-	if (res->mad_status == SA_NO_RECORDS) {
-		/* a port without a cable has no LinkRecord: not an error */
-		if (q.kind != Q_LINK)
-			error_note(o, "%s of LID %u: no such record", kind_name(q.kind), q.lid);
-		goto out;
-	}
-	if (res->mad_status != 0) {
-		error_note(o, "%s of LID %u: SA status 0x%04x", kind_name(q.kind), q.lid,
-		    res->mad_status);
-		goto out;
-	}
-	o->cur.records++;
-	rec = res->mad + SA_REC_OFFSET;
-	switch (q.kind) {
-	case Q_NODE:
-		node_record(o, (const ib_node_record_t *)rec, q.lid, (uint8_t)q.arg);
-		break;
-	case Q_PORT:
-		/* PortInfo sits 4 bytes into the record: copied to where its
-		 * 64-bit fields are aligned */
-		memcpy(pi, rec + offsetof(ib_portinfo_record_t, port_info), sizeof(pi));
-		if ((n = node_of(o, q.lid)) != NULL && q.arg <= n->nports)
-			sm_port_update(&n->ports[q.arg], pi);
-		break;
-	case Q_LINK:
-		link_record(o, (const ib_link_record_t *)rec);
-		break;
-	case Q_SWITCH:
-		switch_record(o, (const ib_switch_info_record_t *)rec, q.lid);
-		break;
-	case Q_LFT:
-		if ((n = node_of(o, q.lid)) != NULL && n->lft &&
-		    ((size_t)q.arg + 1) * ROUTING_BLOCK_SIZE <= n->lft_len)
-			memcpy(n->lft + (size_t)q.arg * ROUTING_BLOCK_SIZE,
-			    ((const ib_lft_record_t *)rec)->lft, ROUTING_BLOCK_SIZE);
-		break;
-	}
-out:
-	kick(o);
-}
 
 /* ---- a read: start, end, publish ---- */
 
@@ -438,6 +104,7 @@ static void
 read_free(struct sm_observer *o)
 {
 	mad_batch_cancel(&o->batch);
+	obs_table_drop(o);
 	fabric_free(o->next);
 	o->next = NULL;
 	o->qhead = o->qlen = 0;
@@ -539,6 +206,8 @@ read_done(void *owner)
 		if (a && b)
 			fabric_link(a, b);
 	}
+	if (o->table)
+		obs_hops(o->next, sm->own_lid);
 	sm_mark_degraded(o->next);
 	fabric_sort(o->next);
 	changes = sm_diff_events(old, o->next);
@@ -574,7 +243,7 @@ on_own_portinfo(const struct mad_result *res, void *owner, void *arg)
 
 	(void)arg;
 	if (!mad_reply_ok(res)) {
-		error_note(o, "own PortInfo: %s", res->status == -ETIMEDOUT ? "no answer" : "failed");
+		obs_error(o, "own PortInfo: %s", res->status == -ETIMEDOUT ? "no answer" : "failed");
 		return;
 	}
 	pi = (const ib_port_info_t *)((const ib_smp_t *)res->mad)->data;
@@ -582,7 +251,7 @@ on_own_portinfo(const struct mad_result *res, void *owner, void *arg)
 	smlid = be16toh(pi->master_sm_base_lid);
 	if (ib_port_info_get_port_state(pi) != IB_LINK_ACTIVE || lid == 0 || smlid == 0 ||
 	    lid > FABRIC_MAX_LID || smlid > FABRIC_MAX_LID) {
-		error_note(o, "own port not configured by an SM yet (state %s, LID %u, SM LID %u)",
+		obs_error(o, "own port not configured by an SM yet (state %s, LID %u, SM LID %u)",
 		    fabric_port_state_name(ib_port_info_get_port_state(pi)), lid, smlid);
 		return;
 	}
@@ -597,9 +266,13 @@ on_own_portinfo(const struct mad_result *res, void *owner, void *arg)
 		o->master_guid = 0;
 	}
 	o->master_lid = smlid;
-	o->asked[lid] = 1;
-	push(o, Q_NODE, lid, 0);
-	kick(o);
+	if (o->table)
+		obs_push(o, Q_NODE, 0, 0);	/* the NodeRecord table first */
+	else {
+		o->asked[lid] = 1;
+		obs_push(o, Q_NODE, lid, 0);
+	}
+	obs_kick(o);
 }
 
 static void
@@ -608,6 +281,7 @@ read_start(struct sm_observer *o)
 	struct mad_addr self = { .directed = true, .hops = 0 };
 
 	o->reading = true;
+	o->table = o->sm->me != NULL && mad_engine_kernel_rmpp(o->sm->me);
 	o->reads++;
 	o->cur = (struct obs_figures){ 0 };
 	o->started_ms = event_now_ms();
@@ -762,5 +436,8 @@ sm_observer_json(const struct sm *sm)
 	    json_integer(next > 0 ? next : 0));
 	json_object_set_new(json_object_get(st, "observer"), "subscriptions",
 	    sm_observer_reports_json(sm));
+	/* how the last read asked: GetTable where the kernel does RMPP */
+	json_object_set_new(json_object_get(st, "observer"), "read_by",
+	    json_string(o->reads == 0 ? "none" : o->table ? "tables" : "records"));
 	return st;
 }

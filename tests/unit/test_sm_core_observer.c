@@ -28,6 +28,7 @@
 #include "daemon/store.h"
 #include "mad/io.h"
 #include "sm/sm.h"
+#include "sm/core/observer_internal.h"
 
 #define NNODES		4
 #define US		0
@@ -519,10 +520,39 @@ test_observer_no_master(void **state)
 	json_decref(st);
 }
 
+/* A GetTable answer's records (table mode, obs_sa_table): AttributeOffset
+ * (8-byte words) apart from byte 56 on, a partial last one dropped, none
+ * when the answer ends with the header; refused when shorter than the
+ * header, or when its records are shorter than the kind's. */
+static void
+test_sa_table_records(void **state)
+{
+	uint8_t mad[256] __attribute__((aligned(8)));
+	ib_sa_mad_t *sa = (ib_sa_mad_t *)mad;
+	const size_t len = 56 + 3 * 16 + 5;	/* three records and a cut one */
+	struct obs_sa_table t;
+
+	(void)state;
+	memset(mad, 0, sizeof(mad));
+	sa->attr_offset = htobe16(2);
+	assert_true(obs_sa_table(mad, len, sizeof(ib_link_record_t), &t));
+	assert_int_equal(t.n, 3);
+	assert_int_equal(t.stride, 16);
+	assert_ptr_equal(t.rec, mad + 56);
+	assert_true(obs_sa_table(mad, 56, sizeof(ib_link_record_t), &t));
+	assert_int_equal(t.n, 0);
+	assert_false(obs_sa_table(mad, 55, sizeof(ib_link_record_t), &t));
+	assert_false(obs_sa_table(mad, len, sizeof(ib_node_record_t), &t));
+	sa->attr_offset = 0;
+	assert_false(obs_sa_table(mad, len, sizeof(ib_link_record_t), &t));
+	assert_false(obs_sa_table(NULL, 0, 1, &t));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sa_table_records),
 		cmocka_unit_test_setup_teardown(test_observer_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_observer_no_master, setup, teardown),
 	};
