@@ -577,7 +577,7 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 		log_warnx("mad: cannot open %s port %d", me->ca, port);
 		goto fail;
 	}
-	if (mad_register_agents(me->fd, me->agent, &me->kernel_rmpp) < 0)
+	if (mad_register_agents(me->fd, !cfg->no_issm, me->agent, &me->kernel_rmpp) < 0)
 		goto fail;
 	/* Only now: issm makes us the port's SM and unsolicited MADs start.
 	 * An observer never claims it: another SM is the subnet's. */

@@ -26,7 +26,7 @@ fd_start SIM_HOST=host1 LD_PRELOAD="$SIM_PRELOAD $SPY" SENDSPY_LOG="$T/spy.log" 
     SENDSPY_DUMP="$T/answer.bin" SENDSPY_AGENT2=1 IBSIM_SOCKNAME="$IBSIM_SOCKNAME"
 sm_wait_up 240 || fail "subnet not up"
 
-grep -q '^register2 class=0x03 version=2 rmpp=1 flags=0x0 rc=0$' "$T/spy.log" ||
+grep -q '^register2 class=0x03 version=2 rmpp=1 flags=0x0 mask=0x[0-9a-f]* rc=0$' "$T/spy.log" ||
     fail "SA agent not registered with rmpp_version 1: $(grep 'class=0x03' "$T/spy.log" | head -3)"
 
 sim_diag -H host2 -t 60 ibnetdiscover -p > "$T/ports.txt" || fail "ibnetdiscover"
