@@ -23,18 +23,10 @@
 sim_test_setup opensm jq
 
 opensm_tree_up
-h=$(for x in $(sed -n 's/^Ca.*"\(host[0-9]*\)"$/\1/p' "$T/disc.txt" | grep -vx host1); do
-	echo "$(lid "$x") $x"; done | sort -n | head -1 | awk '{ print $2 }')
+h=$(lowest_lid_host)
 mylid=$(lid "$h")
-OD=$T/o
-mkdir -p "$OD/run" "$OD/state"
-printf 'socket: %s\nstate_dir: %s\nsm:\n  enabled: false\n' "$OD/run/fabricd.sock" "$OD/state" > "$OD/fabricd.yaml"
-(cd "$OD" && exec env SIM_HOST="$h" \
-    LD_PRELOAD="$FABRICD_BUILD/tests/libreport_inject.so $FABRICD_BUILD/tests/libmadlog.so $FABRICD_BUILD/tests/libsa_gettable.so $SIM_PRELOAD" \
-    IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_FILE="$OD/madlog" SA_GETTABLE_LOG="$OD/tables" \
-    REPORT_INJECT="$OD/inject" "$FABRICD" -c "$OD/fabricd.yaml" >> "$OD/fabricd.log" 2>&1) &
-PID_o=$!
-fd_on_exit "kill -KILL $PID_o 2>/dev/null"
+obs_on_defaults "$h" "$FABRICD_BUILD/tests/libreport_inject.so $FABRICD_BUILD/tests/libmadlog.so $FABRICD_BUILD/tests/libsa_gettable.so" \
+    SA_GETTABLE_LOG="$T/o/tables" REPORT_INJECT="$T/o/inject"
 use o
 wait_view $((mylid * 4 + 40)) ||
     fail "no view within $((mylid * 4 + 40)) s: $(octl --json status | jq -c .sm.observer); $(tail -3 "$OD/fabricd.log")"

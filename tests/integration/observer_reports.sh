@@ -19,18 +19,10 @@
 sim_test_setup opensm jq
 
 opensm_tree_up
-h=$(for x in $(sed -n 's/^Ca.*"\(host[0-9]*\)"$/\1/p' "$T/disc.txt" | grep -vx host1); do
-	echo "$(lid "$x") $x"; done | sort -n | head -1 | awk '{ print $2 }')
+h=$(lowest_lid_host)
 mylid=$(lid "$h")
-OD=$T/o
-mkdir -p "$OD/run" "$OD/state"
-printf 'socket: %s\nstate_dir: %s\nsm:\n  enabled: false\n' "$OD/run/fabricd.sock" "$OD/state" > "$OD/fabricd.yaml"
-(cd "$OD" && exec env SIM_HOST="$h" \
-    LD_PRELOAD="$FABRICD_BUILD/tests/libreport_inject.so $FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
-    IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_FILE="$OD/madlog" MADLOG_TIME=1 REPORT_INJECT="$OD/inject" \
-    "$FABRICD" -c "$OD/fabricd.yaml" >> "$OD/fabricd.log" 2>&1) &
-PID_o=$!
-fd_on_exit "kill -KILL $PID_o 2>/dev/null"
+obs_on_defaults "$h" "$FABRICD_BUILD/tests/libreport_inject.so $FABRICD_BUILD/tests/libmadlog.so" \
+    MADLOG_TIME=1 REPORT_INJECT="$T/o/inject"
 use o
 wait_view $((mylid * 4 + 30)) || fail "no view within $((mylid * 4 + 30)) s: $(octl --json status | jq -c .sm.observer)"
 capture -e "$T/same.out" same "first view"

@@ -174,6 +174,34 @@ unlink_uplink() {
 	done
 }
 
+# lowest_lid_host: the host, not OpenSM's host1, with the lowest LID in
+# $T/disc.txt (ibnetdiscover's): on the defaults its first read comes
+# first, its LID x 4 s after its start.
+lowest_lid_host() {
+	for _x in $(sed -n 's/^Ca.*"\(host[0-9]*\)"$/\1/p' "$T/disc.txt" | grep -vx host1); do
+		echo "$(lid "$_x") $_x"
+	done | sort -n | head -1 | awk '{ print $2 }'
+}
+
+# obs_on_defaults HOST PRELOAD [VAR=VALUE...]: fabricd on its defaults (only
+# the socket and state paths set: the SM off, so an observer) on HOST, its
+# files in OD=$T/o, the doubles PRELOAD loaded before umad2sim, MADLOG_FILE
+# $OD/madlog (for madlog, when PRELOAD has it) and the VARs in its
+# environment; PID_o is its PID (use o).
+obs_on_defaults() {
+	OD=$T/o
+	mkdir -p "$OD/run" "$OD/state"
+	printf 'socket: %s\nstate_dir: %s\nsm:\n  enabled: false\n' "$OD/run/fabricd.sock" \
+	    "$OD/state" > "$OD/fabricd.yaml"
+	_h=$1 _pre=$2
+	shift 2
+	(cd "$OD" && exec env SIM_HOST="$_h" LD_PRELOAD="$_pre $SIM_PRELOAD" \
+	    IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_FILE="$OD/madlog" "$@" \
+	    "$FABRICD" -c "$OD/fabricd.yaml" >> "$OD/fabricd.log" 2>&1) &
+	PID_o=$!
+	fd_on_exit "kill -KILL $PID_o 2>/dev/null"
+}
+
 # ---- two observers beside a master (observer_health_preflight_*.sh) ----
 
 # obs_daemon NAME HOST: fabricd, its SM off, observing from HOST, its files
