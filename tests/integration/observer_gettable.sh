@@ -34,10 +34,14 @@ grep -q 'the kernel segments long answers' "$OD/fabricd.log" ||
     fail "the engine did not take the kernel-RMPP path: $(grep 'SA agent' "$OD/fabricd.log")"
 [ "$(obs read_by)" = tables ] || fail "read_by: $(obs read_by), want tables"
 
-# what fabricd sent: five tables, nothing record by record
+# what fabricd sent: five tables, nothing record by record.  A table may
+# go twice: the double asks its records while the send blocks fabricd's
+# loop (under ASan beside other tests, longer than a try's timeout), so
+# the engine's retry can follow the answer; the read itself asked each
+# table once (its query count below).
 for attr in 0x0011 0x0012 0x0020 0x0014 0x0015; do
-	[ "$(grep -c "^0x03 0x12 $attr " "$OD/madlog")" = 1 ] ||
-	    fail "SubnAdmGetTable($attr): $(grep -c "^0x03 0x12 $attr " "$OD/madlog") sent, want 1"
+	[ "$(grep -c "^0x03 0x12 $attr " "$OD/madlog")" -ge 1 ] ||
+	    fail "SubnAdmGetTable($attr) not sent"
 done
 [ "$(grep -c '^0x03 0x01 ' "$OD/madlog")" = 0 ] ||
     fail "$(grep -c '^0x03 0x01 ' "$OD/madlog") SubnAdmGets sent beside the tables"
