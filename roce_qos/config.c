@@ -356,21 +356,27 @@ parse_class_dscps(struct cfg_ctx *ctx, yaml_node_t *node, struct roce_class *c)
 	}
 }
 
-/* classes: NAME: { priority, dscp: [..], lossless, ets, ecn } */
+/* "training: ~" or "training:": YAML's null, a class written with nothing. */
+static bool
+is_null(yaml_node_t *node)
+{
+	static const char *const nulls[] = { "", "~", "null", "Null", "NULL", NULL };
+
+	if (node->type != YAML_SCALAR_NODE || node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	for (int i = 0; nulls[i]; i++)
+		if (is_word(node, nulls[i]))
+			return true;
+	return false;
+}
+
 static void
-parse_one_class(struct cfg_ctx *ctx, yaml_node_t *key, yaml_node_t *node, struct roce_class *c)
+parse_class_keys(struct cfg_ctx *ctx, yaml_node_t *node, struct roce_class *c)
 {
 	static const char *const keys[] = { "priority", "dscp", "lossless", "ets", "ecn", NULL };
 	yaml_node_t *k, *v;
-	const char *name = cfg_scalar(ctx, key, "a class name");
+	const char *name;
 
-	memset(c, 0, sizeof(*c));
-	c->prio = ROCE_UNSET;
-	c->pos = c->prio_pos = c->ets_pos = c->dscp_pos = pos_of(ctx, key);
-	if (name)
-		snprintf(c->name, sizeof(c->name), "%s", name);
-	if (!cfg_expect_mapping(ctx, node, "the class's priority, dscp, lossless, ets, ecn"))
-		return;
 	FOR_PAIRS(ctx, node, k, v, name) {
 		if (strcmp(name, "priority") == 0) {
 			c->prio_pos = pos_of(ctx, v);
@@ -387,10 +393,30 @@ parse_one_class(struct cfg_ctx *ctx, yaml_node_t *key, yaml_node_t *node, struct
 		else
 			unknown_key(ctx, k, name, keys);
 	}
+}
+
+/* classes: NAME: { priority, dscp: [..], lossless, ets, ecn }.  False for a
+ * class without a valid priority (null, not a mapping, none given, out of
+ * range): an error at its name, and the class is left out of the profile,
+ * since the DCB settings and the lint index arrays with its priority. */
+static bool
+parse_one_class(struct cfg_ctx *ctx, yaml_node_t *key, yaml_node_t *node, struct roce_class *c)
+{
+	const char *name = cfg_scalar(ctx, key, "a class name");
+
+	memset(c, 0, sizeof(*c));
+	c->prio = ROCE_UNSET;
+	c->pos = c->prio_pos = c->ets_pos = c->dscp_pos = pos_of(ctx, key);
+	if (name)
+		snprintf(c->name, sizeof(c->name), "%s", name);
+	if (!is_null(node) &&
+	    cfg_expect_mapping(ctx, node, "the class's priority, dscp, lossless, ets, ecn"))
+		parse_class_keys(ctx, node, c);
 	if (c->prio == ROCE_UNSET) {
 		cfg_error(ctx, key, "class %s has no priority", c->name);
-		c->prio = 0;
+		return false;
 	}
+	return true;
 }
 
 static void
@@ -407,7 +433,8 @@ parse_classes(struct cfg_ctx *ctx, yaml_node_t *node, struct roce_profile *p)
 			cfg_error(ctx, k, "at most %d classes", ROCE_MAX_CLASSES);
 			return;
 		}
-		parse_one_class(ctx, k, v, &p->classes[p->nclasses++]);
+		if (parse_one_class(ctx, k, v, &p->classes[p->nclasses]))
+			p->nclasses++;
 	}
 }
 

@@ -2,6 +2,8 @@
 # "roce lint --file" reject it at the offending value's file:line:column
 # (located here with grep/awk in the file itself), exit 1, and a reload
 # with it leaves the NIC untouched (the netlink double saw no write).
+# A class without a priority (tests/fuzz/corpus/roce_profile/) is an error
+# at the class's name, and linting it leaves the daemon answering.
 . "$FABRICD_SRC/tests/lib/common.sh"
 SHIM="$FABRICD_BUILD/tests/libroce_nlfake.so"
 fd_setup
@@ -62,6 +64,24 @@ check_rule lossless-buffer "prio2buffer:" "prio2buffer" "priority 3 maps to buff
 check_rule trust-map "trust:" "pcp" "trust is pcp" "    trust: pcp"
 check_rule nccl-tc "nccl_tc:" "104" "differs from the RoCE ToS 106" "    nccl_tc: 104"
 check_rule storm-range "pfc_storm_prevention:" "50" "50 ms is out of range" "    pfc_storm_prevention: 50"
+
+# a class without a priority (found by fuzzing: it kept priority -1, which
+# indexed the ETS arrays) is an error at the class's name, for fabricd -n
+# and for the running daemon, which goes on answering
+check_no_priority() {	# file
+	want="$1:$(locate "$1" "training" "training"): class training has no priority"
+	out=$("$FABRICD" -n -c "$1" 2>&1); rc=$?
+	[ $rc = 1 ] || fail "class without priority: fabricd -n exited $rc: $out"
+	printf '%s\n' "$out" | grep -qF "$want" || fail "want \"$want\", got: $out"
+	out=$(ctl roce lint --file "$1" 2>&1); rc=$?
+	[ $rc = 1 ] || fail "class without priority: roce lint --file exited $rc: $out"
+	printf '%s\n' "$out" | grep -qF "$want" || fail "roce lint: want \"$want\", got: $out"
+	ctl status >/dev/null || fail "no status after linting a class without priority"
+}
+check_no_priority "$FABRICD_SRC/tests/fuzz/corpus/roce_profile/class_without_priority.yaml"
+profile_config "$T/no-priority.yaml" "    classes:
+      training: { dscp: [26], lossless: true, ets: 100 }"
+check_no_priority "$T/no-priority.yaml"
 
 # nothing applied: reload with a failing profile is refused, no write sent
 cp "$T/trust-map.yaml" "$CONF"

@@ -53,7 +53,8 @@ test_three_classes(void **state)
 	config_free(cfg);
 }
 
-static void
+/* Fails unless an error starts with WHERE and holds NEEDLE; the count of errors. */
+static size_t
 expect_error(const char *classes, const char *where, const char *needle)
 {
 	char text[2048];
@@ -71,6 +72,7 @@ expect_error(const char *classes, const char *where, const char *needle)
 			print_message("error: %s\n", errs[j]);
 	assert_true(i < n);
 	cfg_errors_free(errs, n);
+	return n;
 }
 
 static void
@@ -112,6 +114,26 @@ test_lint_shares(void **state)
 	    "t.yaml:6:65:", "[class-ets-sum]: the classes' ETS shares sum to 110, not 100");
 }
 
+/* A class without a priority (null, empty, or a mapping lacking one) is an
+ * error at its name; it once kept priority -1, which indexed the ETS arrays
+ * (found by fuzzing: tests/fuzz/corpus/roce_profile/). */
+static void
+test_class_without_priority(void **state)
+{
+	(void)state;
+	/* the one error: the class is left out, so no lint rule trips on it */
+	assert_int_equal(expect_error("      training: ~\n", "t.yaml:6:7:",
+	    "class training has no priority"), 1);
+	assert_int_equal(expect_error("      training:\n", "t.yaml:6:7:",
+	    "class training has no priority"), 1);
+	expect_error("      training: {}\n", "t.yaml:6:7:", "class training has no priority");
+	expect_error("      training: { dscp: [26], lossless: true, ets: 100 }\n", "t.yaml:6:7:",
+	    "class training has no priority");
+	expect_error("      training: { priority: 3, dscp: [26], lossless: true, ets: 100 }\n"
+	    "      kv: null\n", "t.yaml:7:7:", "class kv has no priority");
+	expect_error("      training: 3\n", "t.yaml:6:17:", "expected a mapping for the class's");
+}
+
 int
 main(void)
 {
@@ -121,6 +143,7 @@ main(void)
 		cmocka_unit_test(test_lint_cnp_priority),
 		cmocka_unit_test(test_lint_dscp_on_its_priority),
 		cmocka_unit_test(test_lint_shares),
+		cmocka_unit_test(test_class_without_priority),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
