@@ -50,6 +50,19 @@ void ha_claim(struct ha *ha, uint64_t sm_guid, bool (*still)(void *arg),
 /* No longer master: the lease is given up (revoked). */
 void ha_release(struct ha *ha);
 bool ha_is_writer(const struct ha *ha);
+/*
+ * The lease is ours and, by this node's own clock, cannot have ended yet:
+ * the last grant or keep-alive that etcd answered alive was sent less than
+ * its TTL less a margin ago (a process that was frozen finds it false on
+ * waking, before etcd has told it anything).  What every SubnSet of an SM
+ * with ha asks (sm/core/fence.c).
+ */
+bool ha_lease_valid(const struct ha *ha);
+/* fn(arg) when this node stops holding the lease (lost, expired by our
+ * own clock, fenced, or given up); up to 4. */
+void ha_on_lease_lost(struct ha *ha, void (*fn)(void *arg), void *arg);
+/* The lease's TTL in ms (what a standby waits before it may take over). */
+int64_t ha_lease_ttl_ms(const struct ha *ha);
 /* Why a write would be refused now, NULL when it may be tried. */
 const char *ha_write_refusal(const struct ha *ha, char *buf, size_t len);
 
@@ -114,6 +127,9 @@ struct ha_mirror_ops {
 struct ha_mirror *ha_mirror_start(struct ha *ha, const struct ha_mirror_ops *ops, void *arg);
 void ha_mirror_changed(struct ha_mirror *m);
 int64_t ha_mirror_revision(const struct ha_mirror *m);
+/* This node writes the record: it holds the lease and has read the key
+ * since it won it (what the last master put is known here). */
+bool ha_mirror_fresh(const struct ha_mirror *m);
 /* An operator's change to the record, committed before it is applied
  * ("acknowledged means replicated"): why it cannot be written now (NULL:
  * it can); the snapshot put at once, cb(true) once etcd has it, else

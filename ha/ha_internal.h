@@ -37,7 +37,12 @@ struct ha {
 	char			 id[24];	/* our name: the SM port GUID in hex */
 	bool			 wanted, writer, claim_out, keepalive_out, revoke_out;
 	int64_t			 lease;		/* etcd lease ID; 0: none */
-	int64_t			 lease_ok_ms;	/* the last keepalive answered */
+	int64_t			 lease_from_ms;	/* sent: the grant or keepalive etcd last
+						 * answered alive; the lease lasts at
+						 * least its TTL from then */
+	int64_t			 lease_ttl_ms;	/* as etcd granted it */
+	int64_t			 grant_sent_ms, keepalive_sent_ms;
+	int64_t			 keepalive_lease;	/* the lease the one in flight renews */
 	char			 holder[32];	/* who holds "writer", as last read */
 	bool			(*still)(void *arg);
 	void			*still_arg;
@@ -46,6 +51,11 @@ struct ha {
 		void		*arg;
 	}			 gained[4];	/* each claimer's, told in turn */
 	size_t			 ngained;
+	struct {
+		void		(*fn)(void *arg);
+		void		*arg;
+	}			 lost[4];	/* told when the lease is lost */
+	size_t			 nlost;
 	uint64_t		 writes;	/* transactions that wrote */
 
 	struct ha_watch		 watches[HA_MAX_WATCHES];

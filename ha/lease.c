@@ -4,7 +4,14 @@
  * kept alive once a second.  A master killed with the lease held loses it
  * when the TTL runs out; the next master's claim, tried every second,
  * then wins.  Every write compares "writer" with our name (ha_txn), so
- * the lease is the fence.
+ * the lease is the fence in etcd.
+ *
+ * Switches take a SubnSet from anyone, so on the fabric the fence is this
+ * node's own discipline: a lease lasts at least its TTL from the moment
+ * the request that renewed it was sent (etcd counts from when it got it,
+ * later), so we count from our send, and stop writing a margin before
+ * that runs out (ha_lease_valid), not when etcd tells us.  A process that
+ * was frozen wakes with its clock past the lease and writes nothing.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,6 +32,47 @@ ttl_s(const struct ha *ha)
 	return s < 2 ? 2 : s;
 }
 
+int64_t
+ha_lease_ttl_ms(const struct ha *ha)
+{
+	return ha ? ttl_s(ha) * 1000 : 0;
+}
+
+/* What etcd said the lease lives (seconds), never more than we asked. */
+static int64_t
+granted_ms(const struct ha *ha, int64_t ttl)
+{
+	return ttl > 0 && ttl < ttl_s(ha) ? ttl * 1000 : ttl_s(ha) * 1000;
+}
+
+/* Writes stop this long before the lease can have ended by our clock: a
+ * keep-alive's interval (1 s), at most a third of the TTL, so that one
+ * late answer holds writes back rather than lets them through late. */
+static int64_t
+margin_ms(const struct ha *ha)
+{
+	int64_t third = ha->lease_ttl_ms / 3;
+
+	return third < 1000 ? third : 1000;
+}
+
+bool
+ha_lease_valid(const struct ha *ha)
+{
+	return ha && ha->writer &&
+	    clock_mono_ms() - ha->lease_from_ms < ha->lease_ttl_ms - margin_ms(ha);
+}
+
+void
+ha_on_lease_lost(struct ha *ha, void (*fn)(void *arg), void *arg)
+{
+	if (ha == NULL || ha->nlost >= sizeof(ha->lost) / sizeof(ha->lost[0]))
+		return;
+	ha->lost[ha->nlost].fn = fn;
+	ha->lost[ha->nlost].arg = arg;
+	ha->nlost++;
+}
+
 static void
 on_claim(json_t *reply, const char *err, void *arg)
 {
@@ -43,7 +91,7 @@ on_claim(json_t *reply, const char *err, void *arg)
 		return;
 	if (json_is_true(json_object_get(reply, "succeeded"))) {
 		ha->writer = true;
-		ha->lease_ok_ms = clock_mono_ms();
+		ha->lease_from_ms = ha->grant_sent_ms;	/* the lease's life began no sooner */
 		snprintf(ha->holder, sizeof(ha->holder), "%s", ha->id);
 		event_post(EV_INFO, "ha", NULL, "this node (%s) holds the etcd writer lease", ha->id);
 		for (size_t i = 0; i < ha->ngained; i++)
@@ -86,6 +134,7 @@ on_grant(json_t *reply, const char *err, void *arg)
 	ha->claim_out = false;
 	if (ha->stopping || reply == NULL || !ha->wanted)
 		return;
+	ha->lease_ttl_ms = granted_ms(ha, etcd_int(reply, "TTL"));
 	if ((ha->lease = etcd_int(reply, "ID")) != 0)
 		put_writer(ha);
 }
@@ -99,6 +148,7 @@ try_claim(struct ha *ha)
 		put_writer(ha);
 		return;
 	}
+	ha->grant_sent_ms = clock_mono_ms();
 	if (etcd_call(ha->etcd, "/v3/lease/grant", json_pack("{s:I}", "TTL",
 	    (json_int_t)ttl_s(ha)), on_grant, ha) == 0)
 		ha->claim_out = true;
@@ -145,6 +195,8 @@ ha_lease_lost(struct ha *ha, const char *why)
 	ha->holder[0] = '\0';
 	event_post(EV_WARNING, "ha", NULL, "this node lost the etcd writer lease (%s): it writes "
 	    "nothing until it holds it again", why);
+	for (size_t i = 0; i < ha->nlost; i++)
+		ha->lost[i].fn(ha->lost[i].arg);
 }
 
 static void
@@ -212,9 +264,12 @@ on_keepalive(json_t *reply, const char *err, void *arg)
 	ha->keepalive_out = false;
 	if (ha->stopping || reply == NULL)
 		return;		/* the tick below judges the time since the last one */
-	if (etcd_int(res, "TTL") > 0)
-		ha->lease_ok_ms = clock_mono_ms();
-	else
+	if (!ha->writer || ha->lease != ha->keepalive_lease)
+		return;		/* an answer about a lease given up since */
+	if (etcd_int(res, "TTL") > 0) {
+		ha->lease_from_ms = ha->keepalive_sent_ms;
+		ha->lease_ttl_ms = granted_ms(ha, etcd_int(res, "TTL"));
+	} else
 		ha_lease_lost(ha, "its lease expired");
 }
 
@@ -232,13 +287,16 @@ ha_lease_tick(struct ha *ha)
 		try_claim(ha);
 		return;
 	}
-	/* not kept alive for a whole TTL: etcd has let it go by now */
-	if (clock_mono_ms() - ha->lease_ok_ms >= ttl_s(ha) * 1000) {
-		ha_lease_lost(ha, "no keepalive answered for a lease's time");
+	/* not kept alive for a whole TTL (from the send of the last renewal
+	 * etcd answered): etcd may have let it go by now */
+	if (clock_mono_ms() - ha->lease_from_ms >= ha->lease_ttl_ms) {
+		ha_lease_lost(ha, "no keep-alive answered within the lease's TTL");
 		return;
 	}
 	if (ha->keepalive_out)
 		return;
+	ha->keepalive_sent_ms = clock_mono_ms();
+	ha->keepalive_lease = ha->lease;
 	snprintf(lease, sizeof(lease), "%" PRId64, ha->lease);
 	if (etcd_call(ha->etcd, "/v3/lease/keepalive", json_pack("{s:s}", "ID", lease),
 	    on_keepalive, ha) == 0)
@@ -260,4 +318,8 @@ ha_forget(struct ha *ha, void *arg)
 		if (ha->gained[i].arg != arg)
 			ha->gained[j++] = ha->gained[i];
 	ha->ngained = j;
+	for (i = j = 0; i < ha->nlost; i++)
+		if (ha->lost[i].arg != arg)
+			ha->lost[j++] = ha->lost[i];
+	ha->nlost = j;
 }

@@ -196,6 +196,12 @@ ha_mirror_changed(struct ha_mirror *m)
 		m->dirty = true;
 }
 
+bool
+ha_mirror_fresh(const struct ha_mirror *m)
+{
+	return m != NULL && m->fresh && ha_is_writer(m->ha);
+}
+
 int64_t
 ha_mirror_revision(const struct ha_mirror *m)
 {

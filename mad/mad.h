@@ -58,6 +58,7 @@ typedef void (*mad_cb)(const struct mad_result *res, void *arg);
 
 struct mad_counters {
 	uint64_t sent, received, timeouts, retries, errors, unsolicited;
+	uint64_t refused;	/* SubnSets the write gate held back (never sent) */
 };
 
 struct mad_engine_config {
@@ -106,6 +107,17 @@ uint8_t mad_engine_port_num(const struct mad_engine *me);
  */
 typedef uint64_t (*mad_mkey_fn)(const struct mad_addr *addr, void *arg);
 void mad_engine_set_mkey(struct mad_engine *me, mad_mkey_fn fn, void *arg);
+
+/*
+ * The write gate: every SubnSet (class 0x01 or 0x81, method Set) is shown
+ * to fn before each try leaves, retries included, and goes out only if fn
+ * says yes; one held back is not sent, counted in `refused`, and its
+ * callback gets -EPERM on the loop's next turn.  An SM that is not (or no
+ * longer) entitled to write the fabric says no here, whatever part of it
+ * queued the Set.  NULL: every Set goes.
+ */
+typedef bool (*mad_gate_fn)(const uint8_t *mad, void *arg);
+void mad_engine_set_gate(struct mad_engine *me, mad_gate_fn fn, void *arg);
 
 /* The SMP (MAD_SIZE bytes) for addr, M_Key mkey (smp.c; what mad_smp sends). */
 void mad_smp_build(uint8_t *mad, const struct mad_addr *addr, uint8_t method, uint16_t attr_id,

@@ -58,6 +58,7 @@ struct mad_req {
 	uint8_t			 tries;
 	uint8_t			 slot;
 	bool			 answered;	/* at close: its answer came (drain) */
+	bool			 refused;	/* the write gate held it back */
 	uint8_t			 mad[MAD_SIZE] MAD_ALIGNED;
 };
 
@@ -95,6 +96,8 @@ struct mad_engine {
 	void			*handler_arg;
 	mad_mkey_fn		 mkey;		/* the destination port's M_Key */
 	void			*mkey_arg;
+	mad_gate_fn		 gate;		/* may this SubnSet leave? */
+	void			*gate_arg;
 	struct mad_counters	 cnt;
 };
 
@@ -119,6 +122,7 @@ req_get(struct mad_engine *me)
 	r->next = NULL;
 	r->tries = 0;
 	r->answered = false;
+	r->refused = false;
 	return r;
 }
 
@@ -174,7 +178,31 @@ req_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct mad_req *r = arg;
 
+	if (r->refused) {
+		req_fail(r->me, r, -EPERM);
+		return;
+	}
 	req_retry_or_fail(r->me, r);
+}
+
+static bool
+is_subn_set(const struct mad_req *r)
+{
+	return (r->mclass == IB_MCLASS_SUBN_LID || r->mclass == IB_MCLASS_SUBN_DIR) &&
+	    ((const ib_mad_t *)r->mad)->method == IB_MAD_METHOD_SET;
+}
+
+/* The gate said no: nothing leaves, and the caller is told on the next
+ * turn (not from inside the pump that is sending, where a run of refused
+ * Sets would nest one callback in another). */
+static void
+req_refuse(struct mad_engine *me, struct mad_req *r)
+{
+	static const struct timeval now = { 0, 0 };
+
+	r->refused = true;
+	me->cnt.refused++;
+	evtimer_add(&r->timer, &now);
 }
 
 /* ---- sending ---- */
@@ -185,6 +213,10 @@ mad_transmit(struct mad_engine *me, struct mad_req *r)
 	ib_mad_t *hdr = (ib_mad_t *)r->mad;
 	int agent = me->agent[r->mclass];
 
+	if (me->gate && is_subn_set(r) && !me->gate(r->mad, me->gate_arg)) {
+		req_refuse(me, r);
+		return;
+	}
 	/* A fresh TID per try, so a late answer to an old try cannot
 	 * complete the new one with stale data. */
 	me->seq++;
@@ -755,6 +787,13 @@ mad_engine_set_mkey(struct mad_engine *me, mad_mkey_fn fn, void *arg)
 {
 	me->mkey = fn;
 	me->mkey_arg = fn ? arg : NULL;
+}
+
+void
+mad_engine_set_gate(struct mad_engine *me, mad_gate_fn fn, void *arg)
+{
+	me->gate = fn;
+	me->gate_arg = fn ? arg : NULL;
 }
 
 void

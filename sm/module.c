@@ -371,6 +371,7 @@ sm_start(struct fabricd *fd, const void *cfgp)
 		log_info("sm: %zu port%s disabled by an operator stay disabled", sm->disabled.n,
 		    sm->disabled.n == 1 ? "" : "s");
 	sm_replica_start(sm);
+	sm_fence_start(sm);
 	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
 	    sm->own_guid, (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
@@ -473,6 +474,7 @@ sm_stop(struct fabricd *fd)
 	sm->nwaiters = 0;
 	/* The sweep must not go on: its MADs' replies reach nobody. */
 	sm_phase_cancel(sm);
+	sm_fence_stop(sm);
 	sm_replica_stop(sm);
 	sm_audit_stop(sm);
 	sm_port_admin_stop(sm);

@@ -105,6 +105,16 @@ sm_elect_after_discovery(uint8_t own_state, uint8_t pri, uint64_t guid,
 	return decide(SM_VERDICT_MASTER, -1, false);
 }
 
+struct sm_decision
+sm_elect_with_lease(struct sm_decision d, bool lease_held)
+{
+	if (d.verdict != SM_VERDICT_HANDOVER && d.verdict != SM_VERDICT_WAIT)
+		return d;
+	if (lease_held)
+		return decide(SM_VERDICT_MASTER, d.peer, d.recheck);
+	return decide(SM_VERDICT_STANDBY, d.peer, d.recheck);
+}
+
 bool
 sm_elect_poll_alive(uint8_t pri, uint64_t guid, uint64_t polled_guid,
     const struct sm_peer *answer)

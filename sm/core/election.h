@@ -80,6 +80,17 @@ struct sm_decision sm_elect_after_discovery(uint8_t own_state, uint8_t pri, uint
     const struct sm_peer *peers, size_t npeers, bool handover_received);
 
 /*
+ * With ha the etcd writer lease, not the priority, keeps a master (no
+ * SM writes without it): a master that holds the lease stays master beside
+ * a higher SM (no handover: it would re-program the fabric from another
+ * node for nothing) and beside a second master (which holds no lease and
+ * writes nothing); one without the lease follows the SM the election
+ * named instead of handing over or waiting, and sends no SMInfo Set.
+ * MASTER and STANDBY verdicts stand as they are.
+ */
+struct sm_decision sm_elect_with_lease(struct sm_decision d, bool lease_held);
+
+/*
  * A STANDBY SM polls the SM it follows: does `answer` (NULL: no answer)
  * show it still alive?  A MASTER is; so is a STANDBY or DISCOVERING SM
  * that beats us (it is taking over after a handover).  Anything else is a

@@ -141,6 +141,25 @@ struct sm_listener {
 };
 #define SM_MAX_LISTENERS	4
 
+/* fence.c: who may write the fabric (an ha_get in flight has one of
+ * these, so that an answer after the SM stopped finds no SM). */
+struct sm_fence_get {
+	struct sm	*sm;
+};
+struct sm_fence {
+	struct event		*ev;		/* every FENCE_TICK_MS */
+	int64_t			 tick_ms;	/* the last tick: a stall shows as a gap */
+	uint8_t			 state_seen;	/* the SM state at the last tick */
+	uint64_t		 steps;		/* changes of state seen by the tick */
+	uint64_t		 gen;		/* steps when the writer read was sent */
+	struct sm_fence_get	*get;		/* the writer key's read in flight */
+	bool			 writer_seen;	/* another SM held it since we were standby */
+	int64_t			 absent_since;	/* the writer key absent since (0: not) */
+	bool			 unprogrammed;	/* MASTER, not yet entitled: nothing written */
+	uint64_t		 refused;	/* SubnSets held back */
+	uint64_t		 refused_told;	/* steps when it was last logged */
+};
+
 /* The SA's and multicast's state: opaque here, defined in sm/sa/sa.h and
  * sm/mcast/mcast.h for the files that work on them. */
 struct sa_state;
@@ -216,8 +235,9 @@ struct sm {
 	unsigned		 sa_lazy_running;	/* SA queries waiting for tables (sa_qos_lazy.c) */
 	struct sa_lazy		*sa_lazy;		/* those queries */
 
-	/* election (standby.c) */
+	/* election (standby.c) and who may write (fence.c) */
 	uint8_t			 state;		/* enum sm_state */
+	struct sm_fence		 fence;
 	struct sm_remote	 remotes[SM_MAX_REMOTES];	/* this discovery's */
 	size_t			 nremotes;
 	bool			 handover_received;	/* while DISCOVERING */
@@ -228,6 +248,8 @@ struct sm {
 	unsigned		 poll_misses;
 	struct event		*poll_timer;
 	uint64_t		 key_told_guid, key_told_key;	/* foreign SM_Key, told once */
+	uint64_t		 lease_kept_from;	/* with ha: the SM the lease kept us master over */
+	int64_t			 reprobe_ms;	/* the silent SMs last asked again */
 
 	/* what the other modules registered with this SM (sm.h): sweep
 	 * hooks, the P_Key hand-off (pkey_handoff.c), the IPoIB partitions */
@@ -342,7 +364,24 @@ void sm_light_probe(struct sm *sm);
  * master, left it (MADs of the current phase). */
 void sm_clear_state_changes(struct sm *sm);
 
+/* fence.c: the gate every SubnSet passes (mad_engine_set_gate), the
+ * stall and lease checks, a standby's watch of the writer lease. */
+void sm_fence_start(struct sm *sm);
+void sm_fence_stop(struct sm *sm);
+/* Why this SM may not write the fabric now (NULL: it may). */
+const char *sm_write_refusal(const struct sm *sm, char *buf, size_t len);
+bool sm_may_write(const struct sm *sm);
+json_t *sm_fence_json(const struct sm *sm);
+
 /* standby.c */
+/* A master that may no longer write (lease lost, stalled): DISCOVERING,
+ * and a heavy discovery elects again before anything is written. */
+void sm_standby_step_down(struct sm *sm, const char *why);
+/* A standby whose master is gone: DISCOVERING, heavy sweep. */
+void sm_standby_take_over(struct sm *sm, const char *why);
+/* SMInfo Gets to the SM ports that did not answer at the last discovery
+ * (a stalled SM wakes): an answer starts a heavy sweep (the election). */
+void sm_standby_reprobe(struct sm *sm);
 void sm_standby_discovery_start(struct sm *sm);
 /* Ask the SM behind this port (IsSM, not ours) for its SMInfo, in the
  * current phase. */

@@ -160,6 +160,8 @@ on_light_sminfo(const struct mad_result *res, void *owner, void *arg)
 		if (!key_ok(sm, si))
 			now.guid = 0;
 	}
+	if (!r->answered && now.guid == 0)
+		return;		/* silent at the discovery, silent still */
 	/* Gone, another port, another state or priority: the election may
 	 * come out differently (a standby raised above us wants the
 	 * subnet), so the sweep turns heavy and decides again. */
@@ -183,6 +185,55 @@ sm_standby_light_probe(struct sm *sm)
 		if (r->answered)
 			sm_send(sm, &r->addr, IB_MAD_METHOD_GET, UMAD_SM_ATTR_SM_INFO, 0, NULL,
 			    on_light_sminfo, r);
+	}
+	sm_standby_reprobe(sm);
+}
+
+/* ---- SMs that were silent: a stalled SM may have woken ---- */
+
+#define REPROBE_EVERY_MS	1000
+
+static void
+on_reprobe(const struct mad_result *res, void *owner, void *arg)
+{
+	struct sm *sm = owner;
+	struct sm_remote *r = arg;
+	const ib_sm_info_t *si;
+	struct sm_peer now;
+	char g[24];
+
+	if (res->status == -ECANCELED || !mad_reply_ok(res))
+		return;
+	si = (const ib_sm_info_t *)((const ib_smp_t *)res->mad)->data;
+	memset(&now, 0, sizeof(now));
+	peer_from_sminfo(&now, si);
+	if (!key_ok(sm, si) || r->answered || now.guid != r->info.guid)
+		return;		/* a slot reused by a later discovery: not this one */
+	/* Whatever it thinks it is, the election must hear it now, not at
+	 * the next discovery: a second master may be about to write. */
+	event_post(EV_WARNING, "sm", NULL, "SM %s, silent at the last discovery, answers as %s "
+	    "with priority %u: electing again", guid_format(now.guid, g, sizeof(g)),
+	    sm_state_name(now.state), now.priority);
+	sm_sweep_request(sm, true);
+}
+
+void
+sm_standby_reprobe(struct sm *sm)
+{
+	int64_t now = clock_mono_ms();
+	size_t i;
+
+	if (sm->state != SM_STATE_MASTER || now - sm->reprobe_ms < REPROBE_EVERY_MS)
+		return;
+	sm->reprobe_ms = now;
+	for (i = 0; i < sm->nremotes; i++) {
+		struct sm_remote *r = &sm->remotes[i];
+
+		/* on the side batch: a silent port must not hold the sweep
+		 * for its timeouts */
+		if (!r->answered)
+			mad_batch_smp(&sm->side, &r->addr, IB_MAD_METHOD_GET, UMAD_SM_ATTR_SM_INFO,
+			    0, NULL, on_reprobe, r);
 	}
 }
 
@@ -224,6 +275,26 @@ hand_over(struct sm *sm, const struct sm_remote *r)
 	set_state(sm, SM_STATE_STANDBY, why);
 }
 
+/* With ha: the lease keeps a master (sm_elect_with_lease); said once per
+ * SM it keeps the subnet from. */
+static struct sm_decision
+with_lease(struct sm *sm, struct sm_decision d, const struct sm_peer *peers)
+{
+	bool held = ha_lease_valid(sm->fd->ha);
+	struct sm_decision l = sm_elect_with_lease(d, held);
+	char g[24];
+
+	if (l.verdict == SM_VERDICT_MASTER && d.verdict != SM_VERDICT_MASTER &&
+	    sm->lease_kept_from != peers[d.peer].guid) {
+		sm->lease_kept_from = peers[d.peer].guid;
+		event_post(EV_INFO, "sm", NULL, "SM %s is %s with priority %u; this SM holds the "
+		    "etcd writer lease and stays master (with ha the lease, not the priority, "
+		    "keeps a master)", guid_format(peers[d.peer].guid, g, sizeof(g)),
+		    sm_state_name(peers[d.peer].state), peers[d.peer].priority);
+	}
+	return l;
+}
+
 /* The SMs that answered, as the election sees them; map[k] is the remote
  * behind peers[k]. */
 static size_t
@@ -254,6 +325,8 @@ sm_standby_decide(struct sm *sm)
 			peers[i].state = SM_STATE_STANDBY;
 	d = sm_elect_after_discovery(sm->state, (uint8_t)sm->cfg.priority, sm->own_guid,
 	    peers, n, sm->handover_received);
+	if (sm->fd && sm->fd->ha)
+		d = with_lease(sm, d, peers);
 	sm->recheck = d.recheck;
 	sm->handover_received = false;		/* used */
 	if (d.peer >= 0)
@@ -291,14 +364,24 @@ sm_standby_decide(struct sm *sm)
 
 /* ---- polling the SM we follow ---- */
 
-static void
-take_over(struct sm *sm, const char *why)
+void
+sm_standby_take_over(struct sm *sm, const char *why)
 {
 	poll_stop(sm);
 	if (sm->state == SM_STATE_STANDBY)
 		set_state(sm, SM_STATE_DISCOVERING, why);
 	else
 		event_post(EV_WARNING, "sm", NULL, "%s", why);
+	sm_sweep_request(sm, true);
+}
+
+void
+sm_standby_step_down(struct sm *sm, const char *why)
+{
+	if (sm->state != SM_STATE_MASTER)
+		return;
+	poll_stop(sm);
+	set_state(sm, SM_STATE_DISCOVERING, why);
 	sm_sweep_request(sm, true);
 }
 
@@ -338,7 +421,7 @@ on_poll(const struct mad_result *res, void *owner, void *arg)
 		return;
 	snprintf(why, sizeof(why), "SM %s did not answer as master %u times",
 	    guid_format(sm->polled.info.guid, g, sizeof(g)), sm->poll_misses);
-	take_over(sm, why);
+	sm_standby_take_over(sm, why);
 }
 
 static void
@@ -508,8 +591,12 @@ sm_sminfo_request(struct sm *sm, const struct mad_in *in)
 {
 	const ib_smp_t *smp = (const ib_smp_t *)in->mad;
 
-	if (smp->method == IB_MAD_METHOD_SET)
+	if (smp->method == IB_MAD_METHOD_SET) {
 		on_set(sm, in);
-	else
-		respond(sm, in, 0);
+		return;
+	}
+	respond(sm, in, 0);
+	/* Another SM is discovering or polling: if one that was silent is
+	 * back, the election hears it now (rate-limited). */
+	sm_standby_reprobe(sm);
 }

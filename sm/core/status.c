@@ -91,6 +91,8 @@ sm_status_json(struct sm *sm)
 		    "errors", (json_int_t)sa->errors, "malformed", (json_int_t)sa->malformed,
 		    "truncated", (json_int_t)sa->truncated));
 	}
+	if (o)				/* who may write the fabric, and why not */
+		json_object_set_new(o, "fence", sm_fence_json(sm));
 	if (o && sm->mirror)		/* ha: the records every SM node keeps alike */
 		json_object_set_new(o, "replica", json_pack("{s:I, s:s}", "revision",
 		    (json_int_t)ha_mirror_revision(sm->mirror), "qos_policy",

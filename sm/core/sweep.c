@@ -160,6 +160,27 @@ own_lid_as_found(struct sm *sm)
 		}
 }
 
+/* Elected master: may it write?  With ha, not before it holds the
+ * writer lease and has read the intent (fence.c); the lease is asked for
+ * now, and the fence starts a heavy sweep once it is held. */
+static bool
+entitled(struct sm *sm)
+{
+	char why[160];
+
+	if (sm_write_refusal(sm, why, sizeof(why)) == NULL) {
+		sm->fence.unprogrammed = false;
+		return true;
+	}
+	if (!sm->fence.unprogrammed)
+		event_post(EV_INFO, "sm", NULL, "elected master; it writes nothing until it may: %s",
+		    why);
+	sm->fence.unprogrammed = true;
+	if (sm->fd && sm->fd->ha)
+		ha_claim(sm->fd->ha, sm->own_guid, NULL, NULL, NULL);
+	return false;
+}
+
 static enum step_end
 step_decide(struct sm *sm)
 {
@@ -172,10 +193,12 @@ step_decide(struct sm *sm)
 		sm->next = NULL;
 		return STEP_END;
 	}
-	was_master = sm->state == SM_STATE_MASTER;
-	if (!sm_standby_decide(sm)) {
+	/* a master that never wrote (it waited for the lease) takes over now */
+	was_master = sm->state == SM_STATE_MASTER && !sm->fence.unprogrammed;
+	if (!sm_standby_decide(sm) || !entitled(sm)) {
 		/* Another SM is master (or about to be): it programs the
-		 * fabric, we only watch it. */
+		 * fabric, we only watch it.  Or we are master without the
+		 * right to write yet: the fence resumes us when we have it. */
 		sm->cur.ok = sm->cur.unreachable == 0;
 		own_lid_as_found(sm);
 		fabric_free(sm->next);

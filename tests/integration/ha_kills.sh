@@ -7,11 +7,12 @@
 # smpquery, must then equal the membership before the killed command or
 # after it, for all hosts alike (never older, never a mix), as this test's
 # own record of acknowledged commands has it: an acknowledged add must be
-# there.  A is restarted and takes the subnet back (handover) before the
-# next round.
+# there.  The killed SM is restarted as a standby (with ha the lease, not
+# the priority, keeps a master: no handover back), and the next round
+# kills the new master, so A and B take turns.
 #
 # A change must last for a kill to land inside it: the madlog double below
-# A's umad calls (tests/fixtures/mad/madlog.c) delays each
+# both SMs' umad calls (tests/fixtures/mad/madlog.c) delays each
 # SubnSet(P_KeyTable) by 100 ms, as a slow fabric would.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/etcd.sh"
@@ -68,6 +69,8 @@ sim_topology -k 2 -h 4 -s 1 || fail topogen
 sim_start || fail ibsim
 A_GUID=$(sm_guid_of host1)
 B_GUID=$(sm_guid_of host2)
+B_PRELOAD=$FABRICD_BUILD/tests/libmadlog.so
+B_ENV=MADLOG_PKEY_SET_DELAY_MS=100
 start_a
 sm_wait_up 30 || fail "A: subnet not up"
 sm_wait_sminfo 10 "$A_GUID 15 MASTER" || fail "A is not master"
@@ -77,33 +80,59 @@ a_lid=$(sm_lid_of host1)
 sm_wait_sminfo 20 "$B_GUID 5 STANDBY" "$b_lid" || fail "B is not standby"
 writable ctl || fail "A never became writable"
 
+# The master of the round (M) and its standby (S): a or b.
+mctl() { if [ "$M" = a ]; then ctl "$@"; else bctl "$@"; fi; }
+sctl() { if [ "$M" = a ]; then bctl "$@"; else ctl "$@"; fi; }
+kill_master() {
+	if [ "$M" = a ]; then
+		kill -9 "$FD_PID"; wait "$FD_PID" 2>/dev/null; FD_PID=
+	else
+		kill -9 "$B_PID"; wait "$B_PID" 2>/dev/null; fd_second
+	fi
+}
+# the standby's sminfo as MASTER, and the killed one back as STANDBY
+standby_is() {
+	if [ "$M" = a ]; then
+		sm_wait_sminfo "$2" "$B_GUID 5 $1" "$b_lid"
+	else
+		sm_wait_sminfo "$2" "$A_GUID 15 $1" "$a_lid"
+	fi
+}
+restart_master() { if [ "$M" = a ]; then start_a; else ha_start_b host2 5 "$(ha_yaml)"; fi; }
+master_is() {
+	if [ "$M" = a ]; then
+		sm_wait_sminfo "$2" "$A_GUID 15 $1" "$a_lid"
+	else
+		sm_wait_sminfo "$2" "$B_GUID 5 $1" "$b_lid"
+	fi
+}
+
 : > "$T/record"
 acked=0 mid=0 after=0
+M=a
 for round in $(seq 1 "$ROUNDS"); do
 	key=$(printf '0x%04x' $((0x0c00 + round)))
 	n=$(( 3 + (round % 3) * 2 ))
 	h1=host$n
 	h2=host$((n + 1))
-	idle ctl || fail "round $round: A stays busy"
-	ctl partition create "p$round" --pkey "$key" >/dev/null || fail "round $round: create p$round"
-	idle ctl || fail "round $round: A stays busy"
+	idle mctl || fail "round $round: $M stays busy"
+	mctl partition create "p$round" --pkey "$key" >/dev/null || fail "round $round: create p$round on $M"
+	idle mctl || fail "round $round: $M stays busy"
 	expect "$T/record" > "$T/before"
 	printf '%s %s\n%s %s\n' "$h1" "$key" "$h2" "$key" >> "$T/record.next"
 	cat "$T/record" "$T/record.next" > "$T/record.after"
 	rm -f "$T/record.next"
 	expect "$T/record.after" > "$T/after"
-	( ctl partition member add "p$round" "host[$n$((n + 1))]" >/dev/null 2>&1 && touch "$T/acked" ) &
+	( mctl partition member add "p$round" "host[$n$((n + 1))]" >/dev/null 2>&1 && touch "$T/acked" ) &
 	cmd=$!
 	# a random point from before the commit to after the last Set
 	sleep "0.$(printf '%03d' $(( $(od -An -N2 -tu2 /dev/urandom) % 600 )))"
-	kill -9 "$FD_PID"
-	wait "$FD_PID" 2>/dev/null
-	FD_PID=
+	kill_master
 	wait "$cmd" 2>/dev/null
-	sm_wait_sminfo 15 "$B_GUID 5 MASTER" "$b_lid" || fail "round $round: B did not take over"
-	writable bctl || fail "round $round: B never became writable
+	standby_is MASTER 15 || fail "round $round: the standby of $M did not take over"
+	writable sctl || fail "round $round: the new master never became writable
 $(tail -20 "$T/b/fabricd.log")"
-	sleep 2		# B's sweeps program what the intent says
+	sleep 2		# the new master's sweeps program what the intent says
 	state > "$T/now"
 	if [ -f "$T/acked" ]; then
 		rm -f "$T/acked"
@@ -119,14 +148,15 @@ after: $(cat "$T/after")
 now: $(cat "$T/now")"
 	fi
 	cmp -s "$T/now" "$T/after" && { cp "$T/record.after" "$T/record"; after=$((after + 1)); }
-	# B's intent matches the fabric: partition show on B lists what is there
+	# the new master's intent matches the fabric: partition show lists what is there
 	if cmp -s "$T/now" "$T/after"; then
-		bctl --json partition show "p$round" | grep -qF "host[$n$((n + 1))]" ||
-		    fail "round $round: B's p$round lacks the member: $(bctl --json partition show "p$round")"
+		sctl --json partition show "p$round" | grep -qF "host[$n$((n + 1))]" ||
+		    fail "round $round: the new master's p$round lacks the member: $(sctl --json partition show "p$round")"
 	fi
-	start_a
-	sm_wait_sminfo 20 "$A_GUID 15 MASTER" || fail "round $round: A did not take the subnet back"
-	writable ctl || fail "round $round: A never became writable after the handover"
+	# the killed SM comes back as a standby: the lease keeps the new master
+	restart_master
+	master_is STANDBY 20 || fail "round $round: $M restarted is not standby"
+	if [ "$M" = a ]; then M=b; else M=a; fi
 done
 echo "$ROUNDS kills: $acked acknowledged before the kill, $mid finished by the new master, $((ROUNDS - after)) rolled back (before)"
 [ $((ROUNDS - acked)) -gt 0 ] || fail "every kill came after the acknowledgement: no kill landed mid-change"

@@ -85,18 +85,23 @@ ha_yaml() {
 etcdq() { ETCDCTL_API=3 etcdctl --endpoints "$ETCD_URLS" --command-timeout=3s "$@"; }
 
 # ha_start_b HOST PRIORITY YAML: the second fabricd of an HA test ("B"),
-# the SM on HOST with PRIORITY, sweeping and polling the master every
-# second, YAML (its ha section...) appended; its folder $T/b, its PID in
-# B_PID, judged at exit as the first (fd_second); bctl talks to it.
+# the SM on HOST with PRIORITY, sweeping every second, its standby poll
+# on the default (with ha the master's lease, not missed polls, makes it
+# take over), YAML (its ha section...) appended; its folder $T/b, its PID
+# in B_PID, judged at exit as the first (fd_second); bctl talks to it.
+# B_PRELOAD: a double to load before umad2sim, B_ENV: its settings;
+# B_SWEEP: the sweep interval (1s; empty: the default).
 ha_start_b() {
 	mkdir -p "$T/b/run" "$T/b/state"
 	{
 		printf 'socket: %s\nstate_dir: %s\nlog_level: debug\n' "$T/b/run/fabricd.sock" "$T/b/state"
-		printf 'sm:\n  enabled: true\n  priority: %s\n  sweep_interval: 1s\n  standby_poll: 1s\n' "$2"
+		printf 'sm:\n  enabled: true\n  priority: %s\n' "$2"
+		[ -z "${B_SWEEP-1s}" ] || printf '  sweep_interval: %s\n' "${B_SWEEP-1s}"
 		printf '%s\n' "$3"
 	} > "$T/b/fabricd.yaml"
-	(cd "$T/b" && exec env SIM_HOST="$1" LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME" \
-	    "$FABRICD" -c "$T/b/fabricd.yaml" >> "$T/b/fabricd.log" 2>&1) &
+	# shellcheck disable=SC2086
+	(cd "$T/b" && exec env ${B_ENV:-} SIM_HOST="$1" LD_PRELOAD="${B_PRELOAD:+$B_PRELOAD }$SIM_PRELOAD" \
+	    IBSIM_SOCKNAME="$IBSIM_SOCKNAME" "$FABRICD" -c "$T/b/fabricd.yaml" >> "$T/b/fabricd.log" 2>&1) &
 	B_PID=$!
 	fd_second "$B_PID" "$T/b/fabricd.log"
 }
