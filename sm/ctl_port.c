@@ -299,6 +299,52 @@ ctl_port_disable(struct ctl_req *req, json_t *args)
 		send_phys(sm, req, p, PORT_PHYS_DISABLED, was);
 }
 
+/* etcd took (or refused) taking an unreachable node's port out of the set. */
+static void
+on_unreachable_committed(bool ok, const char *err, void *arg)
+{
+	struct port_commit *c = arg;
+
+	if (!ok) {
+		undo(c->sm, c);
+		ctl_reply_error(c->req, PERR_UNAVAILABLE, "not written: etcd did not take the "
+		    "change (%s); %s port %u stays in the disabled set", err, c->e.desc, c->e.port);
+	} else
+		ctl_reply_error(c->req, PERR_FABRIC, "%s port %u is out of the disabled set, but "
+		    "the node is not reachable: no PortInfo Set was sent (enable it from the other "
+		    "end of its link, or where it is)", c->e.desc, c->e.port);
+	free(c);
+}
+
+/*
+ * A node its disabled link cut off the fabric: the set still knows it,
+ * though nothing can reach it to enable it.  Taking it out of the set is
+ * a change like any other: refused without quorum, and with ha committed
+ * to etcd before it is answered (else the next master disables it again).
+ */
+static void
+enable_unreachable(struct ctl_req *req, struct sm *sm, const struct port_disabled *e)
+{
+	struct port_disabled ent = *e;
+	struct port_commit *c;
+
+	if (refused(req, sm))
+		return;
+	if (pds_store_remove(sm->fd->store, ent.node_guid, ent.port) != 0) {
+		ctl_reply_error(req, PERR_INTERNAL, "the disabled port could not be removed "
+		    "(database error, logged)");
+		return;
+	}
+	pds_remove(&sm->disabled, ent.node_guid, ent.port);
+	ha_mirror_changed(sm->mirror);
+	c = xcalloc(1, sizeof(*c));
+	*c = (struct port_commit){ req, sm, ent, PORT_PHYS_POLLING, true };
+	if (sm->mirror == NULL)
+		on_unreachable_committed(true, NULL, c);
+	else if (ha_mirror_commit(sm->mirror, on_unreachable_committed, c) != 0)
+		on_unreachable_committed(false, "it could not be sent", c);
+}
+
 void
 ctl_port_enable(struct ctl_req *req, json_t *args)
 {
@@ -332,23 +378,7 @@ ctl_port_enable(struct ctl_req *req, json_t *args)
 			    "(NODE:PORT, NODE a name, GUID or LID) nor among the disabled ports", spec);
 			return;
 		}
-		{
-			uint64_t guid = e->node_guid;
-			uint8_t port = e->port;
-			char label[FABRIC_NODE_DESC_LEN + 1];
-
-			snprintf(label, sizeof(label), "%s", e->desc);
-			if (pds_store_remove(sm->fd->store, guid, port) != 0) {
-				ctl_reply_error(req, PERR_INTERNAL, "the disabled port could not be "
-				    "removed (database error, logged)");
-				return;
-			}
-			pds_remove(&sm->disabled, guid, port);
-			ha_mirror_changed(sm->mirror);
-			ctl_reply_error(req, PERR_FABRIC, "%s port %u is out of the disabled set, but "
-			    "the node is not reachable: no PortInfo Set was sent (enable it from "
-			    "the other end of its link, or where it is)", label, port);
-		}
+		enable_unreachable(req, sm, e);
 		return;
 	}
 	if (refused(req, sm))

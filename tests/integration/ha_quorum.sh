@@ -7,7 +7,10 @@
 #   2. two killed: a change is refused with `unavailable`, no P_Key Set is
 #      sent, the tables do not move, `status` says why; a `port disable`
 #      too: no PortInfo Set, the port stays up, nothing stored;
-#   3. the members back: changes work again, a port disable lands in etcd.
+#   3. the members back: changes work again, a port disable lands in etcd;
+#   4. a node cut off by its own disabled port: with two members down its
+#      `port enable` is refused too and the disabled set (sqlite, etcd)
+#      does not move; with them back it is taken out, in etcd as well.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/etcd.sh"
 sim_test_setup smpquery jq
@@ -112,4 +115,43 @@ etcdq get --print-value-only /fabricd/fe80000000000000/sm/state | jq -e '.disabl
 ctl port enable sw-l2:1 >/dev/null || fail "port enable"
 etcdq get --print-value-only /fabricd/fe80000000000000/sm/state | jq -e '.disabled | length == 0' \
     >/dev/null || fail "the enabled port is still in etcd"
+
+# ---- 4. a node off the fabric ----
+disabled_in_etcd() {
+	etcdq get --print-value-only /fabricd/fe80000000000000/sm/state | jq -r '.disabled | length'
+}
+# (its answer cannot come back over the link it took down: fabric_error,
+# the port kept in the set; the cable then pulled, so that the switch's
+# side is down too and the node leaves fabricd's model)
+ctl port disable host8:1 >/dev/null 2>&1
+sim_console 'Unlink "host8"[1]' || fail unlink
+for _ in $(seq 1 100); do	# fabricd's model lets it go at a heavy sweep
+	ctl sweep --heavy >/dev/null || fail "sweep"
+	ctl nodes | grep -q host8 || break
+	sleep 0.1
+done
+ctl nodes | grep -q host8 && fail "host8 still in fabricd's model: $(ctl nodes | grep host8)"
+[ "$(db 'SELECT count(*) FROM sm_disabled_ports')" = 1 ] || fail "host8:1 is not in the disabled set"
+etcd_kill 2
+etcd_kill 3
+for _ in $(seq 1 60); do
+	[ "$(ctl --json status | jq -r '.ha.state')" = unavailable ] && break
+	sleep 0.1
+done
+out=$(ctl --json port enable host8:1 2>&1) && fail "port enable of an unreachable node without quorum: $out"
+printf '%s' "$out" | grep -q '"unavailable"' || fail "refused, but not as unavailable: $out"
+[ "$(db 'SELECT count(*) FROM sm_disabled_ports')" = 1 ] ||
+    fail "the refused enable took host8:1 out of the stored set"
+echo "port enable of the node off the fabric refused: $out"
+etcd_restart 2
+etcd_restart 3
+ok=
+for _ in $(seq 1 100); do
+	out=$(ctl --json port enable host8:1 2>&1)
+	printf '%s' "$out" | grep -q "out of the disabled set" && { ok=1; break; }
+	sleep 0.2
+done
+[ -n "$ok" ] || fail "port enable of host8:1 with the members back: $out"
+[ "$(db 'SELECT count(*) FROM sm_disabled_ports')" = 0 ] || fail "host8:1 still stored as disabled"
+[ "$(disabled_in_etcd)" = 0 ] || fail "host8:1 still disabled in etcd: $(disabled_in_etcd)"
 pass
