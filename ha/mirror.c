@@ -142,6 +142,17 @@ put(struct ha_mirror *m)
 	free(v);
 }
 
+/* Won the lease: the read goes now, not at the next tick (the SM writes
+ * nothing until it is in). */
+static void
+gained(void *arg)
+{
+	struct ha_mirror *m = arg;
+
+	if (!m->reading && !m->fresh && ha_get(m->ha, m->ops.key, on_latest, m) == 0)
+		m->reading = true;
+}
+
 static void
 tick(evutil_socket_t fd, short what, void *arg)
 {
@@ -155,7 +166,7 @@ tick(evutil_socket_t fd, short what, void *arg)
 	}
 	if (!ha_is_writer(m->ha)) {
 		m->fresh = false;
-		ha_claim(m->ha, m->ops.own_guid(m->arg), still, NULL, m);
+		ha_claim(m->ha, m->ops.own_guid(m->arg), still, gained, m);
 		return;
 	}
 	if (!m->fresh) {

@@ -53,8 +53,11 @@ bool pt_replica_on(void) { return rp.ha != NULL; }
 json_t *
 pt_replica_status(void)
 {
+	char buf[160];
+
 	return json_pack("{s:I, s:b}", "revision", (json_int_t)rp.rev, "ready",
-	    rp.fresh && ha_is_writer(rp.ha));
+	    rp.fresh && ha_is_writer(rp.ha) &&
+	    sm_fabric_write_refusal(pt_state.sm, buf, sizeof(buf)) == NULL);
 }
 
 /* ---- the model as a value ---- */
@@ -294,7 +297,8 @@ pt_replica_refusal(char *buf, size_t len)
 		snprintf(buf, len, "this master has not read the latest intent from etcd yet");
 		return buf;
 	}
-	return NULL;
+	/* the P_Key Sets would be held back at the fabric's gate */
+	return sm_fabric_write_refusal(pt_state.sm, buf, len);
 }
 
 /* ---- a change ---- */

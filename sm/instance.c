@@ -18,6 +18,16 @@ bool sm_subnet_up(const struct sm *sm) { return sm && sm->subnet_up; }
 bool sm_is_master(const struct sm *sm) { return sm && sm->state == SM_STATE_MASTER; }
 uint16_t sm_own_lid(const struct sm *sm) { return sm ? sm->own_lid : 0; }
 
+const char *
+sm_fabric_write_refusal(const struct sm *sm, char *buf, size_t len)
+{
+	if (sm == NULL) {
+		snprintf(buf, len, "the subnet manager is not running");
+		return buf;
+	}
+	return sm_write_refusal(sm, buf, len);
+}
+
 void
 sm_master_seen(const struct sm *sm, uint64_t *guid, uint16_t *lid)
 {

@@ -31,6 +31,9 @@ bool sm_subnet_up(const struct sm *sm);
  * are STANDBY) or before the first discovery has decided, modules send no
  * Set and keep their changes for the first sweep as master. */
 bool sm_is_master(const struct sm *sm);
+/* Why this SM's SubnSets are held back now (NULL: they go): not master,
+ * or with ha not holding a valid writer lease (sm/core/fence.c). */
+const char *sm_fabric_write_refusal(const struct sm *sm, char *buf, size_t len);
 /* The SM a standby follows: its port GUID and LID (0 while none is
  * known: discovering, or the master stopped answering).  An observer:
  * the master whose SA it reads. */

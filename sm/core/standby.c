@@ -419,6 +419,16 @@ on_poll(const struct mad_result *res, void *owner, void *arg)
 	    (unsigned long long)sm->cfg.standby_misses);
 	if (sm->poll_misses < sm->cfg.standby_misses)
 		return;
+	if (sm->fd && sm->fd->ha) {
+		/* With ha a master is master while its writer lease lasts: a
+		 * standby that took over on missed polls alone would stand
+		 * beside it as a second master (writing nothing, but one
+		 * sminfo too many).  fence.c takes over when the lease ends. */
+		if (sm->poll_misses == sm->cfg.standby_misses)
+			log_info("sm: SM " GUID_FMT " missed %u polls: taking over once its etcd "
+			    "writer lease ends", sm->polled.info.guid, sm->poll_misses);
+		return;
+	}
 	snprintf(why, sizeof(why), "SM %s did not answer as master %u times",
 	    guid_format(sm->polled.info.guid, g, sizeof(g)), sm->poll_misses);
 	sm_standby_take_over(sm, why);

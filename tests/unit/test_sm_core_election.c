@@ -178,6 +178,53 @@ test_set(void **state)
 	assert_int_equal(sm_elect_on_set(SM_STATE_STANDBY, 6, SM_STATE_MASTER), SM_SET_REJECT);
 }
 
+/*
+ * With ha (issue 38): a master that holds the writer lease keeps the
+ * subnet beside a higher SM and beside a second master; one without it
+ * follows the SM the election named and sends no SMInfo Set.  The stalled
+ * master's case: A (15) wakes MASTER beside B (5) MASTER.
+ */
+static void
+test_with_lease(void **state)
+{
+	struct sm_peer higher_standby[] = { peer(US_GUID + 1, US_PRI + 1, SM_STATE_STANDBY) };
+	struct sm_peer lower_master[] = { peer(US_GUID + 1, US_PRI - 1, SM_STATE_MASTER) };
+	struct sm_peer higher_master[] = { peer(US_GUID + 1, US_PRI + 1, SM_STATE_MASTER) };
+	struct sm_decision d, l;
+
+	/* a higher standby: IBA hands over; the lease holder stays */
+	d = sm_elect_after_discovery(SM_STATE_MASTER, US_PRI, US_GUID, higher_standby, 1, false);
+	assert_int_equal(d.verdict, SM_VERDICT_HANDOVER);
+	l = sm_elect_with_lease(d, true);
+	assert_int_equal(l.verdict, SM_VERDICT_MASTER);
+	l = sm_elect_with_lease(d, false);	/* no lease: follow it, no Set */
+	assert_int_equal(l.verdict, SM_VERDICT_STANDBY);
+	assert_int_equal(l.peer, 0);
+
+	/* a second, lower master (the stalled one, or B seen by A): IBA waits */
+	d = sm_elect_after_discovery(SM_STATE_MASTER, US_PRI, US_GUID, lower_master, 1, false);
+	assert_int_equal(d.verdict, SM_VERDICT_WAIT);
+	assert_int_equal(sm_elect_with_lease(d, true).verdict, SM_VERDICT_MASTER);
+	l = sm_elect_with_lease(d, false);
+	assert_int_equal(l.verdict, SM_VERDICT_STANDBY);
+	assert_int_equal(l.peer, 0);
+
+	/* a higher master beside a lease holder: IBA hands over to it */
+	d = sm_elect_after_discovery(SM_STATE_MASTER, US_PRI, US_GUID, higher_master, 1, false);
+	assert_int_equal(d.verdict, SM_VERDICT_HANDOVER);
+	assert_int_equal(sm_elect_with_lease(d, true).verdict, SM_VERDICT_MASTER);
+	assert_int_equal(sm_elect_with_lease(d, false).verdict, SM_VERDICT_STANDBY);
+
+	/* MASTER and STANDBY verdicts stand, lease or not */
+	d = sm_elect_after_discovery(SM_STATE_DISCOVERING, US_PRI, US_GUID, higher_master, 1,
+	    false);
+	assert_int_equal(d.verdict, SM_VERDICT_STANDBY);
+	assert_int_equal(sm_elect_with_lease(d, true).verdict, SM_VERDICT_STANDBY);
+	d = sm_elect_after_discovery(SM_STATE_DISCOVERING, US_PRI, US_GUID, NULL, 0, false);
+	assert_int_equal(d.verdict, SM_VERDICT_MASTER);
+	assert_int_equal(sm_elect_with_lease(d, false).verdict, SM_VERDICT_MASTER);
+}
+
 int
 main(void)
 {
@@ -187,6 +234,7 @@ main(void)
 		cmocka_unit_test(test_master),
 		cmocka_unit_test(test_poll),
 		cmocka_unit_test(test_set),
+		cmocka_unit_test(test_with_lease),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
