@@ -33,6 +33,9 @@ static const struct status_metric sm_series[] = {
 	    "SA replies cut to what one MAD carries" },
 	{ "master.missed_polls", "fabricd_sm_master_missed_polls", "gauge",
 	    "polls of the master SM missed in a row (standby)" },
+	{ "fence.sets_refused", "fabricd_sm_sets_refused_total", "counter",
+	    "SubnSets held back because this SM may not write the fabric (not master, no "
+	    "valid etcd writer lease, or just woken from a stall)" },
 };
 
 /* The audit's totals (fabricctl audit): a repair is a table the audit
