@@ -186,6 +186,7 @@ bench: all
 	$(O)/bench/routebench 64 44
 	@sh bench/run.sh $(O)
 	@sh bench/ha_latency.sh $(O) 1296
+	@sh bench/ha_takeover.sh $(O)
 	@sh bench/job_partitions.sh $(O) 1296
 	@sh bench/observer_sa.sh $(O) 1296
 	@sh bench/observer_load.sh $(O) 1296

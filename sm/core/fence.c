@@ -137,10 +137,12 @@ on_lease_lost(void *arg)
 static void
 resume_when_entitled(struct sm *sm)
 {
-	if (!sm->fence.unprogrammed || sm->state != SM_STATE_MASTER || !sm_may_write(sm))
+	if (!sm->fence.unprogrammed || sm->fence.resuming || sm->state != SM_STATE_MASTER ||
+	    !sm_may_write(sm))
 		return;
 	event_post(EV_INFO, "sm", NULL, "this SM holds the etcd writer lease and has read the "
 	    "intent: programming the subnet");
+	sm->fence.resuming = true;	/* one sweep, not one a tick until it decides */
 	sm_sweep_request(sm, true);
 }
 

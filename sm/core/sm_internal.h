@@ -156,6 +156,7 @@ struct sm_fence {
 	bool			 writer_seen;	/* another SM held it since we were standby */
 	int64_t			 absent_since;	/* the writer key absent since (0: not) */
 	bool			 unprogrammed;	/* MASTER, not yet entitled: nothing written */
+	bool			 resuming;	/* entitled now: its heavy sweep asked for */
 	uint64_t		 refused;	/* SubnSets held back */
 	uint64_t		 refused_told;	/* steps when it was last logged */
 };

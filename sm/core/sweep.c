@@ -193,6 +193,7 @@ step_decide(struct sm *sm)
 		sm->next = NULL;
 		return STEP_END;
 	}
+	sm->fence.resuming = false;	/* the sweep the fence asked for has come */
 	/* a master that never wrote (it waited for the lease) takes over now */
 	was_master = sm->state == SM_STATE_MASTER && !sm->fence.unprogrammed;
 	if (!sm_standby_decide(sm) || !entitled(sm)) {
