@@ -45,16 +45,6 @@ $(ha_yaml)"
 	fd_start SIM_HOST=host1 LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
 	    IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_PKEY_SET_DELAY_MS=100
 }
-# writable CTL...: until that daemon's status says its partitions may be
-# written (it holds the lease and has read the intent), at most 20 s
-writable() {
-	for _ in $(seq 1 200); do
-		[ "$("$@" --json status 2>/dev/null | jq -r '.partitions.intent.ready')" = true ] &&
-		    return 0
-		sleep 0.1
-	done
-	return 1
-}
 # idle CTL...: until its partitions are not busy (a sweep programming), 10 s
 idle() {
 	for _ in $(seq 1 100); do
@@ -78,7 +68,7 @@ ha_start_b host2 5 "$(ha_yaml)"
 b_lid=$(sm_lid_of host2)
 a_lid=$(sm_lid_of host1)
 sm_wait_sminfo 20 "$B_GUID 5 STANDBY" "$b_lid" || fail "B is not standby"
-writable ctl || fail "A never became writable"
+ha_writable ctl || fail "A never became writable"
 
 # The master of the round (M) and its standby (S): a or b.
 mctl() { if [ "$M" = a ]; then ctl "$@"; else bctl "$@"; fi; }
@@ -130,7 +120,7 @@ for round in $(seq 1 "$ROUNDS"); do
 	kill_master
 	wait "$cmd" 2>/dev/null
 	standby_is MASTER 15 || fail "round $round: the standby of $M did not take over"
-	writable sctl || fail "round $round: the new master never became writable
+	ha_writable sctl || fail "round $round: the new master never became writable
 $(tail -20 "$T/b/fabricd.log")"
 	sleep 2		# the new master's sweeps program what the intent says
 	state > "$T/now"

@@ -22,6 +22,13 @@ pk() {
 # P_KeyTable SubnSets (attribute 0x0016, method 0x02) fabricd sent so far.
 pkey_sets() { awk '$2 == "0x02" && $3 == "0x0016"' "$T/mads.log" 2>/dev/null | wc -l; }
 model() { etcdq get --print-value-only /fabricd/fe80000000000000/partitions/model; }
+# until status says etcd is unavailable (6 s at most; judged after)
+wait_unavailable() {
+	for _ in $(seq 1 60); do
+		[ "$(ctl --json status | jq -r '.ha.state')" = unavailable ] && break
+		sleep 0.1
+	done
+}
 pi_sets() { awk '$2 == "0x02" && $3 == "0x0015"' "$T/mads.log" 2>/dev/null | wc -l; }
 phys() {
 	_l=$(sim_diag ibnetdiscover | sed -n 's/^Switch.*"sw-l2" .* lid \([0-9]*\) .*/\1/p' | head -1)
@@ -65,10 +72,7 @@ model | grep -q host3 || fail "etcd's intent lacks host3: $(model)"
 
 # ---- 2. two down: no quorum ----
 etcd_kill 2
-for _ in $(seq 1 60); do
-	[ "$(ctl --json status | jq -r '.ha.state')" = unavailable ] && break
-	sleep 0.1
-done
+wait_unavailable
 st=$(ctl --json status | jq -c '.ha')
 [ "$(printf '%s' "$st" | jq -r .state)" = unavailable ] || fail "status with 2 of 3 down: $st"
 printf '%s' "$st" | jq -r .why | grep -qi "quorum\|leader\|unreachable" || fail "status says no why: $st"
@@ -134,10 +138,7 @@ ctl nodes | grep -q host8 && fail "host8 still in fabricd's model: $(ctl nodes |
 [ "$(db 'SELECT count(*) FROM sm_disabled_ports')" = 1 ] || fail "host8:1 is not in the disabled set"
 etcd_kill 2
 etcd_kill 3
-for _ in $(seq 1 60); do
-	[ "$(ctl --json status | jq -r '.ha.state')" = unavailable ] && break
-	sleep 0.1
-done
+wait_unavailable
 out=$(ctl --json port enable host8:1 2>&1) && fail "port enable of an unreachable node without quorum: $out"
 printf '%s' "$out" | grep -q '"unavailable"' || fail "refused, but not as unavailable: $out"
 [ "$(db 'SELECT count(*) FROM sm_disabled_ports')" = 1 ] ||

@@ -34,18 +34,8 @@ pk() {
 	sim_diag -H "$1" -t 10 smpquery -D pkeys 0 | awk '/^ *[0-9]+:/ {
 	    for (i = 2; i <= NF; i++) if ($i != "0x0000") printf "%s ", $i }'
 }
-# SubnSets (class 0x01 or 0x81, method 0x02) in a madlog file after line N
-sets_after() { awk -v n="$2" 'NR > n && $2 == "0x02" && ($1 == "0x81" || $1 == "0x01")' "$1" | wc -l; }
 pkey_sets() { awk '$2 == "0x02" && $3 == "0x0016"' "$1" | wc -l; }
 sm_state() { "$@" --json status 2>/dev/null | jq -r '.sm.state // empty'; }
-writable() {
-	for _ in $(seq 1 300); do
-		[ "$("$@" --json status 2>/dev/null | jq -r '.partitions.intent.ready')" = true ] &&
-		    return 0
-		sleep 0.1
-	done
-	return 1
-}
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 # walk: every CA pair through the switches' tables (dump_fts), no loop, no
 # dead end; fails with lftwalk's words
@@ -76,7 +66,7 @@ B_SWEEP='' B_PRELOAD=$FABRICD_BUILD/tests/libmadlog.so B_ENV="MADLOG_FILE=$T/b-m
 a_lid=$(sm_lid_of host1)
 b_lid=$(sm_lid_of host2)
 sm_wait_sminfo 30 "$B_GUID 5 STANDBY" "$b_lid" || fail "B: '$(sm_sminfo_at "$b_lid")', want STANDBY"
-writable ctl || fail "A never became writable"
+ha_writable ctl || fail "A never became writable"
 ctl partition create red --pkey 0x2101 >/dev/null || fail "partition create on A"
 
 # ---- 1. A stalls, with a Set still to retry ----
@@ -84,17 +74,7 @@ ctl partition create red --pkey 0x2101 >/dev/null || fail "partition create on A
 # of a port disable of a core link goes unanswered and is tried
 # again every 200 ms; A is stopped between two tries, so that it wakes
 # with one due: only the gate keeps it in)
-touch "$T/swallow"
-l0=$(wc -l < "$T/a-mads.log")
-ctl port disable sw-c1:8 >/dev/null 2>&1 &
-disabling=$!
-for _ in $(seq 1 500); do
-	[ "$(sets_after "$T/a-mads.log" "$l0")" -gt 0 ] && break
-	sleep 0.01
-done
-[ "$(sets_after "$T/a-mads.log" "$l0")" -gt 0 ] || fail "A's port disable sent no Set"
-kill -STOP "$FD_PID"
-rm -f "$T/swallow"
+sm_stop_mid_set "$T/a-mads.log" "$T/swallow" sw-c1:8
 t0=$(date +%s%N)
 # (30 s only ends the wait: missed polls would take 30 s and more)
 sm_wait_sminfo 30 "$B_GUID 5 MASTER" "$b_lid" || fail "B did not take over from the stopped A:
@@ -103,7 +83,7 @@ echo "B master $(ms_since "$t0") ms after A stopped"
 grep -q "the master's etcd writer lease ended" "$T/b/fabricd.log" ||
     fail "B took over, but not because A's lease ended"
 grep -q "did not answer as master" "$T/b/fabricd.log" && fail "B took over by missed polls"
-writable bctl || fail "B never became writable"
+ha_writable bctl || fail "B never became writable"
 [ "$(etcdq get --print-value-only $WKEY)" = "$WB" ] || fail "the writer key: '$(etcdq get --print-value-only $WKEY)', not B"
 
 # ---- 2. the fabric changes under the stopped A ----
@@ -127,13 +107,13 @@ for _ in $(seq 1 150); do	# (15 s only ends the wait)
 	sleep 0.1
 done
 [ "$(sm_state ctl)" = standby ] || fail "A did not step down: $(sm_state ctl)"
-wait "$disabling" && fail "A's port disable succeeded after A woke"
+wait "$MID_SET_PID" && fail "A's port disable succeeded after A woke"
 echo "A standby $(ms_since "$t0") ms after it woke (lease TTL 3 s)"
 grep -q "lost the etcd writer lease" "$T/fabricd.log" || fail "A's log says no lease lost"
 # B meets A again in a heavy sweep: no handover to the higher priority
 bctl sweep --heavy >/dev/null || fail "sweep on B"
 [ "$(sm_state ctl)" = standby ] || fail "A after B's heavy sweep: $(sm_state ctl)"
-n=$(sets_after "$T/a-mads.log" "$a_lines")
+n=$(madlog_sets_after "$T/a-mads.log" "$a_lines")
 [ "$n" = 0 ] || fail "A sent $n SubnSets after it woke:
 $(awk -v n="$a_lines" 'NR > n && $2 == "0x02"' "$T/a-mads.log" | head -5)"
 echo "A after waking: standby, 0 SubnSets"
@@ -170,7 +150,7 @@ for _ in $(seq 1 300); do	# (30 s only ends the wait)
 done
 [ -n "$master" ] || fail "no master after the writer key was deleted"
 if [ "$master" = a ]; then mc=ctl; else mc=bctl; fi
-writable $mc || fail "the new master ($master) never became writable"
+ha_writable $mc || fail "the new master ($master) never became writable"
 $mc partition member add red host6 >/dev/null || fail "member add host6 on $master"
 case "$(pk host6)" in *0xa101*) ;; *) fail "host6 after the change on $master: '$(pk host6)'" ;; esac
 echo "after the writer key was deleted: $master master, host6 added"

@@ -17,7 +17,6 @@
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 sim_test_setup smpquery sminfo ibnetdiscover dump_fts jq
 
-sets_after() { awk -v n="$2" 'NR > n && $2 == "0x02" && ($1 == "0x81" || $1 == "0x01")' "$1" | wc -l; }
 walk() { lft_dump && lft_check_all_pairs > "$T/walk.txt" 2>&1; }
 
 sim_topology -k 4 -h 4 -s 2 || fail topogen
@@ -46,17 +45,7 @@ b_lid=$(sm_lid_of host2)
 sm_wait_sminfo 20 "$B_GUID 5 STANDBY" "$b_lid" || fail "B is not standby: '$(sm_sminfo_at "$b_lid")'"
 
 # ---- A stalls with a Set to retry ----
-touch "$T/swallow"
-l0=$(wc -l < "$T/a-mads.log")
-"$FABRICCTL" -s "$SOCK"  port disable sw-l4:30 >/dev/null 2>&1 &
-disabling=$!
-for _ in $(seq 1 500); do
-	[ "$(sets_after "$T/a-mads.log" "$l0")" -gt 0 ] && break
-	sleep 0.01
-done
-[ "$(sets_after "$T/a-mads.log" "$l0")" -gt 0 ] || fail "A's port disable sent no Set"
-kill -STOP "$FD_PID"
-rm -f "$T/swallow"
+sm_stop_mid_set "$T/a-mads.log" "$T/swallow" sw-l4:30
 sm_wait_sminfo 30 "$B_GUID 5 MASTER" "$b_lid" || fail "B did not take over: '$(sm_sminfo_at "$b_lid")'"
 sim_console 'Unlink "sw-l2"[5]' || fail unlink
 
@@ -72,7 +61,7 @@ for _ in $(seq 1 300); do	# (30 s only ends the wait)
 	sleep 0.1
 done
 [ -n "$one" ] || fail "not one master after A woke: A '$a', B '$b'"
-wait "$disabling" && fail "A's port disable succeeded after A woke"
+wait "$MID_SET_PID" && fail "A's port disable succeeded after A woke"
 grep -q "stood still for" "$T/fabricd.log" || fail "A's log does not say it stood still"
 # B's HANDOVER to A (if any): A may write from then on, not before
 t_ho=$(awk '$2 == "0x02" && $3 == "0x0020" && $4 == "0x00000001" {

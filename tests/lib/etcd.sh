@@ -106,3 +106,15 @@ ha_start_b() {
 	fd_second "$B_PID" "$T/b/fabricd.log"
 }
 bctl() { "$FABRICCTL" -s "$T/b/run/fabricd.sock" "$@"; }
+
+# ha_writable CTL...: until that daemon's status says its partitions may be
+# written (it holds the lease, has read the intent, its SM's Sets would
+# pass), at most 30 s.
+ha_writable() {
+	for _ in $(seq 1 300); do
+		[ "$("$@" --json status 2>/dev/null | jq -r '.partitions.intent.ready')" = true ] &&
+		    return 0
+		sleep 0.1
+	done
+	return 1
+}

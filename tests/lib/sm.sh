@@ -174,3 +174,30 @@ health_wait_rounds() {
 		sleep 0.5
 	done
 }
+
+# madlog_sets_after FILE N: SubnSets (class 0x01 or 0x81, method Set) a
+# madlog file (tests/fixtures/mad/madlog.c) holds after its line N.
+madlog_sets_after() {
+	awk -v n="$2" 'NR > n && $2 == "0x02" && ($1 == "0x81" || $1 == "0x01")' "$1" | wc -l
+}
+
+# sm_stop_mid_set LOG SWALLOW PORT: stop the fabricd of $FD_PID (SIGSTOP)
+# with a Set still to retry: its madlog double (MADLOG_FILE=LOG,
+# MADLOG_SWALLOW=SWALLOW) swallows its Sets while SWALLOW exists, so the
+# PortInfo Set of `port disable PORT` goes unanswered and is tried again
+# every mad_timeout; the stop comes between two tries, so that it wakes
+# with one due.  The command runs on in the background: its PID in
+# MID_SET_PID.
+sm_stop_mid_set() {
+	touch "$2"
+	_l0=$(wc -l < "$1")
+	"$FABRICCTL" -s "$SOCK" port disable "$3" >/dev/null 2>&1 &
+	MID_SET_PID=$!
+	for _ in $(seq 1 500); do
+		[ "$(madlog_sets_after "$1" "$_l0")" -gt 0 ] && break
+		sleep 0.01
+	done
+	[ "$(madlog_sets_after "$1" "$_l0")" -gt 0 ] || fail "port disable $3 sent no Set"
+	kill -STOP "$FD_PID"
+	rm -f "$2"
+}
