@@ -5,7 +5,8 @@
 # test's name, e.g. TESTS='sm_*'); TEST_JOBS=N runs N integration scripts
 # side by side (default: one more than the CPUs, at most 4: the scripts
 # wait on simulators and timers more than they compute).
-# The last line is always `N passed, N failed, N skipped`.  A skip counts
+# The last line is always `N passed, N failed, N skipped`; before it, the
+# ten slowest scripts.  A skip counts
 # as a failure too unless tests/skip-allow.txt lists it with its reason:
 # a test that did not run must not look green.
 #
@@ -74,6 +75,7 @@ run_script() {
 	out=$(cd "$src" && FABRICD_BUILD="$build" FABRICD_SRC="$src" timeout 600 sh "$2" 2>&1)
 	rc=$?
 	secs=$(( $(date +%s) - start ))
+	echo "$secs $b/$name" > "$3/t.$b.$name.time"
 	if [ $rc -eq 0 ]; then
 		echo "ok   $b/$name (${secs}s)"
 		echo "$b/$name pass 1" > "$rec"
@@ -186,6 +188,12 @@ done
 for out in "$results"/*.out; do
 	[ -f "$out" ] && cat "$out"
 done
+# where the time goes: the slowest scripts (wall time, side by side or alone)
+if ls "$results"/t.*.time >/dev/null 2>&1; then
+	echo "=== the ten slowest scripts (s)"
+	cat "$results"/t.*.time | sort -rn | head -10 | awk '{ printf "%5d  %s\n", $1, $2 }'
+	echo "all scripts: $(cat "$results"/t.*.time | awk '{ s += $1 } END { print s + 0 }') s of wall time added up"
+fi
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
