@@ -104,6 +104,8 @@ reply_problem(const struct mad_result *res, char *buf, size_t len)
 {
 	if (res->status == -ETIMEDOUT)
 		return "timeout";
+	if (res->status == -EPERM)	/* the SM's write gate (sm/core/fence.c) */
+		return "not sent: this SM may not write the fabric now";
 	if (res->status != 0 || res->mad == NULL || res->len < MAD_DATA_OFFSET + 64)
 		return "bad reply";
 	if (res->mad_status != 0) {

@@ -12,6 +12,7 @@
  * goes out; a put that does not land undoes the change here, and nothing
  * is sent.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,12 @@ on_set(const struct mad_result *res, void *owner, void *arg)
 		 * the next sweep brings it up; ask for that one now. */
 		sm_sweep_request(sm, disable);
 		ctl_reply_ok(op->req, o);
+	} else if (res->status == -EPERM) {
+		/* the write gate held it back (fence.c): nothing reached the port */
+		ctl_reply_error(op->req, PERR_UNAVAILABLE, "%s port %u: not sent: this SM may no "
+		    "longer write the fabric (it lost mastership or its writer lease); %s",
+		    op->label, op->port, disable ? "it stays in the disabled set" :
+		    "it is out of the disabled set: run port enable again on the master");
 	} else {
 		event_post(EV_WARNING, "sm", op->label, "%s port %u: the PortInfo Set that "
 		    "%s it got %s", op->label, op->port, disable ? "disables" : "enables",
