@@ -25,6 +25,8 @@ DEB_PKGS += etcd-server etcd-client
 # slurm: the job-partition tests start a private slurmctld, slurmd and munged
 # on loopback (tests/lib/slurm.sh); slurm-wlm would add nothing more
 DEB_PKGS += slurmctld slurmd slurm-client munge
+# clang: the fuzz targets (libFuzzer ships with it: tests/fuzz/)
+DEB_PKGS += clang
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
            -Wmissing-prototypes -Wno-unused-parameter
@@ -80,6 +82,25 @@ $(O)/libfabricd.a: $(LIB_OBJS)
 $(O)/tests/%: tests/unit/%.c $(O)/libfabricd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libfabricd.a $(LIBS) $(TEST_LIBS)
+
+# Fuzz targets (tests/fuzz/fuzz_*.c, libFuzzer): one per parser of outside
+# input, built by clang with ASan+UBSan into build-fuzz/ (make fuzz-build);
+# make check replays their corpora and runs each briefly
+# (tests/integration/core_fuzz.sh), make fuzz runs each FUZZ_SECONDS (600).
+FUZZ_SRCS = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS = $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
+FUZZ_SECONDS ?= 600
+$(O)/fuzz/%: tests/fuzz/%.c $(O)/libfabricd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(O)/libfabricd.a $(LIBS)
+fuzz-bins: $(FUZZ_BINS)
+# clang's warnings are not gcc's: the warnings gate is the gcc build's
+fuzz-build:
+	@$(MAKE) --no-print-directory O=build-fuzz CC=clang WARN="-Wall -Wno-unused-parameter" \
+	    SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	    CFLAGS="-O1 -g" FABRICD_NO_DEPS=1 fuzz-bins
+fuzz: deps-quiet fuzz-build
+	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 # The model-only routing benchmark (make bench runs it first).
 $(O)/bench/routebench: bench/routebench.c $(O)/libfabricd.a
@@ -158,6 +179,7 @@ $(O)/%.o: %.c
 check: deps-quiet
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory O=build-san SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" CFLAGS="-O1 -g" FABRICD_NO_DEPS=1 all
+	@$(MAKE) --no-print-directory fuzz-build
 	@sh tests/run.sh build build-san
 
 # layout-check: no circle of files, no use up the folders' order, beyond
@@ -250,6 +272,6 @@ deb:
 	@ls $(O)/deb/*.deb
 
 clean:
-	rm -rf build build-san build-deb
+	rm -rf build build-san build-deb build-fuzz
 
-.PHONY: all deps deps-quiet check layout-check test demo sim sim-stop bench install deb clean completion
+.PHONY: all deps deps-quiet check fuzz fuzz-build fuzz-bins layout-check test demo sim sim-stop bench install deb clean completion
