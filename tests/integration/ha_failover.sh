@@ -13,8 +13,8 @@
 #   5. A restarted as a standby (priority 1) writes nothing: etcd's revision
 #      does not move, and no SubnSet leaves it (counted below its umad
 #      calls, tests/fixtures/mad/madlog.c);
-#   6. B stopped cleanly (SIGTERM): the writer key is gone at once, not
-#      after the lease's TTL.
+#   6. B stopped cleanly (SIGTERM): the writer key leaves B at once (gone,
+#      or already taken by A), not after the lease's TTL.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/etcd.sh"
 sim_test_setup smpquery sminfo jq
@@ -136,7 +136,9 @@ t0=$(date +%s%N)
 wait "$B_PID" 2>/dev/null
 B_PID=
 fd_second
-[ -z "$(etcdq get --print-value-only $WKEY)" ] ||
-    fail "the writer key still names '$(etcdq get --print-value-only $WKEY)' after B stopped"
-echo "writer key gone $(( ($(date +%s%N) - t0) / 1000000 )) ms after B's SIGTERM (lease TTL 3 s)"
+# gone, or already A's: the standby reads the key four times a second and
+# may have taken the lease by now; B's name would stay for the TTL
+w=$(etcdq get --print-value-only $WKEY)
+[ "$w" != "$WB" ] || fail "the writer key still names B after B stopped"
+echo "writer key left B $(( ($(date +%s%N) - t0) / 1000000 )) ms after B's SIGTERM (lease TTL 3 s): '${w:-gone}'"
 pass
