@@ -48,12 +48,8 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 opensm_round() {
 	OSM_ARGS="-p 15" sim_opensm host1 || fail "OpenSM A"
 	osm_a=$OSM_PID
-	g=$(sim_port_guid host2)
-	mkdir -p "$SIM_DIR/osmb"
-	(cd "$SIM_DIR/run" && SIM_HOST=host2 OSM_CACHE_DIR=$SIM_DIR/osmb OSM_TMP_DIR=$SIM_DIR/osmb \
-	    LD_PRELOAD=$SIM_PRELOAD exec opensm -d2 -f "$SIM_DIR/osmb.log" -g "$g" -p 5 \
-	    > "$SIM_DIR/osmb.out" 2>&1) &
-	osm_b=$!
+	sim_opensm_another host2 osmb -p 5 || fail "OpenSM B"
+	osm_b=$OSM2_PID
 	b_lid=$(sm_lid_of host2)
 	sm_wait_sminfo 60 "$B_GUID 5 STANDBY" "$b_lid" || fail "OpenSM B not standby"
 	t0=$(date +%s%N)

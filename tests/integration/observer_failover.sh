@@ -20,11 +20,8 @@ OSM1=$OSM_PID
 
 # the standby: a second OpenSM on host3, its own cache and log
 g3=$(sim_port_guid host3)
-mkdir -p "$SIM_DIR/osm3"
-(cd "$SIM_DIR/run" && SIM_HOST=host3 OSM_CACHE_DIR=$SIM_DIR/osm3 OSM_TMP_DIR=$SIM_DIR/osm3 \
-    LD_PRELOAD=$SIM_PRELOAD exec opensm -d2 -f "$SIM_DIR/osm3.log" -g "$g3" -p 5 \
-    -F "$SIM_DIR/osm-opts.conf" > "$SIM_DIR/osm3.out" 2>&1) &
-OSM3=$!
+sim_opensm_another host3 osm3 -p 5 -F "$SIM_DIR/osm-opts.conf" || fail "the second OpenSM"
+OSM3=$OSM2_PID
 fd_on_exit "kill $OSM3 2>/dev/null; wait $OSM3 2>/dev/null"
 lid3=$(sm_lid_of host3)
 [ -n "$lid3" ] || fail "no LID for host3"

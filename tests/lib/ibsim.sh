@@ -195,6 +195,21 @@ sim_opensm() {
 	done
 }
 
+# sim_opensm_another HOST NAME [OPENSM-ARGS...]: one more OpenSM (a
+# standby, say -p 5) attached to HOST, its cache in $SIM_DIR/NAME and its
+# log in $SIM_DIR/NAME.log, not waited for; its PID in OSM2_PID (the
+# caller stops it).
+sim_opensm_another() {
+	_oh=$1 _on=$2
+	shift 2
+	_og=$(sim_port_guid "$_oh") || return 1
+	mkdir -p "$SIM_DIR/$_on"
+	(cd "$SIM_DIR/run" && SIM_HOST=$_oh OSM_CACHE_DIR=$SIM_DIR/$_on OSM_TMP_DIR=$SIM_DIR/$_on \
+	    LD_PRELOAD=$SIM_PRELOAD exec opensm -d2 -f "$SIM_DIR/$_on.log" -g "$_og" "$@" \
+	    > "$SIM_DIR/$_on.out" 2>&1) &
+	OSM2_PID=$!
+}
+
 # sim_stop_opensm: stop the OpenSM sim_opensm started, leaving ibsim (and
 # the LIDs OpenSM gave) as they are.
 sim_stop_opensm() {
