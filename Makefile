@@ -92,7 +92,7 @@ FUZZ_BINS = $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 FUZZ_SECONDS ?= 600
 $(O)/fuzz/%: tests/fuzz/%.c $(O)/libfabricd.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(O)/libfabricd.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(O)/libfabricd.a $(LIBS) $(TEST_LIBS)
 fuzz-bins: $(FUZZ_BINS)
 # clang's warnings are not gcc's: the warnings gate is the gcc build's
 fuzz-build:

@@ -125,18 +125,6 @@ hooks_done(struct sm *sm)
 		schedule(o, o->cfg.refresh_ms);
 }
 
-static struct fabric_port *
-end_of(struct fabric *f, uint16_t lid, uint8_t port)
-{
-	struct fabric_port *p = lid ? fabric_port_by_lid(f, lid) : NULL;
-
-	if (p == NULL || port > p->node->nports)
-		return NULL;
-	if (p->node->type != FABRIC_SWITCH && port != p->num)
-		return NULL;
-	return &p->node->ports[port];
-}
-
 /*
  * The next read after a failed one: sooner than the period.  Without a
  * view yet (the master not up, our port not configured) from 5 s,
@@ -172,7 +160,6 @@ read_done(void *owner)
 	struct fabric *old = sm->fabric;
 	struct fabric_port *p;
 	unsigned changes;
-	size_t i;
 
 	if (o->slot_wait_ms > 0) {	/* only our PortInfo was read: wait for the turn */
 		uint64_t ms = o->slot_wait_ms;
@@ -198,14 +185,7 @@ read_done(void *owner)
 		retry(o);
 		return;
 	}
-	for (i = 0; i < o->nlinks; i++) {
-		const struct obs_link *l = &o->links[i];
-		struct fabric_port *a = end_of(o->next, l->from_lid, l->from_port);
-		struct fabric_port *b = end_of(o->next, l->to_lid, l->to_port);
-
-		if (a && b)
-			fabric_link(a, b);
-	}
+	obs_links_apply(o);
 	if (o->table)
 		obs_hops(o->next, sm->own_lid);
 	sm_mark_degraded(o->next);

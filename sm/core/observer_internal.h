@@ -84,6 +84,15 @@ void obs_error(struct sm_observer *o, const char *fmt, ...) __attribute__((forma
 void obs_push(struct sm_observer *o, enum obs_kind kind, uint16_t lid, uint16_t arg);
 /* More to send or take: make sure the batch's producer runs. */
 void obs_kick(struct sm_observer *o);
+/* One record of an SA answer into the model being read (o->next): lid
+ * and arg are the Get's, or the record's own fields (a table's).  What a
+ * record says is the fabric's word, checked before it is used
+ * (tests/fuzz/fuzz_observer.c). */
+void obs_record_take(struct sm_observer *o, enum obs_kind kind, const uint8_t *rec, uint16_t lid,
+    uint16_t arg);
+/* The LinkRecords read, as links between the ports of o->next (both ends
+ * known, else left out). */
+void obs_links_apply(struct sm_observer *o);
 /* The table being taken, dropped (a read abandoned). */
 void obs_table_drop(struct sm_observer *o);
 /* Table mode: every node's hops from our own port's (what the

@@ -271,8 +271,8 @@ link_record(struct sm_observer *o, const ib_link_record_t *r)
 
 /* One record into the model: lid and arg are the Get's (a record's), or
  * the record's own fields (a table's). */
-static void
-record_take(struct sm_observer *o, enum obs_kind kind, const uint8_t *rec, uint16_t lid,
+void
+obs_record_take(struct sm_observer *o, enum obs_kind kind, const uint8_t *rec, uint16_t lid,
     uint16_t arg)
 {
 	uint8_t pi[64] __attribute__((aligned(8)));
@@ -302,6 +302,33 @@ record_take(struct sm_observer *o, enum obs_kind kind, const uint8_t *rec, uint1
 			memcpy(n->lft + (size_t)arg * ROUTING_BLOCK_SIZE,
 			    ((const ib_lft_record_t *)rec)->lft, ROUTING_BLOCK_SIZE);
 		break;
+	}
+}
+
+/* A LinkRecord's end in the model read: a switch's port, or a CA's own
+ * port (the one its LID is on). */
+static struct fabric_port *
+end_of(struct fabric *f, uint16_t lid, uint8_t port)
+{
+	struct fabric_port *p = lid ? fabric_port_by_lid(f, lid) : NULL;
+
+	if (p == NULL || port > p->node->nports)
+		return NULL;
+	if (p->node->type != FABRIC_SWITCH && port != p->num)
+		return NULL;
+	return &p->node->ports[port];
+}
+
+void
+obs_links_apply(struct sm_observer *o)
+{
+	for (size_t i = 0; i < o->nlinks; i++) {
+		const struct obs_link *l = &o->links[i];
+		struct fabric_port *a = end_of(o->next, l->from_lid, l->from_port);
+		struct fabric_port *b = end_of(o->next, l->to_lid, l->to_port);
+
+		if (a && b)
+			fabric_link(a, b);
 	}
 }
 
@@ -389,7 +416,7 @@ table_slice(struct sm_observer *o)
 		const uint8_t *rec = o->tab + o->tab_next++ * o->tab_stride;
 
 		record_keys(kind, rec, &lid, &arg);
-		record_take(o, kind, rec, lid, arg);
+		obs_record_take(o, kind, rec, lid, arg);
 		if ((o->tab_next & 63) == 0 && clock_mono_us() >= end)
 			return;
 	}
@@ -467,7 +494,7 @@ on_record(const struct mad_result *res, void *owner, void *arg)
 			obs_error(o, "%s of LID %u: no such record", kind_name(q.kind), q.lid);
 		goto out;
 	}
-	record_take(o, q.kind, res->mad + SA_REC_OFFSET, q.lid, q.arg);
+	obs_record_take(o, q.kind, res->mad + SA_REC_OFFSET, q.lid, q.arg);
 out:
 	obs_kick(o);
 }
