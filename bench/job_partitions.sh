@@ -14,7 +14,8 @@
 # hosts, and none left after the deletes.
 # --gate (tests/integration/partitions_jobs_scale.sh): exit 1 unless every
 # job succeeded with its own key as smpquery reads it and, on a build
-# without sanitizers, both medians are at most 2 s.
+# without sanitizers, no span of the loop went over the suite's CPU bound
+# (loop_gate).  The times are reported, never gated (issue 39).
 set -u
 build=$(cd "${1:-build}" && pwd) || exit 2
 hosts=${2:-1296}
@@ -54,7 +55,8 @@ partitions:
 fd_start SIM_HOST=host1 LD_PRELOAD="$SIM_PRELOAD" IBSIM_SOCKNAME="$IBSIM_SOCKNAME"
 sm_wait_up 180 || fail "subnet not up"
 
-over0=$(loop_steps_over_10)
+loop_gate_start
+turns0=$(loop_span_buckets)
 # ---- 1. one big job, five times ----
 bighosts=$(head -n "$big" "$T/hosts" | paste -sd, -)
 # every 64th of its hosts and the last (each smpquery is a client of the simulator)
@@ -100,8 +102,9 @@ for j in $(seq 1 $njobs); do
 	ok=$((ok + 1))
 done
 distinct=$(sort -u "$T/keys" | wc -l)
-over1=$(loop_steps_over_10)
-lag=$(loop_own_lag)
+turns1=$(loop_span_buckets)
+longest=$(ctl --json status | jq '.loop.max_beat_cpu_ms')
+[ -n "$gate" ] && loop_gate "job partitions"
 [ "$distinct" = "$njobs" ] || fail "$njobs jobs got $distinct distinct keys"
 fd_stop
 echo "job partitions on the $hosts-host tree (ms, fabricctl start to answer, verified)"
@@ -110,11 +113,6 @@ printf '%-40s %8s %8s\n' "create, $big hosts ($ROUNDS rounds)" "$cmed" "$cmax"
 printf '%-40s %8s %8s\n' "delete, $big hosts ($ROUNDS rounds)" "$dmed" "$dmax"
 printf '%s jobs of %s hosts at once: %s succeeded, %s distinct keys, last answer after %s ms\n' \
     "$njobs" "$small" "$ok" "$distinct" "$many_ms"
-printf 'event loop: %s steps over 10 ms during the jobs, longest step since start %s ms\n' \
-    "$((over1 - over0))" "$lag"
-[ -n "$gate" ] && loop_gate_count "job partitions" "$over0" "$over1"
-if [ -n "$gate" ] && ! ldd "$FABRICD" 2>/dev/null | grep -q libasan; then
-	[ "$cmed" -le 2000 ] || fail "create median $cmed ms > 2000"
-	[ "$dmed" -le 2000 ] || fail "delete median $dmed ms > 2000"
-fi
+printf 'event loop: CPU spans over 2/5/10/20/40/80 ms of CPU before the jobs %s, after %s; longest CPU span since start %s ms\n' \
+    "$turns0" "$turns1" "$longest"
 exit 0

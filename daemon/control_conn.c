@@ -38,6 +38,11 @@
 #endif
 
 #define CTL_LINES_A_TURN 2	/* requests of one client per turn of the loop */
+/* Connections taken in one turn of the loop: libevent's listener accepts
+ * until the backlog is empty, and a burst of 400 clients (each checked,
+ * refused with an error line or set up) was one turn of over 80 ms of
+ * CPU; after this many the listener waits for the next turn. */
+#define CTL_ACCEPTS_A_TURN 16
 static struct {
 	struct event_base		*base;
 	struct evconnlistener		*listener;
@@ -47,6 +52,7 @@ static struct {
 	struct ctl_conn			*conns;
 	unsigned			 nconns;
 	uint64_t			 refused, idle_closed, slow_dropped;
+	unsigned			 accepts;	/* taken since the listener last rested */
 	char				*path;
 } cc = {
 	.policy = { (gid_t)-1, (gid_t)-1, (gid_t)-1, 512, 32, 60000 },
@@ -462,6 +468,21 @@ conn_serve_first(struct ctl_conn *c)
 	bufferevent_priority_set(c->bev, CTL_PRIO_ADMIN);
 }
 
+/* One more connection taken: at CTL_ACCEPTS_A_TURN the listener rests
+ * until the next turn of the loop (on_relisten), the rest of the backlog
+ * waiting in the kernel.  (Fewer in one callback carry over to the next:
+ * it rests sooner, never later.) */
+static void
+accept_counted(struct evconnlistener *l)
+{
+	struct timeval now = { 0, 0 };
+
+	if (++cc.accepts < CTL_ACCEPTS_A_TURN)
+		return;
+	evconnlistener_disable(l);
+	evtimer_add(cc.relisten, &now);
+}
+
 static void
 on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int socklen,
     void *arg)
@@ -473,7 +494,8 @@ on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 	const char *why;
 	char buf[200], who[32];
 
-	(void)l; (void)sa; (void)socklen; (void)arg;
+	(void)sa; (void)socklen; (void)arg;
+	accept_counted(l);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0) {
 		log_warn("control: SO_PEERCRED");
 		close(fd);
@@ -552,6 +574,7 @@ static void
 on_relisten(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd; (void)what; (void)arg;
+	cc.accepts = 0;
 	if (cc.listener)
 		evconnlistener_enable(cc.listener);
 }

@@ -21,6 +21,16 @@ struct lag_record {
 	uint64_t	 over_10ms;
 };
 static struct lag_record wall, unwaited_rec, own_rec;
+/* The CPU time the loop thread ran between two beats (its thread CPU
+ * clock), and how many such spans took more than each of beat_bounds ms
+ * (a test counts them before and after what it gates: a longer one
+ * before, bring-up's, does not blind it). */
+static struct lag_record beat_cpu;
+static uint64_t beats;
+static int64_t prev_cpu_ns;
+static const unsigned beat_bounds[] = { 2, 5, 10, 20, 40, 80 };
+#define NBOUNDS (sizeof(beat_bounds) / sizeof(beat_bounds[0]))
+static uint64_t beats_over[NBOUNDS];
 static int64_t recent_start_us;
 /* The loop thread's times from /proc/thread-self/schedstat (ns): on a
  * CPU (first field) and waiting for one (second).  A lag while waiting is
@@ -89,6 +99,29 @@ lag_recent(const struct lag_record *r)
 	return r->recent_ms > r->prev_recent_ms ? r->recent_ms : r->prev_recent_ms;
 }
 
+static int64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The span since the previous beat: what the loop's callbacks ran. */
+static void
+beat_cpu_note(bool new_window)
+{
+	int64_t now = thread_cpu_ns(), cpu = now - prev_cpu_ns;
+
+	prev_cpu_ns = now;
+	beats++;
+	lag_note(&beat_cpu, (double)cpu / 1e6, new_window);
+	for (size_t i = 0; i < NBOUNDS && cpu > (int64_t)beat_bounds[i] * 1000000; i++)
+		beats_over[i]++;
+}
+
 static void
 arm(void)
 {
@@ -115,6 +148,7 @@ on_beat(evutil_socket_t fd, short what, void *arg)
 	lag_note(&wall, lag, new_window);
 	lag_note(&unwaited_rec, unwaited, new_window);
 	lag_note(&own_rec, own, new_window);
+	beat_cpu_note(new_window);
 	arm();
 }
 
@@ -125,6 +159,7 @@ loopstat_start(struct event_base *base)
 	    event_priority_set(beat, CTL_PRIO_ADMIN) != 0)
 		return -1;
 	recent_start_us = clock_mono_us();
+	prev_cpu_ns = thread_cpu_ns();
 	schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	if (!sched_times(&prev_run_ns, &prev_wait_ns))
 		prev_run_ns = prev_wait_ns = 0;
@@ -152,12 +187,27 @@ loopstat_max_lag_ms(void)
 json_t *
 loopstat_status(void)
 {
-	return json_pack("{s:i, s:f, s:f, s:I, s:f, s:I, s:f, s:f, s:I, s:b}",
+	json_t *over = json_object(), *st;
+	char key[8];
+
+	for (size_t i = 0; i < NBOUNDS; i++) {
+		snprintf(key, sizeof(key), "%u", beat_bounds[i]);
+		json_object_set_new(over, key, json_integer((json_int_t)beats_over[i]));
+	}
+	st = json_pack("{s:i, s:f, s:f, s:I, s:f, s:I, s:f, s:f, s:I, s:b, s:I, s:f, s:f, s:I}",
 	    "heartbeat_ms", LOOPSTAT_BEAT_MS,
 	    "max_lag_ms", wall.max_ms, "recent_max_lag_ms", lag_recent(&wall),
 	    "lags_over_10ms", (json_int_t)wall.over_10ms,
 	    "max_unwaited_lag_ms", unwaited_rec.max_ms,
 	    "unwaited_lags_over_10ms", (json_int_t)unwaited_rec.over_10ms,
 	    "max_own_lag_ms", own_rec.max_ms, "recent_max_own_lag_ms", lag_recent(&own_rec),
-	    "own_lags_over_10ms", (json_int_t)own_rec.over_10ms, "cpu_wait_known", schedstat_fd >= 0);
+	    "own_lags_over_10ms", (json_int_t)own_rec.over_10ms, "cpu_wait_known", schedstat_fd >= 0,
+	    "beats", (json_int_t)beats, "max_beat_cpu_ms", beat_cpu.max_ms,
+	    "recent_max_beat_cpu_ms", lag_recent(&beat_cpu),
+	    "beats_cpu_over_10ms", (json_int_t)beat_cpu.over_10ms);
+	if (st)
+		json_object_set_new(st, "beats_cpu_over_ms", over);
+	else
+		json_decref(over);
+	return st;
 }

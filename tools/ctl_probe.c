@@ -12,9 +12,12 @@
  *                      every line received for 2 s, then "eof" if the daemon
  *                      closed the connection
  *   ctl_probe SOCK hold N SECS            open N connections, keep them
- *                      SECS; prints "accepted A refused R closed C" (closed:
- *                      by the daemon, after being accepted) and, for the
- *                      closed ones, "first_close_ms T"
+ *                      SECS at most (less once every one is refused or
+ *                      closed); prints "accepted A refused R closed C"
+ *                      (refused: the daemon's error line, then a close;
+ *                      closed: by the daemon, silently, after being
+ *                      accepted) and, for the closed ones,
+ *                      "first_close_ms T"
  *   ctl_probe SOCK flood N SECS           N connections that send status
  *                      requests for SECS and never read a reply
  *   ctl_probe SOCK latency COUNT          COUNT status requests, one fresh
@@ -180,51 +183,61 @@ cmd_lines(const char *sock, const char *text)
 
 /* A connection the daemon refused gets one line and EOF at once: after
  * connecting them all, whatever is readable within a moment was refused. */
+/* One held connection's end: the daemon's refusal is an error line and a
+ * close at once (refuse(), control_conn.c); an accepted one is closed with
+ * nothing said when idle.  Told apart by what was read, not by when: a
+ * loaded machine may refuse late. */
+enum held { HELD_OPEN, HELD_REFUSING, HELD_REFUSED, HELD_CLOSED };
+
+static enum held
+held_read(int fd, enum held st)
+{
+	char buf[512];
+	ssize_t r = read(fd, buf, sizeof(buf) - 1);
+
+	if (r <= 0)
+		return st == HELD_REFUSING ? HELD_REFUSED : HELD_CLOSED;
+	buf[r] = '\0';
+	return strstr(buf, "\"error\"") ? HELD_REFUSING : st;
+}
+
 static int
 cmd_hold(const char *sock, int n, double secs)
 {
 	int *fds = calloc((size_t)n, sizeof(int)), accepted = 0, refused = 0, closed = 0;
+	enum held *st = calloc((size_t)n, sizeof(*st));
 	struct pollfd *p = calloc((size_t)n, sizeof(*p));
 	double start, first_close = -1;
 
 	for (int i = 0; i < n; i++)
 		fds[i] = dial(sock);
+	start = now_ms();
 	for (int i = 0; i < n; i++)
-		p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-	start = now_ms();
-	while (now_ms() - start < 300)
-		(void)poll(p, (nfds_t)n, 50);
-	for (int i = 0; i < n; i++) {
-		if (fds[i] < 0 || poll(&p[i], 1, 0) > 0) {
-			if (fds[i] >= 0)
-				close(fds[i]);
-			fds[i] = -1;
+		if (fds[i] < 0)
 			refused++;
-		} else {
-			accepted++;
-		}
-	}
-	printf("held %d\n", accepted);
-	fflush(stdout);
-	start = now_ms();
-	while (closed < accepted && now_ms() - start < secs * 1e3) {
+	while (refused + closed < n && now_ms() - start < secs * 1e3) {
 		for (int i = 0; i < n; i++)
 			p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 		if (poll(p, (nfds_t)n, 100) <= 0)
 			continue;
 		for (int i = 0; i < n; i++) {
-			char buf[512];
 			if (fds[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			if (read(fds[i], buf, sizeof(buf)) <= 0) {
-				close(fds[i]);
-				fds[i] = -1;
-				closed++;
-				if (first_close < 0)
-					first_close = now_ms() - start;
+			st[i] = held_read(fds[i], st[i]);
+			if (st[i] != HELD_REFUSED && st[i] != HELD_CLOSED)
+				continue;
+			close(fds[i]);
+			fds[i] = -1;
+			if (st[i] == HELD_REFUSED) {
+				refused++;
+				continue;
 			}
+			closed++;
+			if (first_close < 0)
+				first_close = now_ms() - start;
 		}
 	}
+	accepted = n - refused;
 	printf("accepted %d refused %d closed %d\n", accepted, refused, closed);
 	if (first_close >= 0)
 		printf("first_close_ms %.0f\n", first_close);
@@ -232,6 +245,7 @@ cmd_hold(const char *sock, int n, double secs)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);
+	free(st);
 	free(p);
 	return 0;
 }

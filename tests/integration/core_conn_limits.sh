@@ -1,11 +1,13 @@
-# run.sh: alone (it gates how fast status answers; a neighbour on the same cores would be measured)
 # What clients can cost the daemon is bounded: 300 connections held by
 # nobody (a read_group member) plus 100 clients of four other read-only
 # uids (25 each, all let in) that send requests and never read.  Meanwhile root's status answers
-# within 50 ms (timed inside ctl_probe, not counting a process start),
-# the daemon's RSS (from /proc) stays under 64 MB, each uid gets at most
-# max_connections_per_user, and after idle_timeout the silent ones are
-# closed and the non-readers dropped.  A burst of 500 simultaneous root
+# every time (its times printed, not gated: a busy machine's clock decides
+# them) and no span of the loop takes more CPU than the suite's bound
+# (loop_gate, tests/lib/common.sh), the daemon's RSS (from /proc) stays
+# under 64 MB, each uid gets at most max_connections_per_user (refusals
+# told by the daemon's error line, not by when they came), and the silent
+# ones are closed no sooner than idle_timeout, and the non-readers
+# dropped.  A burst of 500 simultaneous root
 # clients is taken whole (the listen backlog); status counts it all.
 # The attackers run at nice 19: on a 2-core machine they would otherwise
 # take the CPU from the daemon, and what this measures is the daemon's own
@@ -23,28 +25,31 @@ fd_config "control:
   max_connections_per_user: 32
   idle_timeout: 3s"
 fd_start
+loop_gate_start
 
 ctl_json() { "$FABRICCTL" -s "$SOCK" --json status | jq -r ".control.$1"; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$FD_PID/status"; }
 
 env $unpriv_env setpriv --reuid=nobody --regid=nogroup --clear-groups \
-    nice -n 19 "$PROBE" "$SOCK" hold 300 8 > "$T/hold.out" &
+    nice -n 19 "$PROBE" "$SOCK" hold 300 60 > "$T/hold.out" &
 holder=$!
 flooders=
 for u in 4244 4245 4246 4247; do
 	env $unpriv_env setpriv --reuid=$u --regid=nogroup --clear-groups \
-	    nice -n 19 "$PROBE" "$SOCK" flood 25 6 >> "$T/flood.out" &
+	    nice -n 19 "$PROBE" "$SOCK" flood 25 8 >> "$T/flood.out" &
 	flooders="$flooders $!"
 done
-sleep 1
+# the attack under way: every uid at its cap, the refusals counted (the
+# wall clock only ends the wait)
+i=0
+until [ "$(ctl_json connections)" -ge 133 ] && [ "$(ctl_json refused_total)" -ge 268 ]; do
+	[ $i -ge 300 ] && fail "the attack never opened its connections: $(ctl_json connections) open, $(ctl_json refused_total) refused"
+	i=$((i + 1))
+	sleep 0.1
+done
 out=$("$PROBE" "$SOCK" latency 50) || fail "root's status failed under load: $out"
-echo "root status under load: $out"
-max=$(echo "$out" | awk '{ print $2 }')
-# 50 ms on the plain build; an ASan+UBSan daemon pays two to three times
-# for each step of the 400 attackers' reads, so it gets 100 ms
-limit=50
-ldd "$FABRICD" 2>/dev/null | grep -q libasan && limit=100
-awk -v m="$max" -v l="$limit" 'BEGIN { exit !(m < l) }' || fail "root's status took $max ms (limit $limit)"
+echo "root status under load: $out (not gated)"
+loop_gate "400 attackers' connections and floods"
 rss=$(rss_kb)
 echo "daemon RSS under load: $rss kB"
 # AddressSanitizer keeps 256 MB of freed memory in quarantine on purpose:
@@ -65,11 +70,13 @@ wait $flooders
 cat "$T/hold.out" "$T/flood.out"
 grep -q '^accepted 32 refused 268 closed 32$' "$T/hold.out" ||
     fail "nobody's connections: $(tail -2 "$T/hold.out")"
+# closed no sooner than idle_timeout (3 s; the daemon checks a quarter of
+# it apart): a busy machine can only make it later
 first=$(sed -n 's/^first_close_ms //p' "$T/hold.out")
-[ "$first" -ge 2000 ] && [ "$first" -le 6000 ] || fail "idle ones closed after $first ms (timeout 3 s)"
+[ -n "$first" ] && [ "$first" -ge 2000 ] || fail "idle ones closed after ${first:-no} ms (timeout 3 s)"
 i=0
 until [ "$(ctl_json connections)" = 1 ]; do
-	[ $i -ge 50 ] && fail "$(ctl_json connections) connections still open after the timeout"
+	[ $i -ge 600 ] && fail "$(ctl_json connections) connections still open a minute after the timeout"
 	i=$((i + 1))
 	sleep 0.1
 done

@@ -1,5 +1,4 @@
 #!/bin/sh
-# run.sh: alone (it gates how fast status answers; a neighbour on the same cores would be measured)
 # The daemon never opens a path for a client, and no file a client passes
 # can stall it.  As a read_group member (nobody): `roce lint --file
 # /etc/shadow` and a root-only copy the test makes are refused without a
@@ -8,10 +7,13 @@
 # hint of existence); a file nobody owns still lints.  A FIFO, a 5 MB
 # file, 100,000 levels of nesting and an alias bomb, passed by fabricctl
 # and by a raw client (tools/ctl_probe), and given to `fabricd -n`, are
-# each refused within a second; while they are being thrown at it in a
-# loop the daemon answers root's status within 50 ms and handles an
-# Unlink on the simulator: every CA pair routes again through the tables
-# dump_fts reads (lftwalk), and an event names the link.
+# each refused by a counted limit its message names (the timeouts only end
+# a client a stalled daemon would never answer); while they are being
+# thrown at it in a loop the daemon answers every status of root's, no
+# span of its loop takes more CPU than the suite's bound (loop_gate), and
+# it handles an Unlink on the simulator: every CA pair routes again
+# through the tables dump_fts reads (lftwalk), and an event names the
+# link.
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root to switch users"
@@ -70,19 +72,21 @@ head -c 100000 /dev/zero | tr '\0' '[' > "$T/deep.yaml"
 	done
 } > "$T/bomb.yaml"
 check_refused() {	# file expected-message
-	t0=$(ms_now)
-	out=$(timeout 5 "$FABRICCTL" -s "$SOCK" roce lint --file "$1" 2>&1) && fail "$1 was accepted"
-	took=$(( $(ms_now) - t0 ))
+	# refused by a counted limit (its message names it), never by a
+	# wait: the timeouts only end a client a stalled daemon never answers
+	out=$(timeout 30 "$FABRICCTL" -s "$SOCK" roce lint --file "$1" 2>&1)
+	rc=$?
+	[ $rc = 124 ] && fail "$1 via fabricctl: no answer in 30 s"
+	[ $rc = 0 ] && fail "$1 was accepted"
 	printf '%s' "$out" | grep -q "$2" || fail "$1 via fabricctl: $out"
-	[ $took -lt 1000 ] || fail "$1 via fabricctl took $took ms"
-	out=$(timeout 5 "$PROBE" "$SOCK" send \
+	out=$(timeout 30 "$PROBE" "$SOCK" send \
 	    "{\"v\":1,\"id\":1,\"cmd\":\"roce.lint\",\"args\":{\"file\":{\"fd\":0,\"name\":\"x\"}}}" "$1")
 	printf '%s' "$out" | grep -q "\"ok\":false.*$2" || fail "$1 via a raw client: $out"
-	t0=$(ms_now)
-	out=$(timeout 5 "$FABRICD" -n -c "$1" 2>&1) && fail "fabricd -n accepted $1"
-	took=$(( $(ms_now) - t0 ))
+	out=$(timeout 30 "$FABRICD" -n -c "$1" 2>&1)
+	rc=$?
+	[ $rc = 124 ] && fail "fabricd -n $1: not done in 30 s"
+	[ $rc = 0 ] && fail "fabricd -n accepted $1"
 	printf '%s' "$out" | grep -q "$2" || fail "fabricd -n $1: $out"
-	[ $took -lt 1000 ] || fail "fabricd -n $1 took $took ms"
 	echo "refused $(basename "$1"): $(printf '%s' "$out" | head -1)"
 }
 check_refused "$T/fifo" "not a regular file"
@@ -105,17 +109,17 @@ attack 12 &
 attacker=$!
 renice -n 19 -p $attacker >/dev/null 2>&1
 fd_on_exit "kill $attacker 2>/dev/null"
+loop_gate_start
 out=$("$PROBE" "$SOCK" latency 50) || fail "status failed under attack"
-echo "root status during the attack: $out"
-max=$(echo "$out" | awk '{ print $2 }')
-awk -v m="$max" 'BEGIN { exit !(m < 50) }' || fail "status took $max ms during the attack"
+echo "root status during the attack: $out (not gated)"
+loop_gate "the stalling files' attack"
 
 lft_dump || fail "dump_fts"
 lft_check_all_pairs >/dev/null || fail "routes before Unlink"
 sim_console 'Unlink "sw-l2"[5]' || fail console
-end=$(( $(date +%s) + 6 ))
+end=$(( $(date +%s) + 60 ))	# only ends the wait
 until lft_dump && lft_check_all_pairs >/dev/null 2>&1; do
-	[ "$(date +%s)" -ge "$end" ] && fail "routes not repaired within 6 s of the Unlink during the attack"
+	[ "$(date +%s)" -ge "$end" ] && fail "routes not repaired a minute after the Unlink during the attack"
 	sleep 0.3
 done
 awk '/^Unicast lids/ { on = /sw-l2/ } on && $2 == "005" { bad = 1 } END { exit bad }' \

@@ -147,24 +147,6 @@ sim_default_cabling_start() {
 	sim_start "$SIM_DIR/topo.net" $(sim_flags_for "$SIM_DIR/topo.net") || fail ibsim
 }
 
-# loop_own_lag: the loop's own longest step so far, in whole ms
-# (status loop.max_own_lag_ms: the heartbeat's lag less CPU waits).
-loop_own_lag() { ctl --json status | jq -r '.loop.max_own_lag_ms | floor'; }
-
-# loop_gate WHAT BEFORE AFTER: fail when WHAT held the loop, judged by
-# loop_own_lag before and after it: a new longest step, over issue 22's
-# 10 ms.  (Not a flat ceiling: a step before WHAT, a sqlite write waiting
-# for the disk, can already have been 30 ms.)  A sanitizer build pays two
-# to three times for every step: not gated (the plain build's run is).
-loop_gate() {
-	[ -n "$2" ] && [ -n "$3" ] || fail "no loop figures: [$2] [$3]"
-	if ldd "$FABRICD" 2>/dev/null | grep -q libasan; then
-		echo "(sanitizer build: the loop's steps are not gated; the plain build's run gates them)"
-	elif [ "$3" -gt "$2" ] && [ "$3" -gt 10 ]; then
-		fail "$1 held the loop $3 ms in one step (it was $2 ms before)"
-	fi
-}
-
 # health_wait_rounds N SECS: until the health module has finished N
 # polling rounds (status health.rounds), or fail after SECS.
 health_wait_rounds() {
