@@ -362,18 +362,23 @@ on_poll(evutil_socket_t fd, short what, void *arg)
 	check_children();
 }
 
-/*
- * The grace between SIGTERM and SIGKILL is part of the job's timeout, not
- * added to it: `validate --timeout 4` (a scheduler's budget) ends within
- * 4 s.  SIGTERM goes kill_grace before the deadline, at most half-way
- * through it, so a short timeout still gives the job most of its time.
- */
+void
+job_kill_plan(uint64_t timeout_ms, uint64_t kill_grace_ms, uint64_t *term_ms, uint64_t *kill_ms)
+{
+	uint64_t grace = kill_grace_ms < timeout_ms / 2 ? kill_grace_ms : timeout_ms / 2;
+
+	*term_ms = timeout_ms - grace;
+	*kill_ms = timeout_ms;
+}
+
+/* The SIGTERM-to-SIGKILL grace of job j (job_kill_plan). */
 static uint64_t
 grace_ms(const struct job *j)
 {
-	uint64_t g = validation_config()->kill_grace_ms;
+	uint64_t term, kill;
 
-	return g < j->spec.timeout_ms / 2 ? g : j->spec.timeout_ms / 2;
+	job_kill_plan(j->spec.timeout_ms, validation_config()->kill_grace_ms, &term, &kill);
+	return kill - term;
 }
 
 static void

@@ -96,6 +96,16 @@ void job_spec_free(struct job_spec *s);
 void job_spec_copy(struct job_spec *dst, const struct job_spec *src);
 
 /*
+ * When a job of timeout_ms is stopped, counted from its start: SIGTERM
+ * to its process group at *term_ms, SIGKILL at *kill_ms.  The grace
+ * between them is part of the timeout, not added to it: *kill_ms is the
+ * timeout itself, and SIGTERM goes kill_grace_ms before it, at most
+ * half-way through (a short timeout still gives the job most of its time).
+ */
+void job_kill_plan(uint64_t timeout_ms, uint64_t kill_grace_ms, uint64_t *term_ms,
+    uint64_t *kill_ms);
+
+/*
  * Record and start a job: the launcher runs in its own process group with
  * stdout/stderr in the job's folder.  done (may be NULL) runs once after
  * the process group has ended and the result is recorded.  Returns the job

@@ -133,11 +133,40 @@ test_rdma_script_parses(void **state)
 	launch_free(v);
 }
 
+/* A job's stop (issue 39: the deadline, checked without a clock): SIGKILL
+ * at the timeout itself whatever the grace, SIGTERM the grace before it,
+ * at most half-way; `validate --timeout 2` with kill_grace 5s (what
+ * validation_timeout.sh runs) ends at 2 s, not 2 + 5. */
+static void
+test_kill_plan(void **state)
+{
+	static const uint64_t timeouts[] = { 0, 1, 2, 1000, 2000, 4000, 10000, 3600000 };
+	static const uint64_t graces[] = { 0, 1, 500, 1000, 5000, 600000 };
+	uint64_t term, kill;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(timeouts) / sizeof(timeouts[0]); i++)
+		for (size_t g = 0; g < sizeof(graces) / sizeof(graces[0]); g++) {
+			job_kill_plan(timeouts[i], graces[g], &term, &kill);
+			assert_int_equal(kill, timeouts[i]);
+			assert_true(term <= kill);
+			assert_true(term >= timeouts[i] - timeouts[i] / 2);
+			assert_int_equal(kill - term, graces[g] < timeouts[i] / 2 ? graces[g] : timeouts[i] / 2);
+		}
+	job_kill_plan(2000, 5000, &term, &kill);
+	assert_int_equal(term, 1000);
+	assert_int_equal(kill, 2000);
+	job_kill_plan(60000, 5000, &term, &kill);
+	assert_int_equal(term, 55000);
+	assert_int_equal(kill, 60000);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_kill_plan),
 		cmocka_unit_test(test_mpirun),
 		cmocka_unit_test(test_srun_and_local),
 		cmocka_unit_test(test_rdma_script_parses),
