@@ -33,6 +33,19 @@ json_num(json_t *v, double *out)
 	return false;
 }
 
+/* A size or a count: a number from 0 up to what 64 bits hold (a bigger
+ * one, 5e19 say, is not a count: converting it is undefined). */
+static bool
+json_count(json_t *v, uint64_t *out)
+{
+	double d;
+
+	if (!json_num(v, &d) || d < 0 || d >= 18446744073709551616.0)
+		return false;
+	*out = (uint64_t)d;
+	return true;
+}
+
 static void
 json_side(json_t *o, struct nccl_side *s)
 {
@@ -75,11 +88,10 @@ json_results(struct nccl_parsed *p, json_t *results)
 
 		if (i >= n)
 			break;
-		if (!json_is_object(r) || !json_num(json_object_get(r, "size"), &d) || d < 0)
+		if (!json_is_object(r) || !json_count(json_object_get(r, "size"), &row->size))
 			continue;
-		row->size = (uint64_t)d;
-		if (json_num(json_object_get(r, "count"), &d) && d >= 0)
-			row->count = (uint64_t)d;
+		if (!json_count(json_object_get(r, "count"), &row->count))
+			row->count = 0;
 		json_str(json_object_get(r, "type"), row->type, sizeof(row->type));
 		json_str(json_object_get(r, "redop"), row->redop, sizeof(row->redop));
 		row->root = json_num(json_object_get(r, "root"), &d) && fabs(d) < 1e9 ? (int)d : -1;
