@@ -109,14 +109,18 @@ thread_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The span since the previous beat: what the loop's callbacks ran. */
+/* The span since the previous beat: what the loop's callbacks ran.  The
+ * first is the daemon's start-up (the modules start before the loop
+ * turns, up to 16 ms here, reading tools and files): not a step of the
+ * loop, and not counted. */
 static void
 beat_cpu_note(bool new_window)
 {
 	int64_t now = thread_cpu_ns(), cpu = now - prev_cpu_ns;
 
 	prev_cpu_ns = now;
-	beats++;
+	if (beats++ == 0)	/* the modules' start, before the loop turned */
+		return;
 	lag_note(&beat_cpu, (double)cpu / 1e6, new_window);
 	for (size_t i = 0; i < NBOUNDS && cpu > (int64_t)beat_bounds[i] * 1000000; i++)
 		beats_over[i]++;
