@@ -47,8 +47,24 @@ sm_phase_cancel(struct sm *sm)
 	sm->next_phase = NULL;
 }
 
+static void request(struct sm *sm, bool heavy);
+
 void
 sm_sweep_request(struct sm *sm, bool heavy)
+{
+	sm->asked_by_event = true;
+	request(sm, heavy);
+}
+
+void
+sm_sweep_request_periodic(struct sm *sm, bool heavy)
+{
+	sm->asked_by_timer = true;
+	request(sm, heavy);
+}
+
+static void
+request(struct sm *sm, bool heavy)
 {
 	/* A standby SM leaves the fabric to the master; it polls instead. */
 	if (sm->state == SM_STATE_STANDBY || sm->state == SM_STATE_NOTACTIVE)

@@ -89,6 +89,8 @@ struct sweep_record {
 	unsigned	 unreachable;		/* probes that failed */
 	char		 unreachable_text[512];	/* first few, for the record */
 	bool		 ok;			/* routed and activated everything */
+	bool		 periodic;		/* begun by the sweep timer, not by an
+						 * event (a trap, a change, a request) */
 };
 
 #define SM_MAX_HOOKS 8
@@ -212,6 +214,10 @@ struct sm {
 	/* sweep control */
 	bool			 sweeping;
 	bool			 again, again_heavy;	/* asked for while sweeping */
+	/* what asked for the next sweep: the periodic timer, an event, or
+	 * both (the sweep's record says periodic only when the timer alone
+	 * did) */
+	bool			 asked_by_timer, asked_by_event;
 	unsigned		 unanswered_resweeps;	/* heavy sweeps in a row for them */
 	struct mad_batch	 batch;			/* MADs of the current phase */
 	void			(*next_phase)(struct sm *);
@@ -310,6 +316,9 @@ const char *sm_node_label(const struct fabric_node *n, char *buf, size_t len);
 
 /* phase.c: a sweep soon (once the running one has ended: one more). */
 void sm_sweep_request(struct sm *sm, bool heavy);
+/* The same from the periodic timer (sweep.c): its sweep is recorded as
+ * periodic unless an event asked too. */
+void sm_sweep_request_periodic(struct sm *sm, bool heavy);
 
 /* sweep.c: the periodic and kick timers (before any sm_sweep_request). */
 /* The running sweep's next step (a step that went on by itself). */

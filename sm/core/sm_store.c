@@ -18,7 +18,7 @@ add_record(struct store_batch *b, const struct sweep_record *r)
 {
 	store_batch_sql(b, "INSERT INTO sm_sweeps (kind, start_ms, duration_ms,"
 	    " mads, retries, timeouts, changes, lft_blocks, port_sets, unreachable,"
-	    " unreachable_what, ok, qos_sets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	    " unreachable_what, ok, qos_sets, cause) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	store_batch_text(b, r->kind == SWEEP_HEAVY ? "heavy" : "light");
 	store_batch_int(b, r->start_ms);
 	store_batch_int(b, r->duration_ms);
@@ -32,6 +32,7 @@ add_record(struct store_batch *b, const struct sweep_record *r)
 	store_batch_text(b, r->unreachable_text);
 	store_batch_int(b, r->ok);
 	store_batch_int(b, r->qos_sets);
+	store_batch_text(b, r->periodic ? "periodic" : "event");
 	/* Light sweeps every few seconds: keep a bounded history. */
 	store_batch_sql(b, "DELETE FROM sm_sweeps WHERE id <= (SELECT max(id) FROM sm_sweeps) - 10000");
 }

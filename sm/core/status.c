@@ -22,8 +22,9 @@ sm_guid_json(uint64_t g)
 json_t *
 sm_sweep_json(const struct sweep_record *r)
 {
-	return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:b}",
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:b}",
 	    "kind", r->kind == SWEEP_HEAVY ? "heavy" : "light",
+	    "cause", r->periodic ? "periodic" : "event",
 	    "start_ms", (json_int_t)r->start_ms, "duration_ms", (json_int_t)r->duration_ms,
 	    "mads", (json_int_t)r->mads, "retries", (json_int_t)r->retries,
 	    "timeouts", (json_int_t)r->timeouts, "changes", r->changes,

@@ -427,6 +427,8 @@ sweep_begin(struct sm *sm, bool heavy)
 	sm->sweeping = true;
 	memset(&sm->cur, 0, sizeof(sm->cur));
 	sm->cur.start_ms = event_now_ms();
+	sm->cur.periodic = sm->asked_by_timer && !sm->asked_by_event;
+	sm->asked_by_timer = sm->asked_by_event = false;	/* now for the next one */
 	sm->mad_at_start = *mad_engine_counters(sm->me);
 	qos_tables_build(&sm->cfg.qos, sm->qos_tables);	/* the policy may have been reloaded */
 	if (heavy || sm->fabric == NULL || !sm->subnet_up) {
@@ -465,6 +467,7 @@ resweep_unanswered(struct sm *sm)
 	    sm->cur.port_sets_unanswered, sm->unanswered_resweeps, SM_UNANSWERED_RESWEEPS);
 	sm->again = true;
 	sm->again_heavy = true;
+	sm->asked_by_event = true;
 }
 
 static void
@@ -504,8 +507,10 @@ sweep_end(struct sm *sm)
 	sm->sweeping = false;
 	sm->again = sm->again_heavy = false;
 	sm_tell_sweep_finished(sm);	/* sweep --wait */
-	if (again)
+	if (again && sm->asked_by_event)
 		sm_sweep_request(sm, heavy);
+	else if (again)
+		sm_sweep_request_periodic(sm, heavy);
 	else
 		sm_tell_sweeps_idle(sm);	/* the audit's targeted checks of traps */
 }
@@ -527,7 +532,7 @@ periodic_cb(evutil_socket_t fd, short what, void *arg)
 	struct sm *sm = arg;
 
 	/* A higher SM was still discovering: see where it settled. */
-	sm_sweep_request(sm, sm->recheck);
+	sm_sweep_request_periodic(sm, sm->recheck);
 }
 
 void

@@ -30,9 +30,9 @@ echo "during the loss: $lost MADs timed out, $failed probes failed after asking 
 
 # within two light sweeps from now
 last=$(db "SELECT max(id) FROM sm_sweeps")
-end=$(( $(date +%s) + 20 ))
+end=$(( $(date +%s) + 60 ))	# only ends the wait: the sweeps are counted
 until [ "$(db "SELECT count(*) FROM sm_sweeps WHERE id > $last AND kind = 'light'")" -ge 2 ]; do
-	[ "$(date +%s)" -gt "$end" ] && fail "no two light sweeps within 20 s"
+	[ "$(date +%s)" -gt "$end" ] && fail "no two light sweeps a minute on"
 	sleep 0.2
 done
 lft_dump || fail "dump_fts after the loss"

@@ -222,9 +222,9 @@ linkdowns() { db "SELECT count(*) FROM events WHERE source = 'health' AND messag
 [ "$(linkdowns)" = 0 ] ||
     fail "health took a disabled link for a failure: $(db "SELECT object, message FROM events WHERE message LIKE 'link_down:%'")"
 sim_console 'Unlink "sw-l1"[2]' || fail console
-end=$(( $(date +%s) + 15 ))
+end=$(( $(date +%s) + 60 ))	# only ends the wait
 until [ "$(linkdowns)" -gt 0 ]; do
-	[ "$(date +%s)" -gt "$end" ] && fail "no link_down event for host2's unplugged link within 15 s"
+	[ "$(date +%s)" -gt "$end" ] && fail "no link_down event for host2's unplugged link a minute on"
 	sleep 0.5
 done
 pass

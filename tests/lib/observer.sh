@@ -166,10 +166,10 @@ unlink_uplink() {
 	port=$(sed -n 's/^\[\([0-9]*\)\] -> switch port .*/\1/p' "$T/tr.txt" | sed -n 2p)
 	[ -n "$leaf" ] && [ -n "$port" ] || fail "ibtracert $1 -> $2: no leaf uplink in: $(cat "$T/tr.txt")"
 	sim_console "Unlink \"$leaf\"[$port]" || fail console
-	_end=$(( $(date +%s) + 20 ))
+	_end=$(( $(date +%s) + 60 ))	# only ends the wait
 	until sim_diag ibtracert "$(lid "$1")" "$(lid "$2")" > "$T/tr.txt" && grep -q '^To ca' "$T/tr.txt" &&
 	    ! sed -n 3p "$T/tr.txt" | grep -q "^\[$port\] ->"; do
-		[ "$(date +%s)" -ge "$_end" ] && fail "OpenSM did not reroute $1 -> $2 within 20 s"
+		[ "$(date +%s)" -ge "$_end" ] && fail "OpenSM did not reroute $1 -> $2 a minute on"
 		sleep 0.3
 	done
 }
@@ -318,7 +318,7 @@ observer_pair_checks() {
 	echo "the master rerouted: host2,$far passes over the routes ibtracert walks"
 
 	# health: symbol errors on host2's port, on every route host2 takes
-	end=$(( $(date +%s) + 20 ))
+	end=$(( $(date +%s) + 60 ))	# only ends the wait
 	until [ "$(octl --json status | jq -r '.health.rounds')" -ge 1 ] 2>/dev/null; do
 		[ "$(date +%s)" -ge "$end" ] && fail "observer a: no health round: $(octl --json status | jq -c .health)"
 		sleep 0.3
@@ -328,7 +328,7 @@ observer_pair_checks() {
 	sim_console 'PerformanceSet "host2"[1] PortCounters.SymbolErrorCounter=5000' || fail console
 	sim_diag perfquery "$(lid host2)" 1 | grep -q 'SymbolErrorCounter:\.*5000' ||
 	    fail "perfquery does not see the burst"
-	end=$(( $(date +%s) + 20 ))
+	end=$(( $(date +%s) + 60 ))	# only ends the wait
 	until octl --json events --limit 200 | jq -e '.events[] | select(.object == "host2:1" and
 	    (.message | startswith("symbol_errors")))' > /dev/null 2>&1; do
 		[ "$(date +%s)" -ge "$end" ] && fail "observer a raised no symbol_errors event for host2:1"

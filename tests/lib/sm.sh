@@ -183,3 +183,22 @@ sm_stop_mid_set() {
 	kill -STOP "$FD_PID"
 	rm -f "$2"
 }
+
+# sm_within_sweeps S0 N WHAT CMD...: until CMD succeeds; fail when N
+# sweeps recorded after sweep S0 (an sm_sweeps id read before the change)
+# have ended with CMD still failing: "within N sweeps", counted, not timed
+# (issue 39).  The count is read before each try, so a sweep that ends
+# between the two is not held against it.  Two minutes of wall clock only
+# end a wait for sweeps that never come.
+sm_within_sweeps() {
+	_s0=$1 _n=$2 _what=$3
+	shift 3
+	_end=$(( $(date +%s) + 120 ))
+	while :; do
+		_done=$(db "SELECT count(*) FROM sm_sweeps WHERE id > $_s0")
+		"$@" && return 0
+		[ "$_done" -ge "$_n" ] && fail "$_what: not so after the $_done sweeps since"
+		[ "$(date +%s)" -ge "$_end" ] && fail "$_what: not so two minutes on ($_done sweeps since)"
+		sleep 0.3
+	done
+}
