@@ -39,14 +39,18 @@ for u in 4244 4245 4246 4247; do
 	    nice -n 19 "$PROBE" "$SOCK" flood 25 8 >> "$T/flood.out" &
 	flooders="$flooders $!"
 done
-# the attack under way: every uid at its cap, the refusals counted (the
-# wall clock only ends the wait)
+# the attack under way: nobody's 268 beyond its cap refused (the wall
+# clock only ends the wait).  The connections open are read at that
+# moment: at most 32 of nobody's, the 100 non-readers and status's own
+# (the non-readers are dropped idle_timeout after their last progress,
+# which a slow sanitized run can reach first: fewer is no breach)
 i=0
-until [ "$(ctl_json connections)" -ge 133 ] && [ "$(ctl_json refused_total)" -ge 268 ]; do
-	[ $i -ge 300 ] && fail "the attack never opened its connections: $(ctl_json connections) open, $(ctl_json refused_total) refused"
+until n=$(ctl_json connections); [ "$(ctl_json refused_total)" -ge 268 ]; do
+	[ $i -ge 300 ] && fail "the attack never opened its connections: $n open, $(ctl_json refused_total) refused"
 	i=$((i + 1))
 	sleep 0.1
 done
+[ "$n" -le 133 ] || fail "$n connections open, more than 133: the per-uid cap did not hold"
 out=$("$PROBE" "$SOCK" latency 50) || fail "root's status failed under load: $out"
 echo "root status under load: $out (not gated)"
 loop_gate "400 attackers' connections and floods"
@@ -59,9 +63,6 @@ if ldd "$FABRICD" 2>/dev/null | grep -q libasan; then
 else
 	[ "$rss" -lt 65536 ] || fail "daemon RSS $rss kB, limit 64 MB"
 fi
-n=$(ctl_json connections)
-# 32 of nobody's, the 100 non-readers, and status's own
-[ "$n" = 133 ] || fail "$n connections open, expected 133: the per-uid cap did not hold"
 [ "$(ctl_json refused_total)" = 268 ] || fail "refusals not counted: $(ctl_json refused_total)"
 
 # nothing sent for idle_timeout: closed; replies unread for as long: dropped

@@ -15,7 +15,7 @@ fd_config "validation:
   srun: $T/nonexistent/srun
   nccl_tests_dir: $FK
   perftest_dir: $FK
-  job_timeout: 3s
+  job_timeout: 60s
   kill_grace: 1s
   max_parallel: 4
   profiles:
@@ -72,7 +72,7 @@ id=$(last)
 #    ignores SIGTERM included; the job is inconclusive, never a node fault
 control mode=hang "pidfile=$T/grandchild.pid"
 t0=$(date +%s)
-ctl --json validate nccl --hosts gpu1,gpu2 --follow > "$T/follow.out"
+ctl --json validate nccl --hosts gpu1,gpu2 --follow --timeout 3 > "$T/follow.out"
 rc=$?
 t1=$(date +%s)
 [ $rc -eq 2 ] || fail "--follow of an inconclusive job: exit $rc, not 2"
