@@ -40,9 +40,11 @@
 #define CTL_LINES_A_TURN 2	/* requests of one client per turn of the loop */
 /* Connections taken in one turn of the loop: libevent's listener accepts
  * until the backlog is empty, and a burst of 400 clients (each checked,
- * refused with an error line or set up) was one turn of over 80 ms of
- * CPU; after this many the listener waits for the next turn. */
-#define CTL_ACCEPTS_A_TURN 16
+ * refused with an error line or set up, about 0.2 ms each) was one turn
+ * of over 80 ms of CPU; after this many (about 6 ms) the listener waits
+ * for the next turn, behind every busy client's (100 flooding clients
+ * under the sanitizers let it take 32 every 0.4 s). */
+#define CTL_ACCEPTS_A_TURN 32
 static struct {
 	struct event_base		*base;
 	struct evconnlistener		*listener;

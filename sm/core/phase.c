@@ -47,28 +47,30 @@ sm_phase_cancel(struct sm *sm)
 	sm->next_phase = NULL;
 }
 
-static void request(struct sm *sm, bool heavy);
+static void request(struct sm *sm, bool heavy, bool by_timer);
 
 void
 sm_sweep_request(struct sm *sm, bool heavy)
 {
-	sm->asked_by_event = true;
-	request(sm, heavy);
+	request(sm, heavy, false);
 }
 
 void
 sm_sweep_request_periodic(struct sm *sm, bool heavy)
 {
-	sm->asked_by_timer = true;
-	request(sm, heavy);
+	request(sm, heavy, true);
 }
 
 static void
-request(struct sm *sm, bool heavy)
+request(struct sm *sm, bool heavy, bool by_timer)
 {
 	/* A standby SM leaves the fabric to the master; it polls instead. */
 	if (sm->state == SM_STATE_STANDBY || sm->state == SM_STATE_NOTACTIVE)
 		return;
+	if (by_timer)		/* what the sweep's record will say began it */
+		sm->asked_by_timer = true;
+	else
+		sm->asked_by_event = true;
 	if (sm->sweeping) {
 		sm->again = true;
 		sm->again_heavy |= heavy;

@@ -23,7 +23,7 @@ unpriv_env="ASAN_OPTIONS=detect_leaks=0 LSAN_OPTIONS="
 fd_config "control:
   read_group: nogroup
   max_connections_per_user: 32
-  idle_timeout: 3s"
+  idle_timeout: 10s"
 fd_start
 loop_gate_start
 
@@ -36,7 +36,7 @@ holder=$!
 flooders=
 for u in 4244 4245 4246 4247; do
 	env $unpriv_env setpriv --reuid=$u --regid=nogroup --clear-groups \
-	    nice -n 19 "$PROBE" "$SOCK" flood 25 8 >> "$T/flood.out" &
+	    nice -n 19 "$PROBE" "$SOCK" flood 25 16 >> "$T/flood.out" &
 	flooders="$flooders $!"
 done
 # the attack under way: nobody's 268 beyond its cap refused (the wall
@@ -46,7 +46,7 @@ done
 # which a slow sanitized run can reach first: fewer is no breach)
 i=0
 until n=$(ctl_json connections); [ "$(ctl_json refused_total)" -ge 268 ]; do
-	[ $i -ge 300 ] && fail "the attack never opened its connections: $n open, $(ctl_json refused_total) refused"
+	[ $i -ge 600 ] && fail "the attack never opened its connections: $n open, $(ctl_json refused_total) refused"
 	i=$((i + 1))
 	sleep 0.1
 done
@@ -71,10 +71,12 @@ wait $flooders
 cat "$T/hold.out" "$T/flood.out"
 grep -q '^accepted 32 refused 268 closed 32$' "$T/hold.out" ||
     fail "nobody's connections: $(tail -2 "$T/hold.out")"
-# closed no sooner than idle_timeout (3 s; the daemon checks a quarter of
-# it apart): a busy machine can only make it later
+# closed no sooner than idle_timeout (10 s: the 300 must all have come in
+# before the first 32 are closed, which a loaded sanitized run at 16 (now 32)
+# accepts a turn did not do in 3 s; the daemon checks a quarter of it
+# apart, from the hold's start): a busy machine can only make it later
 first=$(sed -n 's/^first_close_ms //p' "$T/hold.out")
-[ -n "$first" ] && [ "$first" -ge 2000 ] || fail "idle ones closed after ${first:-no} ms (timeout 3 s)"
+[ -n "$first" ] && [ "$first" -ge 7000 ] || fail "idle ones closed after ${first:-no} ms (timeout 10 s)"
 i=0
 until [ "$(ctl_json connections)" = 1 ]; do
 	[ $i -ge 600 ] && fail "$(ctl_json connections) connections still open a minute after the timeout"
