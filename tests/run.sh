@@ -2,7 +2,8 @@
 # Run the whole suite against one or more build folders and print one
 # total.  Usage: tests/run.sh BUILD [BUILD...]   (e.g. build build-san)
 # Environment: TESTS=pattern runs only matching tests (a shell glob on the
-# test's name, e.g. TESTS='sm_*'); TEST_JOBS=N runs N integration scripts
+# test's name, e.g. TESTS='sm_*'); TEST_TIMES=FILE keeps every script's
+# wall time there, slowest first; TEST_JOBS=N runs N integration scripts
 # side by side (default: one more than the CPUs, at most 4: the scripts
 # wait on simulators and timers more than they compute).
 # The last line is always `N passed, N failed, N skipped`; before it, the
@@ -193,6 +194,8 @@ if ls "$results"/t.*.time >/dev/null 2>&1; then
 	echo "=== the ten slowest scripts (s)"
 	cat "$results"/t.*.time | sort -rn | head -10 | awk '{ printf "%5d  %s\n", $1, $2 }'
 	echo "all scripts: $(cat "$results"/t.*.time | awk '{ s += $1 } END { print s + 0 }') s of wall time added up"
+	# TEST_TIMES=FILE keeps every script's time, slowest first
+	[ -n "${TEST_TIMES:-}" ] && cat "$results"/t.*.time | sort -rn > "$TEST_TIMES"
 fi
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"
