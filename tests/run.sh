@@ -4,20 +4,20 @@
 # Environment: TESTS=pattern runs only matching tests (a shell glob on the
 # test's name, e.g. TESTS='sm_*'); TEST_TIMES=FILE keeps every script's
 # wall time there, slowest first; TEST_JOBS=N runs N integration scripts
-# side by side (default: one more than the CPUs, at most 4: the scripts
-# wait on simulators and timers more than they compute).
+# side by side (default: two more than the CPUs, at most 6: the scripts
+# wait on simulators, etcd and timers more than they compute; at three on
+# two CPUs the CPUs were idle half the time).
 # The last line is always `N passed, N failed, N skipped`; before it, the
 # ten slowest scripts.  A skip counts
 # as a failure too unless tests/skip-allow.txt lists it with its reason:
 # a test that did not run must not look green.
 #
 # Order: each build's unit programs one after another; then the
-# integration scripts of all builds, TEST_JOBS at a time; then, one at a
-# time with nothing beside them, the scripts that say `# run.sh: alone`
-# (they gate the event loop's latency or time a window, and a neighbour's
-# load on the same cores would be what they measure), and those that say
-# `# run.sh: alone-plain` on a build without sanitizers (a sanitized run
-# of them is not timed, so it goes side by side).
+# integration scripts of all builds, TEST_JOBS at a time, those that say
+# `# run.sh: long` (a minute or more: they wait on the defaults' own
+# periods) first, so that none of them starts last and keeps the run
+# waiting alone at its end.  No script runs alone: each must pass beside
+# any other work (issue 39), so none measures its neighbours' load.
 src=$(cd "$(dirname "$0")/.." && pwd)
 allow="$src/tests/skip-allow.txt"
 
@@ -109,18 +109,14 @@ skip_allowed() {
 	return 1
 }
 
-# runs_alone SCRIPT BUILD
-runs_alone() {
-	grep -q '^# run.sh: alone ' "$1" && return 0
-	grep -q '^# run.sh: alone-plain ' "$1" || return 1
-	! ldd "$2/fabricd" 2>/dev/null | grep -q libasan
-}
+# is_long SCRIPT: it says `# run.sh: long`
+is_long() { grep -q '^# run.sh: long' "$1"; }
 
 default_jobs() {
 	n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 	[ "$n" -ge 1 ] 2>/dev/null || n=1
-	n=$((n + 1))
-	[ "$n" -gt 4 ] && n=4
+	n=$((n + 2))
+	[ "$n" -gt 6 ] && n=6
 	echo "$n"
 }
 
@@ -144,29 +140,25 @@ for build in $builds; do
 	done
 done
 
-# the integration scripts: "BUILD SCRIPT RESULTS" lines for xargs, side
-# by side; "BUILD SCRIPT" lines for those that run alone
+# the integration scripts, as "BUILD SCRIPT RESULTS" lines for xargs:
+# the long ones of every build first
+: > "$results/long"
 : > "$results/side"
-: > "$results/alone"
 for build in $builds; do
 	for t in "$src"/tests/integration/*.sh; do
 		[ -f "$t" ] || continue
 		case $(basename "$t" .sh) in $pattern) ;; *) continue ;; esac
-		if runs_alone "$t" "$build"; then
-			echo "$build $t" >> "$results/alone"
+		if is_long "$t"; then
+			echo "$build $t $results" >> "$results/long"
 		else
 			echo "$build $t $results" >> "$results/side"
 		fi
 	done
 done
 echo "=== integration scripts, $jobs side by side"
-# each line's two words become the BUILD and SCRIPT arguments
 # each line's three words become run_script's BUILD SCRIPT RESULTS
-xargs -r -P "$jobs" -L 1 sh "$src/tests/run.sh" --script < "$results/side"
-echo "=== integration scripts that run alone"
-while read -r build t; do
-	run_script "$build" "$t" "$results"
-done < "$results/alone"
+cat "$results/long" "$results/side" |
+    xargs -r -P "$jobs" -L 1 sh "$src/tests/run.sh" --script
 
 passed=0
 failed=$missing
@@ -189,7 +181,7 @@ done
 for out in "$results"/*.out; do
 	[ -f "$out" ] && cat "$out"
 done
-# where the time goes: the slowest scripts (wall time, side by side or alone)
+# where the time goes: the slowest scripts (wall time, side by side)
 if ls "$results"/t.*.time >/dev/null 2>&1; then
 	echo "=== the ten slowest scripts (s)"
 	cat "$results"/t.*.time | sort -rn | head -10 | awk '{ printf "%5d  %s\n", $1, $2 }'

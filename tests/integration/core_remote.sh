@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: long (TLS handshakes and their timeouts: about 30 s)
 # The remote control channel (control.listen over TLS), judged from
 # outside fabricd: certificates made here with the openssl command line,
 # the Sets fabricd sends counted below umad (tests/fixtures/mad/madlog.c),

@@ -1,9 +1,13 @@
 #!/bin/sh
+# run.sh: long (12 kills and takeovers: about a minute)
 # The master killed in the middle of partition changes, with ha: fabricd A
 # (host1, priority 15) and B (host2, priority 5), one 3-member etcd cluster
-# (loopback).  Each of HA_KILLS (20; 8 under the sanitizers) rounds makes a new partition on A and
-# adds two hosts to it; A is killed (SIGKILL) at a random point of that
-# member add.  B takes over; the P_Key tables of every host port, read with
+# (loopback).  Each of HA_KILLS (12; 6 under the sanitizers) rounds makes a
+# new partition on A and adds two hosts to it; A is killed (SIGKILL) at a
+# point of that member add: the 600 ms from before the commit to after the
+# last Set are cut in as many slices as rounds, and round R kills at a
+# random point of slice R, so that every part of the change is hit on
+# every run (20 rounds at random points did not promise that).  B takes over; the P_Key tables of every host port, read with
 # smpquery, must then equal the membership before the killed command or
 # after it, for all hosts alike (never older, never a mix), as this test's
 # own record of acknowledged commands has it: an acknowledged add must be
@@ -17,12 +21,13 @@
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/etcd.sh"
 sim_test_setup smpquery sminfo jq
-# The sanitizer build takes 8 rounds: its point is memory errors on each
+# The sanitizer build takes 6 rounds: its point is memory errors on each
 # path (a kill before, inside and after a change, each SM master in turn),
-# which 8 random kills cover; the 20 rounds' spread of kill points is the
-# plain build's (issue 39: make check's time).
-ROUNDS=${HA_KILLS:-20}
-ldd "$FABRICD" 2>/dev/null | grep -q libasan && ROUNDS=${HA_KILLS:-8}
+# which 100 ms slices cover; the finer spread is the plain build's (issue
+# 39: make check's time).
+ROUNDS=${HA_KILLS:-12}
+ldd "$FABRICD" 2>/dev/null | grep -q libasan && ROUNDS=${HA_KILLS:-6}
+WINDOW_MS=600
 HOSTS="host3 host4 host5 host6 host7 host8"
 
 # keys HOST: the 15-bit keys HOST's port holds besides the default, sorted.
@@ -120,14 +125,19 @@ for round in $(seq 1 "$ROUNDS"); do
 	expect "$T/record.after" > "$T/after"
 	( mctl partition member add "p$round" "host[$n$((n + 1))]" >/dev/null 2>&1 && touch "$T/acked" ) &
 	cmd=$!
-	# a random point from before the commit to after the last Set
-	sleep "0.$(printf '%03d' $(( $(od -An -N2 -tu2 /dev/urandom) % 600 )))"
+	# a random point of this round's slice of the change
+	slice=$((WINDOW_MS / ROUNDS))
+	at=$(( (round - 1) * slice + $(od -An -N2 -tu2 /dev/urandom) % slice ))
+	sleep "$((at / 1000)).$(printf '%03d' $((at % 1000)))"
 	kill_master
 	wait "$cmd" 2>/dev/null
 	standby_is MASTER 15 || fail "round $round: the standby of $M did not take over"
 	ha_writable sctl || fail "round $round: the new master never became writable
 $(tail -20 "$T/b/fabricd.log")"
-	sleep 2		# the new master's sweeps program what the intent says
+	# a sweep of the new master's, begun after its intent was read,
+	# programs what the intent says (sweep answers when it is done)
+	sctl sweep > /dev/null || fail "round $round: the new master refused a sweep"
+	idle sctl || fail "round $round: the new master stays busy"
 	state > "$T/now"
 	if [ -f "$T/acked" ]; then
 		rm -f "$T/acked"

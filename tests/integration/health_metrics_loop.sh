@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: long (the 1,296-host fabric's bring-up: about 30 s)
 # A metrics request must not hold the loop (issue 22).  The 1,296-host
 # 3-level tree (topogen -p 4) on ibsim's default cabling (every cabled port
 # degraded, as health_storm.sh), fabricd on its defaults (the SM on) plus

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: long (the 1,296-host fabric's bring-up and storms: about 40 s)
 # An event storm must not freeze the loop (issue 22).  A 1,296-host
 # 3-level tree (topogen -p 4) on ibsim's default cabling (no w=/s= in the
 # net file: every link comes up 4X SDR although both ends support 12X

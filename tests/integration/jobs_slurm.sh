@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: long (a private Slurm's start: about 30 s)
 # Job partitions through a real Slurm (issue 26): slurmctld, three slurmd
 # on this host (host3, host4, host5: Debian's build has multiple-slurmd)
 # and a fourth node gpu9 that is not on the fabric, munged, all on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: long (the observers' default periods: about a minute)
 # Many observers on their defaults against one master (issue 27, "Load"):
 # OpenSM 3.3.23 is master on an ibsim fat tree and four fabricd, started
 # together on the default configuration (refresh 4h), observe from the

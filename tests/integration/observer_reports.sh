@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: long (OpenSM's bring-up and its Reports: about 40 s)
 # An observer's Reports (issue 27), on the defaults (refresh 4h): OpenSM
 # 3.3.23 is master on an ibsim fat tree, fabricd observes from the host
 # (other than OpenSM's) with the lowest LID.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: long (the default 60 s audit and 10 s sweeps: about 100 s)
 # The whole daemon on its defaults: every module on, nothing lowered but
 # the socket and state paths (fd_config), on the 3-level tree where the
 # defaults were seen to fight (radix 8, 4 pods of 4 leaves and 4
