@@ -39,6 +39,7 @@ struct follower {
 	struct follower		*next;
 };
 static struct follower *followers;
+static int nfollowers;		/* live ones: status shows it, a test waits on it */
 
 #define BATCH_ROWS	256
 
@@ -227,8 +228,9 @@ json_t *
 events_status(void)
 {
 	forget_written();
-	return json_pack("{s:I, s:I, s:I}", "unwritten", (json_int_t)(q_tail - q_head),
-	    "posted", (json_int_t)posted_total, "batches", (json_int_t)handed_batches);
+	return json_pack("{s:I, s:I, s:I, s:i}", "unwritten", (json_int_t)(q_tail - q_head),
+	    "posted", (json_int_t)posted_total, "batches", (json_int_t)handed_batches,
+	    "followers", nfollowers);
 }
 
 static void
@@ -345,6 +347,7 @@ follower_gone(struct ctl_req *req, void *arg)
 	for (pp = &followers; *pp; pp = &(*pp)->next) {
 		if (*pp == f) {
 			*pp = f->next;
+			nfollowers--;
 			break;
 		}
 	}
@@ -463,6 +466,7 @@ follow_live(struct ctl_req *req, enum event_severity min)
 	f->min = min;
 	f->next = followers;
 	followers = f;
+	nfollowers++;
 	ctl_req_on_gone(req, follower_gone, f);
 }
 

@@ -63,15 +63,33 @@ for bad in 'zz' '12' '-0000000000000000001' '000000000000000000001' ''; do
 done
 
 # --follow starts now; --limit 3 asks for the newest three first
-ctl events --follow > "$T/follow.now" 2>&1 &
+# (fabricctl itself in the background, not ctl's subshell: its pid is
+# what kill must reach)
+"$FABRICCTL" -s "$SOCK" events --follow > "$T/follow.now" 2>&1 &
 p1=$!
-ctl events --follow --limit 3 > "$T/follow.3" 2>&1 &
+"$FABRICCTL" -s "$SOCK" events --follow --limit 3 > "$T/follow.3" 2>&1 &
 p2=$!
 fd_on_exit "kill $p1 $p2 2>/dev/null"
-sleep 1
+# both follow live (status counts them) before the event they must see
+followers() { ctl --json status | jq -r '.events.followers'; }
+i=0
+until [ "$(followers)" = 2 ]; do
+	i=$((i + 1)); [ $i -le 600 ] || fail "the two --follow clients never followed: $(followers)"
+	sleep 0.1
+done
 ctl reload > /dev/null || fail reload
-sleep 1
+i=0
+until grep -q "configuration reloaded" "$T/follow.now" && grep -q "configuration reloaded" "$T/follow.3"; do
+	i=$((i + 1)); [ $i -le 600 ] || break	# ends the wait; the checks below say what is missing
+	sleep 0.1
+done
 kill $p1 $p2 2>/dev/null
+wait $p1 $p2 2>/dev/null
+i=0
+until [ "$(followers)" = 0 ]; do
+	i=$((i + 1)); [ $i -le 600 ] || fail "the followers are gone, status still counts $(followers)"
+	sleep 0.1
+done
 grep -q "configuration reloaded" "$T/follow.now" || fail "--follow: no live event: $(head -3 "$T/follow.now")"
 ! grep -q "a stored event" "$T/follow.now" || fail "--follow printed history: $(head -3 "$T/follow.now")"
 grep -q "configuration reloaded" "$T/follow.3" || fail "--follow --limit 3: no live event"
