@@ -12,7 +12,7 @@
 # as a failure too unless tests/skip-allow.txt lists it with its reason:
 # a test that did not run must not look green.
 #
-# Order: each build's unit programs one after another; then the
+# Order: the unit programs of every build, TEST_JOBS at a time; then the
 # integration scripts of all builds, TEST_JOBS at a time, those that say
 # `# run.sh: long` (a minute or more: they wait on the defaults' own
 # periods) first, so that none of them starts last and keeps the run
@@ -96,6 +96,12 @@ if [ "${1:-}" = --script ]; then
 	run_script "$2" "$3" "$4"
 	exit 0
 fi
+# `run.sh --unit BUILD PROGRAM RESULTS`: one unit program of the unit
+# phase, its lines kept for the phase to print in order.
+if [ "${1:-}" = --unit ]; then
+	run_unit "$2" "$3" "$4" > "$4/uo.$(basename "$2").$(basename "$3")"
+	exit 0
+fi
 
 # skip_allowed BUILD/NAME: a glob of tests/skip-allow.txt matches it.
 skip_allowed() {
@@ -131,13 +137,22 @@ for b in "$@"; do
 	builds="$builds $build"
 done
 
+# the unit programs, TEST_JOBS at a time (each is one process that
+# computes), their lines printed build by build in order
+: > "$results/units"
 for build in $builds; do
-	echo "=== unit programs of $(basename "$build")"
 	for t in "$build"/tests/test_*; do
 		[ -x "$t" ] || continue
 		case $(basename "$t") in $pattern) ;; *) continue ;; esac
-		run_unit "$build" "$t" "$results"
+		echo "$build $t $results" >> "$results/units"
 	done
+done
+xargs -r -P "$jobs" -L 1 sh "$src/tests/run.sh" --unit < "$results/units"
+for build in $builds; do
+	echo "=== unit programs of $(basename "$build")"
+	while read -r b t r; do
+		[ "$b" = "$build" ] && cat "$results/uo.$(basename "$b").$(basename "$t")"
+	done < "$results/units"
 done
 
 # the integration scripts, as "BUILD SCRIPT RESULTS" lines for xargs:
