@@ -11,7 +11,8 @@
 . "$FABRICD_SRC/tests/lib/common.sh"
 fd_setup
 need curl sqlite3
-p1=$((20000 + $$ % 20000))
+port_block
+p1=$PORT_BASE
 p2=$((p1 + 1))
 fd_config "metrics:
   listen: 127.0.0.1:$p1

@@ -32,7 +32,8 @@ tls_cert jobs ca slurmctld
 tls_cert stranger ca stranger
 tls_cert foreign otherca alice	# alice's name, another CA's signature
 
-PORT_A=$((21000 + $$ % 11000))	# below the ephemeral range (32768 up)
+port_block
+PORT_A=$PORT_BASE
 PORT_B=$((PORT_A + 1))
 A=127.0.0.1:$PORT_A
 B=127.0.0.1:$PORT_B
@@ -142,7 +143,12 @@ f1=$!
 # shellcheck disable=SC2086
 "$FABRICCTL" $follow > "$T/f2.out" 2>&1 &
 f2=$!
-sleep 1.5
+# both follow live (status counts them) before the third connection
+i=0
+until [ "$(ctl --json status | jq -r '.events.followers')" = 2 ]; do
+	i=$((i + 1)); [ $i -le 600 ] || fail "the two followers never followed: $(cat "$T/f1.out" "$T/f2.out")"
+	sleep 0.1
+done
 capture -r "$T/cap.out" rctl read --json version
 kill "$f1" "$f2" 2>/dev/null
 wait "$f1" "$f2" 2>/dev/null
@@ -201,7 +207,7 @@ B_PID=$!
 fd_second "$B_PID" "$T/b/fabricd.log"
 b_lid=$(sm_lid_of host2)
 sm_wait_sminfo 20 "$B_GUID 3 STANDBY" "$b_lid" ||
-    fail "B (LID $b_lid): '$(sm_sminfo_at "$b_lid")', want STANDBY; $(sim_diag -H host4 -t 10 sminfo "$b_lid" 2>&1)"
+    fail "B (LID $b_lid): '$(sm_sminfo_at "$b_lid")', want STANDBY; $(sim_diag -H host4 -t 10 sminfo "$b_lid" 2>&1); B's log: $(tail -20 "$T/b/fabricd.log")"
 i=0
 while :; do
 	got=$(raw "$B" '{"v":1,"id":9,"cmd":"partition.list","args":{}}' read)

@@ -30,12 +30,11 @@ extendedKeyUsage=serverAuth,clientAuth"
 cert client ca "extendedKeyUsage=clientAuth"
 cert stranger other "extendedKeyUsage=clientAuth"
 
-# the member on the K-th choice of port, below the kernel's ephemeral
-# range (32768 up: a client's own connection held 39068 once), offsets 7
-# and 8 of the 20-port blocks the cluster tests use 1-3 and 11-13 of; a
-# member that could not bind has exited, and the next choice is tried
+# the member on a block of ports of its own (port_block); a member that
+# could not bind has exited, and the next block is tried
 tls_member() {
-	P=$((20000 + (($$ + $1 * 211) % 600) * 20 + 7))
+	port_block
+	P=$PORT_BASE
 	rm -rf "$T/etcd-tls"
 	etcd --name m1 --data-dir "$T/etcd-tls" --listen-peer-urls "http://127.0.0.1:$((P + 1))" \
 	    --initial-advertise-peer-urls "http://127.0.0.1:$((P + 1))" \

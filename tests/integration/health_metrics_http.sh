@@ -11,7 +11,8 @@
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup curl promtool
 
-port=$((20000 + $$ % 20000))
+port_block
+port=$PORT_BASE
 sim_fabric_up "-k 2 -h 2 -s 1" "health:
   interval: 1s
 partitions:

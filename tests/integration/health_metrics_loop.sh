@@ -19,7 +19,8 @@
 #    the daemon serving (and, in the sanitizer build, nothing leaked at exit).
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup curl promtool jq
-port=$((20000 + $$ % 20000))
+port_block
+port=$PORT_BASE
 url="http://127.0.0.1:$port/metrics"
 
 sim_default_cabling_start -p 4

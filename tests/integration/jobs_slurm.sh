@@ -35,7 +35,8 @@ tls_ca ca
 tls_cert server ca fabricd "IP:127.0.0.1"
 tls_cert jobs ca slurmctld
 tls_cert read ca nodes
-PORT=$((21000 + ($$ + 3137) % 11000))	# below the ephemeral range
+port_block
+PORT=$PORT_BASE
 for who in jobs read; do
 	printf 'remote: 127.0.0.1:%s\ncert: %s\nkey: %s\nca: %s\n' "$PORT" "$C/$who.pem" \
 	    "$C/$who.key" "$C/ca.pem" > "$T/$who.conf"

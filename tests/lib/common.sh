@@ -113,6 +113,40 @@ fd_cleanup() {
 	exit $rc
 }
 
+# port_block: PORT_BASE, the first of 20 loopback TCP ports this test
+# holds alone: below the kernel's ephemeral range (20000-31999, where no
+# client's own connection lands), none listened on now, and no other test
+# on this machine (this run's or another clone's beside it) given it
+# while this one runs: a lock directory per block under /tmp/fabricd-ports,
+# holding the test's pid, removed at exit (and taken over once that pid is
+# gone).  Each call gives a new block: a caller whose daemon could not
+# bind one asks again.  Tests side by side once picked ports from their
+# pids by separate rules, and two of them met (issue 39).
+PORT_LOCKS=/tmp/fabricd-ports
+port_block() {
+	mkdir -p "$PORT_LOCKS" 2>/dev/null && chmod 1777 "$PORT_LOCKS" 2>/dev/null
+	_pb_first=$(( ($$ * 7 + ${_pb_calls:-0} * 131) % 600 ))
+	_pb_calls=$(( ${_pb_calls:-0} + 1 ))
+	for _pb_k in $(seq 0 599); do
+		_pb=$((20000 + ((_pb_first + _pb_k) % 600) * 20))
+		_pb_lock=$PORT_LOCKS/$_pb
+		if ! mkdir "$_pb_lock" 2>/dev/null; then
+			_pb_pid=$(cat "$_pb_lock/pid" 2>/dev/null)
+			[ -n "$_pb_pid" ] && ! kill -0 "$_pb_pid" 2>/dev/null || continue
+			rm -rf "$_pb_lock"	# its test is gone
+			mkdir "$_pb_lock" 2>/dev/null || continue
+		fi
+		echo $$ > "$_pb_lock/pid"
+		if [ -z "$(ss -Htan "sport >= :$_pb and sport <= :$((_pb + 19))" 2>/dev/null)" ]; then
+			fd_on_exit "rm -rf $_pb_lock"
+			PORT_BASE=$_pb
+			return 0
+		fi
+		rm -rf "$_pb_lock"
+	done
+	fail "no block of 20 free loopback ports in 20000-31999"
+}
+
 fd_setup() {
 	T=$(mktemp -d /tmp/fabricd-test.XXXXXX)
 	chmod 755 "$T"

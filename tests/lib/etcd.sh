@@ -1,6 +1,6 @@
 # A 3-member etcd cluster on loopback for the HA tests (make deps installs
-# etcd-server).  Ports are chosen from the test's PID so that tests side by
-# side do not meet: client ports BASE+1..3, peer ports BASE+11..13.
+# etcd-server).  The ports are a block the test holds alone (port_block,
+# tests/lib/common.sh): client ports BASE+1..3, peer ports BASE+11..13.
 #   etcd_cluster_start [N]     N members (3), waits for a leader
 #   ETCD_ENDPOINTS             "http://127.0.0.1:P1","http://..." for YAML
 #   etcd_kill I / etcd_restart I   member I (1-based)
@@ -21,11 +21,12 @@ etcd_cluster_start() {
 	fail "etcd: no healthy cluster of $_n: $(tail -3 "$T/etcd1.log")"
 }
 
-# etcd_cluster_try K: the cluster on the K-th choice of ports, below the
-# kernel's ephemeral range (32768 up), where a client's own connection
-# could hold one; 1 when a member could not bind or no leader came.
+# etcd_cluster_try K: the cluster on a new block of ports of its own
+# (port_block, tests/lib/common.sh); 1 when a member could not bind or no
+# leader came.
 etcd_cluster_try() {
-	ETCD_BASE=$((20000 + (($$ + $1 * 211) % 600) * 20))
+	port_block
+	ETCD_BASE=$PORT_BASE
 	_cl=""
 	ETCD_ENDPOINTS=""
 	ETCD_URLS=""
