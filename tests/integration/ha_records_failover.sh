@@ -133,7 +133,13 @@ sleep 1.5	# B's next poll of the intent
 kill -9 "$FD_PID"
 fd_killed
 sm_wait_sminfo 10 "$B_GUID 5 MASTER" "$b_lid" || fail "B did not take over: '$(sm_sminfo_at "$b_lid")'"
-sleep 4		# B's sweeps as master, one heavy
+# a heavy sweep of B's as master (sweep answers when it is done), not a
+# fixed wait that a loaded machine could end before B swept at all
+for _ in $(seq 1 50); do
+	bctl sweep --heavy > /dev/null 2>&1 && break	# refused until B is master inside too
+	sleep 0.2
+done
+bctl sweep --heavy > /dev/null || fail "B as master refuses a heavy sweep"
 after=$(lids)
 [ "$before" = "$after" ] || fail "LIDs moved at the failover:
 $(diff "$(printf '%s\n' "$before" > "$T/l1"; echo "$T/l1")" "$(printf '%s\n' "$after" > "$T/l2"; echo "$T/l2")")"
