@@ -153,10 +153,15 @@ grep -q -- "--states=" "$T/squeue.args" || fail "squeue was asked without a stat
 ctl --json events | jq -e '[.[] | select(.message | test("job 103 is no longer known"))] | length == 1' \
     >/dev/null || ctl --json events | grep -q "job 103 is no longer known" || fail "no event for job 103"
 : > "$T/down"; : > "$T/alive"	# slurmctld down: squeue fails
-sleep 5
+# until a reconcile has run against the failing squeue (its state says
+# so), not a fixed wait: then job 104 must still hold its key
+i=0
+until ctl --json partition job list | jq -e '.reconcile.state == "failed" and (.reconcile.error | test("exited 1"))' \
+    >/dev/null; do
+	i=$((i + 1)); [ $i -le 300 ] || fail "reconcile state: $(ctl --json partition job list | jq -c .reconcile)"
+	sleep 0.2
+done
 [ -n "$(index_in host6 0x9000)" ] || fail "a failing squeue removed job 104's partition"
-ctl --json partition job list | jq -e '.reconcile.state == "failed" and (.reconcile.error | test("exited 1"))' \
-    >/dev/null || fail "reconcile state: $(ctl --json partition job list | jq -c .reconcile)"
 fd_stop
 
 # ---- 8. the pool exhausted (a pool of two keys, this step only) ----
