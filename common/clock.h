@@ -12,6 +12,7 @@
 int64_t clock_mono_us(void);
 int64_t clock_mono_ms(void);
 uint64_t clock_mono_ns(void);
+int64_t clock_thread_cpu_us(void);	/* the calling thread's CPU time */
 
 /* A duration in milliseconds (or microseconds) as a struct timeval. */
 static inline struct timeval

@@ -177,8 +177,13 @@ unknown_key(struct cfg_ctx *ctx, yaml_node_t *key, const char *where,
     const char *const *known, size_t nknown)
 {
 	const char *k = (const char *)key->data.scalar.value;
-	const char *guess = cfg_closest(k, known, nknown);
+	const char *guess;
 
+	if (ctx->nerrors >= CFG_MAX_ERRORS) {	/* only counted: no guess to make */
+		cfg_error(ctx, key, "unknown key");
+		return;
+	}
+	guess = cfg_closest(k, known, nknown);
 	if (guess)
 		cfg_error(ctx, key, "unknown key \"%s\" in %s (did you mean \"%s\"?)", k, where, guess);
 	else

@@ -25,7 +25,7 @@
  */
 #define CFG_MAX_DEPTH		64	/* levels of nesting */
 #define CFG_MAX_NODES		100000	/* nodes, aliases expanded */
-#define CFG_PARSE_BUDGET_MS	500	/* parsing time */
+#define CFG_PARSE_BUDGET_MS	500	/* parsing's CPU time */
 #define CFG_MAX_ERRORS		50	/* kept; the rest are counted */
 
 struct cfg_ctx {
