@@ -55,7 +55,7 @@ for i in 1 2 3 4; do
 	use o$i
 	h=$(cat "$T/o$i/host")
 	# a turn of LID x 4 s, a read, and a margin
-	wait_view $(( $(lid "$h") * 4 + 30 )) ||
+	wait_view $(( $(lid "$h") * 4 + 120 )) ||
 	    fail "observer on $h (LID $(lid "$h")): no view: $(octl --json status | jq -c .sm.observer)"
 	[ "$(octl --json status | jq -r .sm.observer.refresh_ms)" = 14400000 ] || fail "refresh is not the default 4h"
 	capture -e "$T/same.out" same "observer on $h"

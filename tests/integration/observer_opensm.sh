@@ -39,7 +39,7 @@ partitions:
   enabled: true"
 fd_start SIM_HOST=host2 LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
     IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_FILE="$MADLOG"
-wait_view 30 || { ctl status; fail "the observer's view is not fresh within 30 s"; }
+wait_view 120 || { ctl status; fail "the observer's view is not fresh within 120 s"; }
 [ "$(ctl --json status | jq -r '.modules[] | select(.name == "sm") | .state')" = observer ] ||
     fail "status does not say the sm module observes: $(ctl status)"
 

@@ -25,7 +25,7 @@ mylid=$(lid "$h")
 obs_on_defaults "$h" "$FABRICD_BUILD/tests/libreport_inject.so $FABRICD_BUILD/tests/libmadlog.so" \
     MADLOG_TIME=1 REPORT_INJECT="$T/o/inject"
 use o
-wait_view $((mylid * 4 + 30)) || fail "no view within $((mylid * 4 + 30)) s: $(octl --json status | jq -c .sm.observer)"
+wait_view $((mylid * 4 + 120)) || fail "no view within $((mylid * 4 + 120)) s: $(octl --json status | jq -c .sm.observer)"
 capture -e "$T/same.out" same "first view"
 links=$(wc -l < "$T/want.links")
 
