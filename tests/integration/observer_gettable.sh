@@ -71,7 +71,7 @@ views=$(obs views)
 unlink_uplink host1 host13
 smlid=$(obs master_lid)
 leaflid=$(sed -n "s/^Switch.*\"$leaf\".* port 0 lid \([0-9]*\) .*/\1/p" "$T/disc.txt")
-echo "$smlid 128 $leaflid 0x5e1f0b01" > "$OD/inject"
+inject_report "$OD/inject" "$smlid 128 $leaflid 0x5e1f0b01"
 end=$(( $(date +%s) + mylid * 4 + 120 ))	# only ends the wait (a sanitized read beside 7 other tests took over 20 s)
 until [ "$(obs views)" -gt "$views" ] && [ "$(obs links)" -eq $((links - 1)) ] 2>/dev/null &&
     agree host1 host13 > "$T/agree.out"; do

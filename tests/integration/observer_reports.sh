@@ -48,7 +48,7 @@ unlink_uplink host1 host13
 [ "$(obs views)" = "$views" ] || fail "a read came before the Report (refresh 4h)"
 smlid=$(obs master_lid)
 leaflid=$(sed -n "s/^Switch.*\"$leaf\".* port 0 lid \([0-9]*\) .*/\1/p" "$T/disc.txt")
-echo "$smlid 128 $leaflid 0x5e1f0a01" > "$OD/inject"
+inject_report "$OD/inject" "$smlid 128 $leaflid 0x5e1f0a01"
 t0=$(date +%s)
 end=$(( t0 + mylid * 4 + 15 ))
 until [ "$(obs views)" -gt "$views" ] && [ "$(obs links)" -eq $((links - 1)) ] 2>/dev/null &&
@@ -62,7 +62,7 @@ echo "Report of trap 128: answered, the view has the Unlink $(( $(date +%s) - t0
 
 # a trap not asked for: answered, no read
 views=$(obs views)
-echo "$smlid 144 $mylid 0x5e1f0a02" > "$OD/inject"
+inject_report "$OD/inject" "$smlid 144 $mylid 0x5e1f0a02"
 end=$(( $(date +%s) + 60 ))	# only ends the wait
 until [ "$(grep -c '^0x03 0x86 0x0002 ' "$OD/madlog")" -ge 2 ]; do
 	[ "$(date +%s)" -ge "$end" ] && fail "the Report of trap 144 was not answered"

@@ -113,6 +113,14 @@ obs() { octl --json status | jq -r ".sm.observer.$1"; }
 
 # wait_view SECS [READS]: until the observer's view is fresh (and, with
 # READS, until more than READS views were published).
+# inject_report FILE "SA_LID TRAP ISSUER_LID TID": the Report for
+# tests/fixtures/mad/report_inject.c to hand fabricd, written whole (a
+# temporary file renamed into place): a shell's `echo > FILE` creates the
+# file before it writes it, and a read between the two lost the Report.
+inject_report() {
+	printf '%s\n' "$2" > "$1.tmp" && mv "$1.tmp" "$1"
+}
+
 wait_view() {
 	end=$(( $(date +%s) + $1 ))
 	until [ "$(obs view 2>/dev/null)" = fresh ] && [ "$(obs views 2>/dev/null)" -gt "${2:--1}" ]; do
