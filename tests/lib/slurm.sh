@@ -63,7 +63,7 @@ slurm_start() {
 		slurm_stop_slurm
 	done
 	slurm_show_logs
-	fail "slurm: no cluster of $SLURM_NODES came up (4 choices of ports)"
+	fail "slurm: no cluster of $SLURM_NODES came up (4 blocks of ports)"
 }
 
 # slurm_munge_start: a key made in DIR/munge, munged on its own socket.
@@ -100,21 +100,16 @@ slurm_munge_start() {
 	fail "slurm: munged on $SLURM_MUNGE_SOCKET does not answer (10 s)"
 }
 
-# slurm_port_free PORT: nothing listens on it (TCP).
-slurm_port_free() {
-	[ -z "$(ss -Htln "sport = :$1" 2>/dev/null)" ]
-}
-
-# slurm_try K ARGS: the cluster on the K-th choice of ports; 1 when a
-# port was taken or a daemon died (the caller stops what is left and
-# tries the next), the test fails on anything else.
+# slurm_try K ARGS: the cluster on a block of ports of its own
+# (port_block, tests/lib/common.sh: slurmctld's, then one per slurmd); 1
+# when a daemon died (the caller stops what is left and tries the next
+# block), the test fails on anything else.
 slurm_try() {
 	_n=0
 	for _node in $SLURM_NODES; do _n=$((_n + 1)); done
-	SLURM_CTLD_PORT=$((10000 + (($$ + $1 * 211) % 490) * 20))
-	for _p in $(seq "$SLURM_CTLD_PORT" $((SLURM_CTLD_PORT + _n + 1))); do
-		slurm_port_free "$_p" || return 1
-	done
+	[ $((_n + 2)) -le 20 ] || fail "slurm: $_n nodes need more ports than a block of 20"
+	port_block
+	SLURM_CTLD_PORT=$PORT_BASE
 	shift
 	slurm_write_conf "$@"
 	mkdir -p "$SLURM_DIR/state" "$SLURM_DIR/log" "$SLURM_DIR/run"
@@ -146,7 +141,7 @@ slurm_try() {
 # meanwhile is worth another try, anything else fails the test.
 slurm_died() {
 	if grep -qs 'Address already in use' "$SLURM_DIR"/log/*; then
-		echo "slurm: a port of $SLURM_CTLD_PORT.. was taken, next choice" >&2
+		echo "slurm: a port of $SLURM_CTLD_PORT.. was taken, next block" >&2
 		return 0
 	fi
 	slurm_show_logs
