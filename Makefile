@@ -210,6 +210,7 @@ bench: all
 	$(O)/bench/routebench 36 4 16 36
 	$(O)/bench/routebench 64 44
 	@sh bench/run.sh $(O)
+	@sh bench/reconverge.sh $(O) 1296 5184
 	@sh bench/ha_latency.sh $(O) 1296
 	@sh bench/ha_takeover.sh $(O)
 	@sh bench/job_partitions.sh $(O) 1296

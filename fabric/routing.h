@@ -49,10 +49,64 @@
 
 enum routing_engine { ROUTING_MINHOP, ROUTING_UPDN, ROUTING_FTREE, ROUTING_AUTO };
 
+/*
+ * Route memory (routing_memory.c): the tables a repair starts from, kept by
+ * switch GUID so that they outlive the fabric model they were routed on.
+ *   base  the balanced reference: what the engine computed when it last
+ *         routed afresh (the first routing, a rebalance), with the routes
+ *         to LIDs and through switches that came later added to it;
+ *   cur   what the last routing gave each switch.
+ * A repair keeps cur where it still leads to its LID, goes back to base
+ * wherever base leads there again, and reroutes only what is left: so a
+ * link that fails moves only the routes that crossed it, and its return
+ * puts back the tables from before.  The caller owns it; routing_compute
+ * only reads it.
+ */
+struct routing_memory_sw {
+	uint64_t		 guid;
+	uint16_t		 rank;		/* the engine's rank (up/down order) */
+	bool			 ranked;	/* rank known: not when read off a switch */
+	size_t			 len;		/* entries in base and cur */
+	uint8_t			*base, *cur;	/* egress per LID, 0xFF none */
+};
+
+struct routing_memory {
+	int			 engine;	/* enum routing_engine; -1: read off the switches */
+	size_t			 n;
+	struct routing_memory_sw *sw;		/* sorted by GUID */
+};
+
+enum routing_rebalance {
+	ROUTING_REPAIR,			/* repair from the memory (when there is one) */
+	ROUTING_REBALANCE_DRY,		/* repair, and count what afresh would move */
+	ROUTING_REBALANCE,		/* route afresh: a new balanced reference */
+};
+
 struct routing_params {
 	enum routing_engine	 engine;
 	const uint64_t		*root_guids;	/* updn: root switch node GUIDs */
 	size_t			 nroots;	/* 0: detect the roots */
+	const struct routing_memory *mem;	/* repair from it; NULL: route afresh */
+	enum routing_rebalance	 rebalance;
+};
+
+/* What a routing kept, moved and would move (counted by routing_repair.c). */
+struct routing_repair_stats {
+	bool			 repaired;	/* a repair of the memory, not afresh */
+	char			 afresh[96];	/* when not: why ("first routing"...) */
+	size_t			 kept;		/* (switch, LID) entries as they were */
+	size_t			 reverted;	/* put back to the balanced reference */
+	size_t			 rerouted;	/* given a new way: what failed under them */
+	size_t			 new_lids;	/* LIDs routed for the first time */
+	size_t			 illegal;	/* CA entries with no up/down way left:
+						   shortest path instead (then checked for
+						   credit loops) */
+	/* against the tables the switches hold (fabric_node.lft, lft_known) */
+	size_t			 pairs_moved;	/* CA-to-CA pairs whose path changes */
+	size_t			 blocks_moved;	/* LFT blocks that differ */
+	/* ROUTING_REBALANCE_DRY: what routing afresh would change against the
+	 * tables this routing gives */
+	size_t			 dry_pairs, dry_blocks;
 };
 
 /* What one switch should hold. */
@@ -77,6 +131,7 @@ struct routing_table {
 	uint64_t		 usec;		/* time the computation took */
 	bool			 updn_fallback;	/* roots left pairs unroutable: one
 						   central root was used instead */
+	struct routing_repair_stats repair;
 };
 
 /*
@@ -145,6 +200,18 @@ enum routing_walk_status routing_walk(const struct fabric_port *src, uint16_t dl
 const char *routing_walk_status_str(enum routing_walk_status s);
 /* The same as a stable token for JSON: "ok", "no_entry", "bad_port"... */
 const char *routing_walk_status_code(enum routing_walk_status s);
+
+/* The route memory (routing_memory.c).  seed: what the switches hold
+ * (lft_known tables), so that a restarted SM keeps valid routes where they
+ * are; update: after a routing, cur = its tables, and base = them too when
+ * it routed afresh, else base gains only the entries it lacked.  -1 when
+ * out of memory (the memory is then as it was or empty, never torn). */
+struct routing_memory *routing_memory_new(void);
+void routing_memory_free(struct routing_memory *m);
+int routing_memory_seed(struct routing_memory *m, struct fabric_node *const *nodes, size_t n);
+int routing_memory_update(struct routing_memory *m, const struct routing_table *t);
+const struct routing_memory_sw *routing_memory_find(const struct routing_memory *m,
+    uint64_t guid);
 
 const char *routing_engine_name(enum routing_engine e);
 /* "minhop" / "updn" / "ftree" / "auto" -> engine; -1 when unknown. */

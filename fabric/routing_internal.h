@@ -51,4 +51,12 @@ void routing_reset_tables(struct routing_table *t);
  */
 int ftree_route(const struct graph *g, struct routing_table *t, char *why, size_t whylen);
 
+/*
+ * Repair (routing_repair.c): t holds the engine's fresh tables; with a
+ * route memory in p, they become the repair of it (or stay, saying why in
+ * t->repair.afresh), and t->repair counts what moves.  -1 out of memory.
+ */
+int routing_repair(const struct graph *g, struct routing_table *t,
+    const struct routing_params *p);
+
 #endif

@@ -287,11 +287,90 @@ ctl_sm_audit(struct ctl_req *req, json_t *args)
 	ctl_reply_ok(req, sm_audit_json(sm));
 }
 
+/*
+ * `routing rebalance`: the next heavy sweep routes afresh (or, dry, counts
+ * what routing afresh would move against the tables it writes), and the
+ * command answers once that sweep is over, from its record.
+ */
+void
+ctl_sm_routing_rebalance(struct ctl_req *req, json_t *args)
+{
+	struct sm *sm = sm_of_req(req);
+	bool dry = ctl_arg_bool(args, "dry_run");
+	char why[160];
+
+	if (sm == NULL) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is not running");
+		return;
+	}
+	if (sm_observer_refusal(sm, why, sizeof(why))) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "%s: the master SM routes the subnet", why);
+		return;
+	}
+	if (sm->state != SM_STATE_MASTER) {
+		ctl_reply_error(req, PERR_UNAVAILABLE, "the subnet manager is %s: the master SM "
+		    "routes the subnet", sm_state_name(sm->state));
+		return;
+	}
+	if (sm->nrebal_waiters >= SM_MAX_WAITERS) {
+		ctl_reply_error(req, PERR_BUSY, "too many rebalances waiting");
+		return;
+	}
+	/* a real rebalance asked beside a dry one serves both */
+	if (!dry || sm->rebalance != ROUTING_REBALANCE)
+		sm->rebalance = dry ? ROUTING_REBALANCE_DRY : ROUTING_REBALANCE;
+	sm->rebal_seq[sm->nrebal_waiters] = ++sm->rebalance_seq;
+	sm->rebal_dry[sm->nrebal_waiters] = dry;
+	sm->rebal_waiters[sm->nrebal_waiters++] = req;
+	sm_sweep_request(sm, true);
+}
+
+static json_t *
+rebalance_json(const struct sweep_record *r, bool dry)
+{
+	const struct routing_repair_stats *s = &r->route;
+	bool counted = r->rebalance == ROUTING_REBALANCE_DRY;
+
+	if (dry && counted)
+		return json_pack("{s:b, s:I, s:I, s:o}", "dry_run", 1,
+		    "blocks", (json_int_t)s->dry_blocks, "pairs", (json_int_t)s->dry_pairs,
+		    "sweep", sm_sweep_json(r));
+	return json_pack("{s:b, s:I, s:I, s:o}", "dry_run", 0,
+	    "blocks", (json_int_t)s->blocks_moved, "pairs", (json_int_t)s->pairs_moved,
+	    "sweep", sm_sweep_json(r));
+}
+
+/* Answer the rebalances the last sweep's routing served; while this SM
+ * is not master none will be: they are told so. */
+static void
+rebalance_waiters_answer(struct sm *sm)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < sm->nrebal_waiters; i++) {
+		if (sm->last.routed && sm->last.rebalance_seq >= sm->rebal_seq[i]) {
+			ctl_reply_ok(sm->rebal_waiters[i], rebalance_json(&sm->last, sm->rebal_dry[i]));
+			continue;
+		}
+		if (sm->state != SM_STATE_MASTER) {
+			ctl_reply_error(sm->rebal_waiters[i], PERR_UNAVAILABLE,
+			    "the subnet manager is no longer master");
+			continue;
+		}
+		sm->rebal_waiters[kept] = sm->rebal_waiters[i];
+		sm->rebal_dry[kept] = sm->rebal_dry[i];
+		sm->rebal_seq[kept++] = sm->rebal_seq[i];
+	}
+	sm->nrebal_waiters = kept;
+}
+
 /* Answer the `sweep` commands that waited for this sweep. */
 static void
 waiters_answer(struct sm *sm)
 {
 	size_t i, kept = 0;
+
+	rebalance_waiters_answer(sm);
 
 	for (i = 0; i < sm->nwaiters; i++) {
 		if (sm->waiter_sweep[i] <= sm->sweeps) {

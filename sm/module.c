@@ -472,6 +472,9 @@ sm_stop(struct fabricd *fd)
 	for (i = 0; i < sm->nwaiters; i++)
 		ctl_reply_error(sm->waiters[i], PERR_UNAVAILABLE, "the subnet manager stopped");
 	sm->nwaiters = 0;
+	for (i = 0; i < sm->nrebal_waiters; i++)
+		ctl_reply_error(sm->rebal_waiters[i], PERR_UNAVAILABLE, "the subnet manager stopped");
+	sm->nrebal_waiters = 0;
 	/* The sweep must not go on: its MADs' replies reach nobody. */
 	sm_phase_cancel(sm);
 	sm_fence_stop(sm);
@@ -496,6 +499,7 @@ sm_stop(struct fabricd *fd)
 	sm_lft_abandon(sm);		/* before the model it reads is freed */
 	model_writer_free(sm->writer);	/* what is queued is written first */
 	routing_table_free(sm->rt);
+	routing_memory_free(sm->route_mem);
 	fabric_free(sm->fabric);
 	fabric_free(sm->next);
 	mad_batch_free(&sm->batch);

@@ -292,6 +292,30 @@ lft_feed(void *owner, void *arg)
 	return sm->lft_node < fabric_node_count(sm->next);
 }
 
+/* The tables just computed become the memory the next routing repairs
+ * from; what was kept and moved goes on the sweep's record and, when a
+ * repair moved routes, into the log. */
+static void
+remember_routes(struct sm *sm)
+{
+	const struct routing_repair_stats *r = &sm->rt->repair;
+
+	sm->cur.routed = true;
+	sm->cur.route = *r;
+	if (routing_memory_update(sm->route_mem, sm->rt) < 0) {
+		/* the old memory stays whole: a repair from it is still valid,
+		 * only less exact */
+		log_warnx("sm: out of memory keeping the routes for the next repair");
+	}
+	if (r->repaired && (r->rerouted || r->reverted))
+		log_info("sm: routes repaired: %zu entries rerouted, %zu put back, %zu kept; "
+		    "%zu CA pairs and %zu LFT blocks move", r->rerouted, r->reverted, r->kept,
+		    r->pairs_moved, r->blocks_moved);
+	else if (!r->repaired && sm->published)
+		log_info("sm: routed afresh (%s): %zu CA pairs and %zu LFT blocks move",
+		    r->afresh, r->pairs_moved, r->blocks_moved);
+}
+
 /* The tables are computed (on the job's thread, or here): check them,
  * start the blocks that differ, and let the sweep go on. */
 static void
@@ -307,6 +331,7 @@ routes_ready(struct sm *sm, struct routing_table *rt, const char *err)
 		sm->cur.ok = false;
 		return;
 	}
+	remember_routes(sm);
 	log_debug("sm: routes for %zu LIDs on %zu switches in %llu us", sm->rt->nlids,
 	    sm->rt->nswitches, (unsigned long long)sm->rt->usec);
 	say_engine(sm);
@@ -333,6 +358,32 @@ job_done(struct routing_table *rt, const char *err, void *arg)
 	then(sm);
 }
 
+/*
+ * The memory repairs start from.  A fresh SM (a start, a restart, a
+ * standby taking over) seeds it with what the switches hold, read back by
+ * the sweep: the routes they hold stay where they still lead somewhere,
+ * and nothing is rebalanced unless an operator asks.  Switches that hold
+ * nothing yet (a fabric never routed) get the engine's fresh tables.
+ */
+static bool
+routing_memory_ready(struct sm *sm)
+{
+	size_t n = fabric_node_count(sm->next);
+	struct fabric_node **nodes;
+	bool ok;
+
+	if (sm->route_mem != NULL)
+		return true;
+	if ((sm->route_mem = routing_memory_new()) == NULL)
+		return false;
+	nodes = xcalloc(n ? n : 1, sizeof(*nodes));
+	for (size_t i = 0; i < n; i++)
+		nodes[i] = fabric_node_at(sm->next, i);
+	ok = routing_memory_seed(sm->route_mem, nodes, n) == 0;
+	free(nodes);
+	return ok;
+}
+
 void
 sm_lft_program(struct sm *sm, void (*then)(struct sm *))
 {
@@ -346,6 +397,15 @@ sm_lft_program(struct sm *sm, void (*then)(struct sm *))
 
 	if (params.engine == ROUTING_UPDN)
 		check_roots(sm);
+	if (!routing_memory_ready(sm)) {
+		sm->cur.ok = false;
+		log_warnx("sm: out of memory for the route memory; routing afresh");
+	}
+	params.mem = sm->route_mem;
+	params.rebalance = sm->rebalance;
+	sm->cur.rebalance = sm->rebalance;
+	sm->cur.rebalance_seq = sm->rebalance != ROUTING_REPAIR ? sm->rebalance_seq : 0;
+	sm->rebalance = ROUTING_REPAIR;
 	sm->route_ncut = routing_exclude_cut(sm->next, &sm->route_cut);
 	if (sm->route_ncut)
 		log_info("sm: routed around %zu link(s) isolated by health", sm->route_ncut);

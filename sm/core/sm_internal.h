@@ -91,6 +91,10 @@ struct sweep_record {
 	bool		 ok;			/* routed and activated everything */
 	bool		 periodic;		/* begun by the sweep timer, not by an
 						 * event (a trap, a change, a request) */
+	bool		 routed;		/* this sweep routed: route below */
+	struct routing_repair_stats route;	/* what its routing kept and moved */
+	enum routing_rebalance rebalance;	/* what it was asked to do */
+	uint64_t	 rebalance_seq;		/* the request it served (0: none) */
 };
 
 #define SM_MAX_HOOKS 8
@@ -186,6 +190,9 @@ struct sm {
 	void			(*route_then)(struct sm *);
 	struct fabric_port	**route_cut;	/* links cut for it (health isolation) */
 	size_t			 route_ncut;
+	struct routing_memory	*route_mem;	/* the tables repairs start from */
+	enum routing_rebalance	 rebalance;	/* asked of the next routing */
+	uint64_t		 rebalance_seq;	/* requests so far */
 
 	uint64_t		 own_guid;	/* our port GUID */
 	uint16_t		 own_lid;
@@ -298,6 +305,11 @@ struct sm {
 	struct ctl_req		*waiters[SM_MAX_WAITERS];
 	uint64_t		 waiter_sweep[SM_MAX_WAITERS];	/* answered when sweeps >= */
 	size_t			 nwaiters;
+	/* `routing rebalance` commands waiting for the sweep that routes */
+	struct ctl_req		*rebal_waiters[SM_MAX_WAITERS];
+	uint64_t		 rebal_seq[SM_MAX_WAITERS];	/* answered when served */
+	bool			 rebal_dry[SM_MAX_WAITERS];
+	size_t			 nrebal_waiters;
 };
 
 

@@ -19,10 +19,27 @@ sm_guid_json(uint64_t g)
 	return json_string(buf);
 }
 
+/* What a sweep's routing kept and moved (routing_repair.c counts it). */
+static json_t *
+route_json(const struct sweep_record *r)
+{
+	const struct routing_repair_stats *s = &r->route;
+	json_t *o = json_pack("{s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+	    "repaired", s->repaired, "afresh", s->afresh,
+	    "entries_kept", (json_int_t)s->kept, "entries_put_back", (json_int_t)s->reverted,
+	    "entries_rerouted", (json_int_t)s->rerouted, "new_lids", (json_int_t)s->new_lids,
+	    "pairs_moved", (json_int_t)s->pairs_moved, "blocks_moved", (json_int_t)s->blocks_moved);
+
+	if (r->rebalance == ROUTING_REBALANCE_DRY)
+		json_object_set_new(o, "dry_run", json_pack("{s:I, s:I}",
+		    "pairs", (json_int_t)s->dry_pairs, "blocks", (json_int_t)s->dry_blocks));
+	return o;
+}
+
 json_t *
 sm_sweep_json(const struct sweep_record *r)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:b}",
+	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:s, s:b}",
 	    "kind", r->kind == SWEEP_HEAVY ? "heavy" : "light",
 	    "cause", r->periodic ? "periodic" : "event",
 	    "start_ms", (json_int_t)r->start_ms, "duration_ms", (json_int_t)r->duration_ms,
@@ -31,6 +48,10 @@ sm_sweep_json(const struct sweep_record *r)
 	    "lft_blocks", r->lft_blocks, "port_sets", r->port_sets, "qos_sets", r->qos_sets,
 	    "mft_blocks", r->mft_blocks, "client_reregister_sets", r->rereg_sets,
 	    "unreachable", r->unreachable, "unreachable_what", r->unreachable_text, "ok", r->ok);
+
+	if (o && r->routed)
+		json_object_set_new(o, "routing", route_json(r));
+	return o;
 }
 
 json_t *

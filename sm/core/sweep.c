@@ -202,6 +202,10 @@ step_decide(struct sm *sm)
 		 * right to write yet: the fence resumes us when we have it. */
 		sm->cur.ok = sm->cur.unreachable == 0;
 		own_lid_as_found(sm);
+		/* another SM writes the tables now: when this one writes again,
+		 * it starts from what the switches hold then */
+		routing_memory_free(sm->route_mem);
+		sm->route_mem = NULL;
 		fabric_free(sm->next);
 		sm->next = NULL;
 		return STEP_END;

@@ -7,7 +7,8 @@
 #    decimals, is at most what docs/sm.md gives (1.10x, 1.11x), and
 #    OpenSM's ftree's is the figure docs/sm.md gives for it;
 #  - on the whole tree, one inter-switch Unlink while fabricd runs: the
-#    loads meet the same target after the re-sweep; the ReLink: they are
+#    repair keeps the hottest link within 2x of the bound, and a
+#    `routing rebalance` meets the target; the ReLink and a rebalance:
 #    back at the ideal.  The LFT blocks that changed (counted between the
 #    dumps, the same measure for both SMs) are printed next to OpenSM's,
 #    with fabricd's own count of blocks sent.
@@ -104,7 +105,17 @@ flap() {
 	last=$(db "SELECT max(id) FROM sm_sweeps" 2>/dev/null)
 	sim_console 'Unlink "sw-l3"[20]' || fail console
 	if [ "$sm" = fabricd ]; then
+		# a repair: only the routes that crossed the link move, and the
+		# balance drifts (docs/sm.md, Route stability): within 2x of the
+		# bound; a rebalance then meets the target
+		TARGET=200
 		if settle 15 changed_in_target; then ok=yes; else ok=no; fi
+		echo "fabricd repaired: $got; changed $(blocks)"
+		[ $ok = yes ] || fail "fabricd: loads after the Unlink's repair: $got"
+		cp "$SIM_DIR/fts.txt" "$T/repaired.txt"
+		ctl routing rebalance > /dev/null || fail "routing rebalance"
+		TARGET=100
+		if settle 15 in_target; then ok=yes; else ok=no; fi
 	else
 		# OpenSM's figures are printed, not gated, and it does not meet
 		# the target: its tables once they changed and held still for
@@ -119,6 +130,9 @@ flap() {
 	cp "$SIM_DIR/fts.txt" "$T/before.txt"
 	last=$(db "SELECT max(id) FROM sm_sweeps" 2>/dev/null)
 	sim_console 'ReLink "sw-l3"[20]' || fail console
+	# fabricd: after a rebalance in the degraded fabric the tables are
+	# valid with the link back, so nothing moves until the next rebalance
+	[ "$sm" = fabricd ] && { ctl routing rebalance > /dev/null || fail "routing rebalance"; }
 	if settle 15 at_ideal; then ok=yes; else ok=no; fi
 	[ "$sm" = fabricd ] && sent=$(db "SELECT coalesce(sum(lft_blocks), 0) FROM sm_sweeps WHERE id > $last")
 	echo "$sm after ReLink: $got; changed $(blocks)${sent:+, blocks sent $sent}; back at the ideal: $ok"
