@@ -64,7 +64,9 @@ enum routing_engine { ROUTING_MINHOP, ROUTING_UPDN, ROUTING_FTREE, ROUTING_AUTO 
  */
 struct routing_memory_sw {
 	uint64_t		 guid;
-	uint16_t		 rank;		/* the engine's rank (up/down order) */
+	uint16_t		 rank;		/* the up/down rank it was routed with:
+						   the engine's when routed afresh, kept
+						   through repairs */
 	bool			 ranked;	/* rank known: not when read off a switch */
 	size_t			 len;		/* entries in base and cur */
 	uint8_t			*base, *cur;	/* egress per LID, 0xFF none */
@@ -93,6 +95,8 @@ struct routing_params {
 /* What a routing kept, moved and would move (counted by routing_repair.c). */
 struct routing_repair_stats {
 	bool			 repaired;	/* a repair of the memory, not afresh */
+	bool			 rebased;	/* afresh, and the new reference (not
+						   when afresh only to avoid a credit loop) */
 	char			 afresh[96];	/* when not: why ("first routing"...) */
 	size_t			 kept;		/* (switch, LID) entries as they were */
 	size_t			 reverted;	/* put back to the balanced reference */

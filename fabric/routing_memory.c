@@ -135,8 +135,10 @@ nomem:
 }
 
 /* The new memory row of one routed switch: cur is the table given; base is
- * that table too after routing afresh, else the old base with only its
- * empty entries filled in (new LIDs, a switch seen for the first time). */
+ * that table too after routing afresh for a new reference, else the old
+ * base with only its empty entries filled in (new LIDs, a switch seen for
+ * the first time).  The rank stays the reference's (a repair routed with
+ * it; a routing afresh only to avoid a credit loop did not). */
 static int
 sw_from_table(struct routing_memory_sw *s, const struct routing_memory_sw *old,
     const struct routing_lft *l, bool afresh)
@@ -145,7 +147,7 @@ sw_from_table(struct routing_memory_sw *s, const struct routing_memory_sw *old,
 	size_t len = old && old->len > tlen && !afresh ? old->len : tlen;
 
 	s->guid = l->sw->guid;
-	s->rank = l->rank;
+	s->rank = afresh || old == NULL || !old->ranked ? l->rank : old->rank;
 	s->ranked = true;
 	s->len = len;
 	s->base = row_new(len);
@@ -182,7 +184,7 @@ sw_copy(struct routing_memory_sw *s, const struct routing_memory_sw *old)
 int
 routing_memory_update(struct routing_memory *m, const struct routing_table *t)
 {
-	bool afresh = !t->repair.repaired;
+	bool afresh = t->repair.rebased;
 	size_t cap = t->nswitches + (afresh ? 0 : m->n), k = 0;
 	struct routing_memory_sw *sw = calloc(cap ? cap : 1, sizeof(*sw));
 

@@ -18,9 +18,11 @@
  *      fewest LIDs.
  *
  * A LID no memory row routes (a new host) takes F's column whole.  The
- * ranks must be those the memory was routed with: when the engine or a
- * switch's rank changed, or a rebalance is asked, F is the result (routed
- * afresh) and says why.
+ * up/down ranks are those the memory was routed with (its entries are
+ * legal in them), the engine's only for switches it lacks.  When the
+ * engine changed, or a rebalance is asked, F is the result (routed
+ * afresh) and says why.  Then the sources that had to move are placed
+ * where the links are least busy (routing_repair_flow.c).
  *
  * Every way is checked by walking it: a switch's entry is good only when
  * following entries from it reaches the LID's switch over links of this
@@ -33,30 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/routing_internal.h"
-
-#define NO_NBR		UINT32_MAX
-
-enum { W_UNKNOWN, W_VISITING, W_ALIVE, W_DEAD };
-#define FL_DOWN		1	/* the way goes only down */
-#define FL_LEGAL	2	/* up hops, then down hops only */
-
-struct repair {
-	const struct graph	*g;
-	struct routing_table	*t;
-	uint8_t			**fresh;	/* [ns] F's rows (the engine's) */
-	uint8_t			**out;		/* [ns] the result's rows */
-	const struct routing_memory_sw **mem;	/* [ns] memory row, NULL none */
-	size_t			*p2n_at;	/* [ns + 1] */
-	uint32_t		*p2n;		/* by switch and port: neighbour */
-	bool			 updn;		/* up/down rules (ftree, updn) */
-	/* per destination LID */
-	uint8_t			*e;		/* [ns] the entries being walked */
-	uint8_t			*st, *fl, *bgood, *off_port;
-	uint16_t		*len, *off_len;
-	uint32_t		*stack, *broken;
-	size_t			 nbroken;
-};
+#include "fabric/routing_repair.h"
 
 static uint8_t
 row_at(const uint8_t *row, size_t len, uint16_t lid)
@@ -74,24 +53,6 @@ static uint8_t
 cur_of(const struct repair *r, size_t s, uint16_t lid)
 {
 	return r->mem[s] ? row_at(r->mem[s]->cur, r->mem[s]->len, lid) : ROUTING_NO_PORT;
-}
-
-/* The switch port p of s leads to, NO_NBR when none. */
-static uint32_t
-next_of(const struct repair *r, size_t s, uint8_t p)
-{
-	if (p == 0 || p > r->g->sw[s]->nports)
-		return NO_NBR;
-	return r->p2n[r->p2n_at[s] + p];
-}
-
-/* Up in the order the engine ranked: lower rank, then lower GUID. */
-static bool
-is_up_hop(const struct repair *r, size_t s, uint32_t v)
-{
-	const struct routing_lft *l = r->t->lfts;
-
-	return l[v].rank != l[s].rank ? l[v].rank < l[s].rank : v < s;
 }
 
 static uint8_t
@@ -184,6 +145,8 @@ keep_column(struct repair *r, uint32_t d, const struct dest_lid *dl)
 	for (size_t s = 0; s < ns; s++)
 		r->e[s] = s == d ? dl->port : base_of(r, s, lid);
 	walk_entries(r, d);
+	if (dl->port != 0)
+		column_flows(r, d, r->w_ref);	/* the reference's balance */
 	for (size_t s = 0; s < ns; s++)
 		r->bgood[s] = r->st[s] == W_ALIVE;
 	for (size_t s = 0; s < ns; s++)
@@ -202,31 +165,18 @@ keep_column(struct repair *r, uint32_t d, const struct dest_lid *dl)
 		else
 			r->t->repair.reverted++;
 	}
+	if (dl->port != 0)
+		column_flows(r, d, r->w);	/* what stays loads the links */
 }
 
-/* Whether s may take a way through settled neighbour v in this phase
- * (1: down to a way only down, 2: up to a legal way, 3: any). */
-static bool
-phase_allows(const struct repair *r, int phase, size_t s, uint32_t v)
-{
-	bool up;
-
-	if (r->st[v] != W_ALIVE)
-		return false;
-	if (!r->updn || phase == 3)
-		return true;
-	up = is_up_hop(r, s, v);
-	return phase == 1 ? !up && (r->fl[v] & FL_DOWN) : up && (r->fl[v] & FL_LEGAL);
-}
-
-/* Rank of port p among a broken switch's ways of equal length: the
- * engine's fresh choice first (balanced for the fabric as it is now: the
- * routes that must move are spread as the engine would spread them), then
- * the port the switch uses now (fewer blocks to write), then none. */
+/* Rank of port p among a broken switch's ways of equal length: the port
+ * it used (its next switch has a way again: no block to write), then the
+ * engine's fresh choice for the fabric as it is now, then none.  The
+ * balance of what moves is placed after (routing_repair_flow.c). */
 static int
 pref(uint8_t p, uint8_t fresh, uint8_t now)
 {
-	return p == fresh ? 0 : p == now ? 1 : 2;
+	return p == now ? 0 : p == fresh ? 1 : 2;
 }
 
 /* The best way for broken switch s in this phase: the shortest, then by
@@ -300,14 +250,25 @@ settle_phase(struct repair *r, int phase, const struct dest_lid *dl)
 static void
 reroute_column(struct repair *r, uint32_t d, const struct dest_lid *dl)
 {
-	for (size_t s = 0; s < r->g->ns; s++)
+	size_t ns = r->g->ns;
+
+	for (size_t s = 0; s < ns; s++)
 		r->e[s] = r->out[s][dl->lid];
 	walk_entries(r, d);
+	if (dl->port != 0) {
+		/* the switches that carry flow keep their way; the others
+		 * (no source passes them) may be given another */
+		column_flows(r, d, NULL);
+		for (size_t s = 0; s < ns; s++)
+			r->fixed[s] = r->st[s] == W_ALIVE && (r->flow[s] > 0 || s == d);
+	}
 	for (int phase = r->updn ? 1 : 3; phase <= 3; phase++)
 		settle_phase(r, phase, dl);
 	for (size_t i = 0; i < r->nbroken; i++)
 		if (r->st[r->broken[i]] != W_ALIVE)
 			r->t->unreachable++;
+	if (dl->port != 0)
+		place_moved_flow(r, d, dl->lid);
 }
 
 /*
@@ -319,8 +280,9 @@ reroute_column(struct repair *r, uint32_t d, const struct dest_lid *dl)
  */
 static size_t
 pairs_between(struct repair *r, const uint8_t *const *a, const size_t *alen,
-    uint8_t *const *b, const uint32_t *ncas)
+    uint8_t *const *b)
 {
+	const uint32_t *ncas = r->ncas;
 	const struct graph *g = r->g;
 	size_t ns = g->ns, pairs = 0;
 
@@ -386,27 +348,24 @@ count_moves(struct repair *r, const struct routing_params *p, uint8_t *const *re
 	size_t ns = g->ns;
 	const uint8_t **held = calloc(ns, sizeof(*held));
 	size_t *hlen = calloc(ns, sizeof(*hlen)), *flen = calloc(ns, sizeof(*flen));
-	uint32_t *ncas = calloc(ns, sizeof(*ncas));
 	int rc = -1;
 
-	if (!held || !hlen || !flen || !ncas)
+	if (!held || !hlen || !flen)
 		goto out;
 	for (size_t s = 0; s < ns; s++) {
 		const struct fabric_node *n = g->sw[s];
 
-		for (size_t i = g->dst_at[s]; i < g->dst_at[s + 1]; i++)
-			ncas[s] += g->dst[i].port != 0;
 		if (n->lft_known && n->lft) {
 			held[s] = n->lft;
 			hlen[s] = n->lft_len;
 		}
 		flen[s] = (size_t)r->t->lfts[s].nblocks * ROUTING_BLOCK_SIZE;
 	}
-	r->t->repair.pairs_moved = pairs_between(r, held, hlen, res, ncas);
+	r->t->repair.pairs_moved = pairs_between(r, held, hlen, res);
 	r->t->repair.blocks_moved = blocks_between(r->t, held, hlen, res);
 	if (p->rebalance == ROUTING_REBALANCE_DRY && r->t->repair.repaired) {
 		r->t->repair.dry_pairs = pairs_between(r, (const uint8_t *const *)res, flen,
-		    r->fresh, ncas);
+		    r->fresh);
 		r->t->repair.dry_blocks = blocks_between(r->t, (const uint8_t *const *)res,
 		    flen, r->fresh);
 	}
@@ -415,7 +374,6 @@ out:
 	free(held);
 	free(hlen);
 	free(flen);
-	free(ncas);
 	return rc;
 }
 
@@ -431,9 +389,6 @@ why_afresh(const struct repair *r, const struct routing_params *p)
 		return "rebalance asked";
 	if (m->engine >= 0 && m->engine != (int)r->t->engine)
 		return "the engine changed";
-	for (size_t s = 0; s < r->g->ns; s++)
-		if (r->mem[s] && r->mem[s]->ranked && r->mem[s]->rank != r->t->lfts[s].rank)
-			return "the switches' ranks changed";
 	return NULL;
 }
 
@@ -456,21 +411,39 @@ repair_alloc(struct repair *r)
 	r->off_len = calloc(ns, sizeof(*r->off_len));
 	r->stack = calloc(ns, sizeof(*r->stack));
 	r->broken = calloc(ns, sizeof(*r->broken));
-	if (!r->fresh || !r->out || !r->mem || !r->p2n_at || !r->e || !r->st || !r->fl ||
-	    !r->bgood || !r->off_port || !r->len || !r->off_len || !r->stack || !r->broken)
+	r->w = calloc(g->adj_at[ns] ? g->adj_at[ns] : 1, sizeof(*r->w));
+	r->w_ref = calloc(g->adj_at[ns] ? g->adj_at[ns] : 1, sizeof(*r->w_ref));
+	r->ncas = calloc(ns, sizeof(*r->ncas));
+	r->flow = calloc(ns, sizeof(*r->flow));
+	r->fixed = calloc(ns, 1);
+	r->order = calloc(ns, sizeof(*r->order));
+	r->cnt = calloc(ns + 2, sizeof(*r->cnt));
+	r->memo = calloc(ns, sizeof(*r->memo));
+	r->memo_at = calloc(ns, sizeof(*r->memo_at));
+	if (!r->memo || !r->memo_at ||
+	    !r->fresh || !r->out || !r->mem || !r->p2n_at || !r->e || !r->st || !r->fl ||
+	    !r->bgood || !r->off_port || !r->len || !r->off_len || !r->stack || !r->broken ||
+	    !r->w || !r->w_ref || !r->ncas || !r->flow || !r->fixed || !r->order || !r->cnt)
 		return -1;
+	for (size_t s = 0; s < ns; s++)
+		for (size_t i = g->dst_at[s]; i < g->dst_at[s + 1]; i++)
+			r->ncas[s] += g->dst[i].port != 0;
 	for (size_t s = 0; s < ns; s++) {
 		r->p2n_at[s] = np;
 		np += (size_t)g->sw[s]->nports + 1;
 	}
 	r->p2n_at[ns] = np;
-	if ((r->p2n = malloc(np * sizeof(*r->p2n))) == NULL)
+	r->p2n = malloc(np * sizeof(*r->p2n));
+	r->p2k = malloc(np * sizeof(*r->p2k));
+	if (r->p2n == NULL || r->p2k == NULL)
 		return -1;
 	for (size_t i = 0; i < np; i++)
-		r->p2n[i] = NO_NBR;
+		r->p2n[i] = r->p2k[i] = NO_NBR;
 	for (size_t s = 0; s < ns; s++)
-		for (size_t k = g->adj_at[s]; k < g->adj_at[s + 1]; k++)
+		for (size_t k = g->adj_at[s]; k < g->adj_at[s + 1]; k++) {
 			r->p2n[r->p2n_at[s] + g->adj[k].port] = g->adj[k].nbr;
+			r->p2k[r->p2n_at[s] + g->adj[k].port] = (uint32_t)k;
+		}
 	return 0;
 }
 
@@ -493,6 +466,16 @@ repair_free(struct repair *r)
 	free(r->off_len);
 	free(r->stack);
 	free(r->broken);
+	free(r->w);
+	free(r->w_ref);
+	free(r->ncas);
+	free(r->p2k);
+	free(r->flow);
+	free(r->fixed);
+	free(r->order);
+	free(r->cnt);
+	free(r->memo);
+	free(r->memo_at);
 }
 
 /* Swap the table's rows with r->out (the result in, or F back), and count
@@ -535,6 +518,11 @@ repair_all(struct repair *r)
 			for (size_t k = 0; k < r->nbroken; k++)
 				r->out[r->broken[k]][g->dst[i].lid] = ROUTING_UNKNOWN_PORT;
 		}
+	/* the reference's hottest link where it still leads, and a tenth
+	 * more: the slack (not the last tables': repairs would compound) */
+	for (size_t k = 0; k < g->adj_at[g->ns]; k++)
+		r->slack = r->w_ref[k] > r->slack ? r->w_ref[k] : r->slack;
+	r->slack += r->slack / 10;
 	for (uint32_t d = 0; d < g->ns; d++)
 		for (size_t i = g->dst_at[d]; i < g->dst_at[d + 1]; i++) {
 			uint16_t lid = g->dst[i].lid;
@@ -556,12 +544,13 @@ routing_repair(const struct graph *g, struct routing_table *t, const struct rout
 	struct repair r = { .g = g, .t = t };
 	size_t unreachable_fresh = t->unreachable;
 	uint8_t **res = calloc(g->ns ? g->ns : 1, sizeof(*res));
+	uint16_t *fresh_rank = calloc(g->ns ? g->ns : 1, sizeof(*fresh_rank));
 	char where[160];
 	const char *why;
 	int rc = -1;
 
 	memset(&t->repair, 0, sizeof(t->repair));
-	if (res == NULL || repair_alloc(&r) < 0)
+	if (res == NULL || fresh_rank == NULL || repair_alloc(&r) < 0)
 		goto out;
 	r.updn = t->engine != ROUTING_MINHOP;
 	for (size_t s = 0; s < g->ns; s++) {
@@ -570,6 +559,7 @@ routing_repair(const struct graph *g, struct routing_table *t, const struct rout
 	}
 	if ((why = why_afresh(&r, p)) != NULL) {
 		snprintf(t->repair.afresh, sizeof(t->repair.afresh), "%s", why);
+		t->repair.rebased = true;
 		rc = count_moves(&r, p, r.fresh);
 		goto out;
 	}
@@ -577,12 +567,23 @@ routing_repair(const struct graph *g, struct routing_table *t, const struct rout
 		if ((r.out[s] = malloc((size_t)t->lfts[s].nblocks * ROUTING_BLOCK_SIZE)) == NULL)
 			goto out;
 	t->repair.repaired = true;
+	/* The up/down order stays the memory's: its entries are legal in it
+	 * (the engine's ranks for the fabric as it is now can differ: a core
+	 * left with the links of one pod).  Switches it lacks take the
+	 * engine's. */
+	for (size_t s = 0; s < g->ns; s++) {
+		fresh_rank[s] = t->lfts[s].rank;
+		if (r.mem[s] && r.mem[s]->ranked)
+			t->lfts[s].rank = r.mem[s]->rank;
+	}
 	repair_all(&r);
 	swap_rows(&r);		/* the repair in t, F in r.out (== r.fresh) */
 	if (t->repair.illegal && routing_credit_loop(t, where, sizeof(where)) != 0) {
 		/* a last-resort way closed a credit loop (or there was no
 		 * memory to tell): the engine's own tables have none */
 		swap_rows(&r);
+		for (size_t s = 0; s < g->ns; s++)
+			t->lfts[s].rank = fresh_rank[s];
 		memset(&t->repair, 0, sizeof(t->repair));
 		snprintf(t->repair.afresh, sizeof(t->repair.afresh),
 		    "a repair would close a credit loop");
@@ -595,6 +596,7 @@ routing_repair(const struct graph *g, struct routing_table *t, const struct rout
 	rc = count_moves(&r, p, res);
 out:
 	free(res);
+	free(fresh_rank);
 	repair_free(&r);	/* r.out: the rows the table does not keep */
 	return rc;
 }
