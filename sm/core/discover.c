@@ -250,6 +250,17 @@ known_node(struct sm *sm, struct fabric_node *n, const ib_node_info_t *ni,
 	if (from == NULL)
 		return;
 	fabric_link(from, p);
+	if (n->unreachable && n->type == FABRIC_SWITCH) {
+		/* carried over (recover.c), and it answers by another way:
+		 * that way is its path now, and its ports are read */
+		memcpy(n->path, from->node->path, sizeof(n->path));
+		n->hops = from->node->hops + 1;
+		n->path[n->hops] = from->num;
+		n->path_port = q;
+		n->unreachable = false;
+		query_node(sm, n, q);
+		return;
+	}
 	if (n->type != FABRIC_SWITCH && p->guid == 0) {
 		p->guid = be64toh(ni->port_guid);
 		if (fabric_index_port_guid(sm->next, p) < 0)
@@ -281,7 +292,7 @@ on_nodeinfo(const struct mad_result *res, void *owner, void *arg)
 		if (from) {
 			sm_unreachable(sm, "node behind %s:%u",
 			    sm_node_label(from->node, name, sizeof(name)), from->num);
-			sm_recover_ca(sm, from);	/* link up: not gone */
+			sm_recover_peer(sm, from);	/* link up: not gone */
 		} else
 			sm_unreachable(sm, "own port");
 		return;

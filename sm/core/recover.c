@@ -1,11 +1,13 @@
 /*
  * Recovery from MAD loss.  A lost reply must not make a healthy node
  * vanish: discovery tries a failed probe again (SM_PROBE_TRIES rounds of
- * the engine's own retries), and a CA that still does not answer behind a
- * switch port whose link is up is not declared gone: the node is carried
- * over from the last model, marked unreachable, with its LIDs, tables and
- * so its routes.  Only a link down (the switch's PortInfo) makes a CA
- * gone.  Light sweeps probe unreachable nodes again with a backoff (1, 2,
+ * the engine's own retries), and a node that still does not answer behind
+ * a switch port whose link is up is not declared gone: it is carried over
+ * from the last model, marked unreachable, with its LIDs, tables and so
+ * its routes; a switch with the CAs it was cabled to (nothing else would
+ * find them) and linked to its neighbours already found.  Only a link down
+ * (a neighbour's PortInfo) makes a node gone: the SM acts on evidence, not
+ * on silence.  Light sweeps probe unreachable nodes again with a backoff (1, 2,
  * 4 sweeps); the first answer, or their link going down, makes the next
  * sweep heavy, which rediscovers them.
  */
@@ -83,8 +85,8 @@ sm_recover_node(struct sm *sm, struct fabric_node *n)
 	return true;
 }
 
-void
-sm_recover_ca(struct sm *sm, struct fabric_port *from)
+static void
+recover_ca(struct sm *sm, struct fabric_port *from)
 {
 	char name[FABRIC_NODE_DESC_LEN + 24], at[FABRIC_NODE_DESC_LEN + 24];
 	const struct fabric_port *o = old_port(sm, from), *oq;
@@ -122,6 +124,83 @@ sm_recover_ca(struct sm *sm, struct fabric_port *from)
 	    "%s does not answer behind %s:%u, whose link is up: unreachable, kept with its "
 	    "routes; probed again at light sweeps", name,
 	    sm_node_label(from->node, at, sizeof(at)), from->num);
+}
+
+/* A switch carried over behind `from`: its ports as last seen, linked to
+ * the neighbours the model has, and the CAs behind it carried too. */
+static void
+recover_switch(struct sm *sm, struct fabric_port *from, const struct fabric_port *oq)
+{
+	char name[FABRIC_NODE_DESC_LEN + 24], at[FABRIC_NODE_DESC_LEN + 24];
+	const struct fabric_node *old = oq->node;
+	struct fabric_node *n = fabric_add_node(sm->next, old->guid, old->type, old->nports);
+	unsigned j;
+
+	memcpy(n->desc, old->desc, sizeof(n->desc));
+	n->lid = old->lid;
+	n->port_guid = old->port_guid;
+	n->partition_cap = old->partition_cap;
+	n->vendor_id = old->vendor_id;
+	n->device_id = old->device_id;
+	n->sys_guid = old->sys_guid;
+	n->revision = old->revision;
+	memcpy(n->si, old->si, sizeof(n->si));
+	n->lft_cap = old->lft_cap;
+	n->lft_top = old->lft_top;
+	n->partition_enforcement_cap = old->partition_enforcement_cap;
+	n->path_port = oq->num;
+	memcpy(n->path, from->node->path, sizeof(n->path));
+	n->hops = from->node->hops + 1;
+	n->path[n->hops] = from->num;
+	n->seen = true;
+	n->unreachable = true;
+	for (j = 0; j <= n->nports; j++) {
+		copy_port(&n->ports[j], &old->ports[j]);
+		n->ports[j].guid = n->port_guid;
+	}
+	if (fabric_index_port_guid(sm->next, &n->ports[0]) < 0)
+		n->ports[0].guid = 0;
+	fabric_link(from, &n->ports[oq->num]);
+	for (j = 1; j <= n->nports; j++) {
+		const struct fabric_port *op = old->ports[j].peer;
+		struct fabric_node *pn;
+
+		if (op == NULL || n->ports[j].peer)
+			continue;
+		pn = fabric_node_by_guid(sm->next, op->node->guid);
+		if (pn && pn->type == op->node->type && pn->nports == op->node->nports &&
+		    pn->ports[op->num].peer == NULL)
+			fabric_link(&n->ports[j], &pn->ports[op->num]);
+		else if (pn == NULL && op->node->type != FABRIC_SWITCH)
+			recover_ca(sm, &n->ports[j]);
+	}
+	event_post(EV_WARNING, "sm", sm_node_label(n, name, sizeof(name)),
+	    "%s does not answer behind %s:%u, whose link is up: unreachable, kept with its "
+	    "links and routes; probed again at light sweeps", name,
+	    sm_node_label(from->node, at, sizeof(at)), from->num);
+}
+
+void
+sm_recover_peer(struct sm *sm, struct fabric_port *from)
+{
+	const struct fabric_port *o = old_port(sm, from), *oq;
+	struct fabric_node *n;
+
+	if (o == NULL || (oq = o->peer) == NULL || from->peer != NULL)
+		return;
+	if (oq->node->type != FABRIC_SWITCH) {
+		recover_ca(sm, from);
+		return;
+	}
+	/* found already (by another way, or carried): the link as it was */
+	if ((n = fabric_node_by_guid(sm->next, oq->node->guid)) != NULL) {
+		if (n->type == FABRIC_SWITCH && n->nports == oq->node->nports &&
+		    n->ports[oq->num].peer == NULL)
+			fabric_link(from, &n->ports[oq->num]);
+		return;
+	}
+	if (from->node->hops + 1 < FABRIC_MAX_HOPS)
+		recover_switch(sm, from, oq);
 }
 
 /* ---- light sweeps: probe the unreachable again ---- */

@@ -479,8 +479,9 @@ uint8_t sm_qos_op_vls(const struct fabric_port *p);
 bool sm_recover_port(struct sm *sm, struct fabric_port *p);
 /* a node's NodeDescription and SwitchInfo (false: none known) */
 bool sm_recover_node(struct sm *sm, struct fabric_node *n);
-/* the CA that answered behind `from` (link up) before: kept, unreachable */
-void sm_recover_ca(struct sm *sm, struct fabric_port *from);
+/* the node that answered behind `from` (link up) before: kept, unreachable;
+ * a switch with the CAs it was cabled to, linked to the neighbours found */
+void sm_recover_peer(struct sm *sm, struct fabric_port *from);
 /* Light sweep: probe the unreachable again, with backoff. */
 void sm_recover_light_probe(struct sm *sm);
 void sm_recover_sweep_done(struct sm *sm);
