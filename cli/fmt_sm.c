@@ -108,6 +108,14 @@ routing_result(json_t *res)
 	printf("engine %s (configured %s): %s\n", cli_str(res, "engine", "?"),
 	    cli_str(res, "configured", "?"), cli_str(res, "reason", ""));
 	printf("CA pairs routed %lld, failed %lld\n", num(res, "pairs"), num(res, "failed"));
+	if (json_object_get(res, "balance")) {
+		json_t *b = json_object_get(res, "balance");
+		long long h = num(b, "hottest_routes"), bd = num(b, "bound_routes");
+
+		printf("balance: hottest link %lld routes, at least %lld on any routing (%.2fx)%s\n",
+		    h, bd, bd ? (double)h / (double)bd : 0.0,
+		    bd && h * 10 > bd * 11 ? "; `routing rebalance` would restore it" : "");
+	}
 	printf("%-10s %8s %10s %12s %10s\n", "links", "count", "min", "mean", "max");
 	json_array_foreach(rows, i, r) {
 		char lv[24];

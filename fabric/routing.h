@@ -111,6 +111,10 @@ struct routing_repair_stats {
 	/* ROUTING_REBALANCE_DRY: what routing afresh would change against the
 	 * tables this routing gives */
 	size_t			 dry_pairs, dry_blocks;
+	/* the balance of the tables given: CA routes on the busiest link
+	 * direction, and the least any routing could put there (the busiest
+	 * leaf's ceil(L(N-L)/u): L its CAs, u its live uplinks, N all CAs) */
+	uint64_t		 hottest, bound;
 };
 
 /* What one switch should hold. */
@@ -122,6 +126,10 @@ struct routing_lft {
 	uint32_t		*routes;	/* [nports + 1]: LIDs routed out of each port */
 	uint16_t		 rank;		/* updn: hops from the nearest root */
 	bool			 root;		/* updn: a root switch */
+	uint8_t			*stage;		/* [nblocks * 64] or NULL: for an entry
+						   that differs from what the switch holds
+						   (known), the hops of its new way to the
+						   LID (0: write at once); see stages */
 };
 
 struct routing_table {
@@ -133,6 +141,10 @@ struct routing_table {
 	size_t			 nlids;		/* destination LIDs routed */
 	size_t			 unreachable;	/* (switch, LID) pairs left without a route */
 	uint64_t		 usec;		/* time the computation took */
+	uint8_t			 stages;	/* the largest stage: writing the
+						   entries stage by stage, each stage's
+						   replies awaited, changes every route
+						   downstream first */
 	bool			 updn_fallback;	/* roots left pairs unroutable: one
 						   central root was used instead */
 	struct routing_repair_stats repair;

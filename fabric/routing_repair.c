@@ -142,16 +142,20 @@ keep_column(struct repair *r, uint32_t d, const struct dest_lid *dl)
 		r->t->repair.new_lids++;
 		return;
 	}
+	bool same = true;
+
 	for (size_t s = 0; s < ns; s++)
 		r->e[s] = s == d ? dl->port : base_of(r, s, lid);
 	walk_entries(r, d);
-	if (dl->port != 0)
-		column_flows(r, d, r->w_ref);	/* the reference's balance */
 	for (size_t s = 0; s < ns; s++)
 		r->bgood[s] = r->st[s] == W_ALIVE;
 	for (size_t s = 0; s < ns; s++)
-		r->e[s] = s == d ? dl->port : r->bgood[s] ? base_of(r, s, lid) : cur_of(r, s, lid);
-	walk_entries(r, d);
+		if (s != d && !r->bgood[s] && r->e[s] != cur_of(r, s, lid)) {
+			r->e[s] = cur_of(r, s, lid);
+			same = false;
+		}
+	if (!same)	/* else the walk of the reference stands */
+		walk_entries(r, d);
 	for (size_t s = 0; s < ns; s++) {
 		if (r->st[s] != W_ALIVE) {
 			r->broken[r->nbroken++] = (uint32_t)s;
@@ -271,6 +275,17 @@ reroute_column(struct repair *r, uint32_t d, const struct dest_lid *dl)
 		place_moved_flow(r, d, dl->lid);
 }
 
+/* Whether any switch's entry for lid differs between rows a and b. */
+static bool
+column_differs(const struct repair *r, const uint8_t *const *a, const size_t *alen,
+    uint8_t *const *b, uint16_t lid)
+{
+	for (size_t s = 0; s < r->g->ns; s++)
+		if (row_at(a[s], alen[s], lid) != b[s][lid])
+			return true;
+	return false;
+}
+
 /*
  * CA-to-CA pairs whose path differs between two sets of rows, a and b
  * (rows of the switches by index; NULL: nothing known, every path through
@@ -290,8 +305,8 @@ pairs_between(struct repair *r, const uint8_t *const *a, const size_t *alen,
 		for (size_t i = g->dst_at[d]; i < g->dst_at[d + 1]; i++) {
 			uint16_t lid = g->dst[i].lid;
 
-			if (g->dst[i].port == 0)
-				continue;
+			if (g->dst[i].port == 0 || !column_differs(r, a, alen, b, lid))
+				continue;	/* no entry differs: no path moved */
 			/* st: UNKNOWN, VISITING, ALIVE = same way, DEAD = moved */
 			memset(r->st, W_UNKNOWN, ns);
 			for (size_t s = 0; s < ns; s++) {
@@ -339,8 +354,91 @@ blocks_between(const struct routing_table *t, const uint8_t *const *a, const siz
 	return n;
 }
 
+/* The least any routing can put on the busiest link of this fabric: the
+ * busiest leaf's ceil(L(N-L)/u), L its CAs, u its switch links, N all. */
+static uint64_t
+balance_bound(const struct repair *r)
+{
+	const struct graph *g = r->g;
+	uint64_t n = 0, bound = 0;
+
+	for (size_t s = 0; s < g->ns; s++)
+		n += r->ncas[s];
+	for (size_t s = 0; s < g->ns; s++) {
+		uint64_t l = r->ncas[s], u = g->adj_at[s + 1] - g->adj_at[s], b;
+
+		if (l == 0 || u == 0)
+			continue;
+		b = (l * (n - l) + u - 1) / u;
+		bound = b > bound ? b : bound;
+	}
+	return bound;
+}
+
+/*
+ * The stage of each entry that differs from what its switch holds (known):
+ * the hops of its new way to the LID.  Written stage by stage, nearest
+ * first, a route changes at a switch only once every switch on its new
+ * way downstream holds it (no moved flow meets a half-written path).
+ */
+static int
+set_stages(struct repair *r, uint8_t *const *res, uint32_t d, uint16_t lid)
+{
+	struct routing_table *t = r->t;
+
+	for (size_t s = 0; s < r->g->ns; s++) {
+		const struct fabric_node *n = r->g->sw[s];
+		struct routing_lft *l = &t->lfts[s];
+		uint8_t held, st;
+
+		if (s == d || !n->lft_known || n->lft == NULL || lid >= n->lft_len ||
+		    (held = n->lft[lid]) == ROUTING_UNKNOWN_PORT || held == res[s][lid])
+			continue;
+		if (l->stage == NULL &&
+		    (l->stage = calloc((size_t)l->nblocks * ROUTING_BLOCK_SIZE, 1)) == NULL)
+			return -1;
+		st = r->st[s] == W_ALIVE ? (uint8_t)(r->len[s] < 255 ? r->len[s] : 255) : 1;
+		l->stage[lid] = st;
+		t->stages = st > t->stages ? st : t->stages;
+	}
+	return 0;
+}
+
+/* The balance of the tables given (res): every CA route walked, per LID
+ * once (column_flows), into the loads of the links; the bound; and the
+ * stages of the entries that change. */
+static int
+measure_balance(struct repair *r, uint8_t *const *res, const uint8_t *const *held,
+    const size_t *hlen)
+{
+	const struct graph *g = r->g;
+	bool loads = !r->t->repair.repaired;	/* a repair counted them as it went */
+
+	if (loads)
+		memset(r->w, 0, g->adj_at[g->ns] * sizeof(*r->w));
+	for (uint32_t d = 0; d < g->ns; d++)
+		for (size_t i = g->dst_at[d]; i < g->dst_at[d + 1]; i++) {
+			uint16_t lid = g->dst[i].lid;
+			bool stages = column_differs(r, held, hlen, res, lid);
+
+			if (!stages && !(loads && g->dst[i].port != 0))
+				continue;
+			for (size_t s = 0; s < g->ns; s++)
+				r->e[s] = res[s][lid];
+			walk_entries(r, d);
+			if (stages && set_stages(r, res, d, lid) < 0)
+				return -1;
+			if (loads && g->dst[i].port != 0)
+				column_flows(r, d, r->w);
+		}
+	for (size_t k = 0; k < g->adj_at[g->ns]; k++)
+		r->t->repair.hottest = r->w[k] > r->t->repair.hottest ? r->w[k] : r->t->repair.hottest;
+	r->t->repair.bound = balance_bound(r);
+	return 0;
+}
+
 /* The counts against what the switches hold, and for a dry rebalance
- * against F. */
+ * against F; then the balance and the stages. */
 static int
 count_moves(struct repair *r, const struct routing_params *p, uint8_t *const *res)
 {
@@ -369,7 +467,7 @@ count_moves(struct repair *r, const struct routing_params *p, uint8_t *const *re
 		r->t->repair.dry_blocks = blocks_between(r->t, (const uint8_t *const *)res,
 		    flen, r->fresh);
 	}
-	rc = 0;
+	rc = measure_balance(r, res, held, hlen);
 out:
 	free(held);
 	free(hlen);
@@ -412,7 +510,6 @@ repair_alloc(struct repair *r)
 	r->stack = calloc(ns, sizeof(*r->stack));
 	r->broken = calloc(ns, sizeof(*r->broken));
 	r->w = calloc(g->adj_at[ns] ? g->adj_at[ns] : 1, sizeof(*r->w));
-	r->w_ref = calloc(g->adj_at[ns] ? g->adj_at[ns] : 1, sizeof(*r->w_ref));
 	r->ncas = calloc(ns, sizeof(*r->ncas));
 	r->flow = calloc(ns, sizeof(*r->flow));
 	r->fixed = calloc(ns, 1);
@@ -423,7 +520,7 @@ repair_alloc(struct repair *r)
 	if (!r->memo || !r->memo_at ||
 	    !r->fresh || !r->out || !r->mem || !r->p2n_at || !r->e || !r->st || !r->fl ||
 	    !r->bgood || !r->off_port || !r->len || !r->off_len || !r->stack || !r->broken ||
-	    !r->w || !r->w_ref || !r->ncas || !r->flow || !r->fixed || !r->order || !r->cnt)
+	    !r->w || !r->ncas || !r->flow || !r->fixed || !r->order || !r->cnt)
 		return -1;
 	for (size_t s = 0; s < ns; s++)
 		for (size_t i = g->dst_at[s]; i < g->dst_at[s + 1]; i++)
@@ -467,7 +564,6 @@ repair_free(struct repair *r)
 	free(r->stack);
 	free(r->broken);
 	free(r->w);
-	free(r->w_ref);
 	free(r->ncas);
 	free(r->p2k);
 	free(r->flow);
@@ -518,10 +614,10 @@ repair_all(struct repair *r)
 			for (size_t k = 0; k < r->nbroken; k++)
 				r->out[r->broken[k]][g->dst[i].lid] = ROUTING_UNKNOWN_PORT;
 		}
-	/* the reference's hottest link where it still leads, and a tenth
-	 * more: the slack (not the last tables': repairs would compound) */
-	for (size_t k = 0; k < g->adj_at[g->ns]; k++)
-		r->slack = r->w_ref[k] > r->slack ? r->w_ref[k] : r->slack;
+	/* the least the busiest link can carry on the fabric as it is, and a
+	 * tenth more: the slack (not the last tables' hottest link: repairs
+	 * would compound) */
+	r->slack = balance_bound(r);
 	r->slack += r->slack / 10;
 	for (uint32_t d = 0; d < g->ns; d++)
 		for (size_t i = g->dst_at[d]; i < g->dst_at[d + 1]; i++) {

@@ -31,8 +31,6 @@ struct repair {
 	size_t			 nbroken;
 	/* the balance of what moves */
 	uint64_t		*w;		/* [nadj] CA pairs crossing each link */
-	uint64_t		*w_ref;		/* [nadj] the same by the reference's
-						   ways that still lead there */
 	uint32_t		*ncas;		/* [ns] CA LIDs cabled to each switch */
 	uint32_t		*p2k;		/* by switch and port: adjacency index */
 	uint64_t		*flow;		/* [ns] per LID: CA sources through it */

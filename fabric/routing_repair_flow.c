@@ -18,18 +18,22 @@
 void
 column_flows(struct repair *r, uint32_t d, uint64_t *charge)
 {
-	size_t ns = r->g->ns, n = 0;
+	size_t ns = r->g->ns, n = 0, top = 0;
 
-	memset(r->cnt, 0, (ns + 2) * sizeof(*r->cnt));
 	for (size_t s = 0; s < ns; s++) {
 		r->flow[s] = 0;
+		if (r->st[s] == W_ALIVE && r->len[s] > top)
+			top = r->len[s] < ns ? r->len[s] : ns;
+	}
+	memset(r->cnt, 0, (top + 2) * sizeof(*r->cnt));
+	for (size_t s = 0; s < ns; s++) {
 		if (r->st[s] != W_ALIVE)
 			continue;
 		r->flow[s] = r->ncas[s] - (s == d);
 		r->cnt[r->len[s] < ns ? r->len[s] : ns]++;
 	}
 	/* counting sort, farthest first */
-	for (size_t l = ns + 1; l-- > 0;) {
+	for (size_t l = top + 1; l-- > 0;) {
 		size_t c = r->cnt[l];
 
 		r->cnt[l] = n;
@@ -115,8 +119,8 @@ best_cost(struct repair *r, uint32_t x, uint32_t d, uint16_t lid)
  * busy, each neighbour judged by the best it can do itself; among equals
  * the way it has, then the port with the fewest LIDs.  The way it has
  * stays while its busiest link stays under r->slack: every entry changed
- * is a block to write, and balance within a tenth of the reference's
- * hottest link is as good as a repair needs (a rebalance does the rest).
+ * is a block to write, and balance within a tenth of the least the
+ * fabric allows is as good as a repair needs (a rebalance does the rest).
  */
 static void
 choose_for_flow(struct repair *r, uint32_t x, uint64_t f, uint32_t d, uint16_t lid)

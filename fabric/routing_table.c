@@ -17,6 +17,7 @@ routing_table_free(struct routing_table *t)
 	for (size_t s = 0; s < t->nswitches && t->lfts; s++) {
 		free(t->lfts[s].port);
 		free(t->lfts[s].routes);
+		free(t->lfts[s].stage);
 	}
 	free(t->lfts);
 	free(t);

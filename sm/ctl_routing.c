@@ -126,6 +126,12 @@ ctl_sm_routing(struct ctl_req *req, json_t *args)
 	    "pairs", (json_int_t)l.pairs, "failed", (json_int_t)l.failed,
 	    "levels", level_rows(&l));
 	json_object_set_new(res, "hottest", hot_rows(&l, (size_t)top));
+	/* the SM's own count of its tables against the least the fabric as it
+	 * is allows: repairs let it drift, `routing rebalance` restores it */
+	if (sm->rt && sm->rt->repair.bound)
+		json_object_set_new(res, "balance", json_pack("{s:I, s:I}",
+		    "hottest_routes", (json_int_t)sm->rt->repair.hottest,
+		    "bound_routes", (json_int_t)sm->rt->repair.bound));
 	routing_loads_free(&l);
 	ctl_reply_ok(req, res);
 }

@@ -25,6 +25,12 @@ static const struct status_metric sm_series[] = {
 	{ "subnet.active_links", "fabricd_sm_active_links", "gauge", "links ACTIVE at both ends" },
 	{ "subnet.degraded_ports", "fabricd_sm_degraded_ports", "gauge",
 	    "ports whose link runs below what both ends support" },
+	{ "subnet.routing_hottest_routes", "fabricd_sm_routing_hottest_routes", "gauge",
+	    "CA-to-CA routes on the busiest inter-switch link direction of the tables the SM "
+	    "gave (repairs after failures let it drift; `routing rebalance` restores it)" },
+	{ "subnet.routing_bound_routes", "fabricd_sm_routing_bound_routes", "gauge",
+	    "the least any routing could put on the busiest link of the fabric as it is: the "
+	    "busiest leaf's ceil(L(N-L)/u), L its CAs, u its live uplinks, N all CAs" },
 	{ "sa.requests", "fabricd_sa_requests_total", "counter", "SA requests answered" },
 	{ "sa.records", "fabricd_sa_records_total", "counter", "records returned in SA replies" },
 	{ "sa.errors", "fabricd_sa_errors_total", "counter", "SA requests answered with an error" },

@@ -93,6 +93,8 @@ on_lft_set(const struct mad_result *res, void *owner, void *arg)
 	struct sm *sm = owner;
 	struct fabric_node *n = arg;
 
+	if (sm->lft_inflight)
+		sm->lft_inflight--;
 	if (mad_reply_ok(res)) {
 		const ib_smp_t *smp = (const ib_smp_t *)res->mad;
 		uint32_t block = be32toh(smp->attr_mod);
@@ -110,15 +112,23 @@ sm_lft_mark_unknown(struct fabric_node *n, unsigned block)
 	memset(n->lft + (size_t)block * BLOCK, ROUTING_UNKNOWN_PORT, BLOCK);
 }
 
-/* One block's Set: unknown in the copy until its reply comes. */
+/* One block's Set of these 64 entries: unknown in the copy until its
+ * reply comes. */
+static void
+lft_send(struct sm *sm, struct fabric_node *n, const struct mad_addr *a, uint16_t block,
+    const uint8_t *entries)
+{
+	sm_lft_mark_unknown(n, block);
+	sm->lft_inflight++;
+	sm_send(sm, a, IB_MAD_METHOD_SET, UMAD_SM_ATTR_LINEAR_FT, block, entries, on_lft_set, n);
+	sm->cur.lft_blocks++;
+}
+
 static void
 lft_send_block(struct sm *sm, struct fabric_node *n, const struct mad_addr *a,
     const struct routing_lft *want, uint16_t block)
 {
-	sm_lft_mark_unknown(n, block);
-	sm_send(sm, a, IB_MAD_METHOD_SET, UMAD_SM_ATTR_LINEAR_FT, block,
-	    want->port + (size_t)block * BLOCK, on_lft_set, n);
-	sm->cur.lft_blocks++;
+	lft_send(sm, n, a, block, want->port + (size_t)block * BLOCK);
 }
 
 /* Queue the blocks of n that differ from want (unknown ones included);
@@ -179,12 +189,45 @@ on_top_set(const struct mad_result *res, void *owner, void *arg)
 		sm_unreachable(sm, "LinearFDBTop of %s", sm_node_label(n, name, sizeof(name)));
 }
 
-static void
-program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *want)
+/*
+ * Block b of switch n as stage k writes it: the entries whose new way is
+ * k hops or fewer from their LID (or that change at once: stage 0, or an
+ * entry the SM does not know) take the new port; the others keep what the
+ * switch holds.  False when that is what it holds already.
+ */
+static bool
+stage_block(const struct fabric_node *n, const struct routing_lft *want, unsigned b,
+    unsigned k, uint8_t *out)
 {
+	bool differs = false;
+
+	for (unsigned i = 0; i < BLOCK; i++) {
+		size_t e = (size_t)b * BLOCK + i;
+		uint8_t held = n->lft_known && e < n->lft_len ? n->lft[e] : ROUTING_UNKNOWN_PORT;
+		uint8_t st = want->stage ? want->stage[e] : 0;
+
+		out[i] = held == ROUTING_UNKNOWN_PORT || st <= k ? want->port[e] : held;
+		differs |= out[i] != held;
+	}
+	return differs;
+}
+
+/* Stage k of a switch's table (the caller has waited for stage k - 1's
+ * replies): the blocks whose stage-k content differs from what it holds. */
+static void
+program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *want,
+    unsigned k)
+{
+	uint8_t out[IB_SMP_DATA_SIZE] MAD_ALIGNED;
 	struct mad_addr a;
 
 	sm_path_of(n, &a);
+	if (k > 1) {
+		for (unsigned b = 0; b < want->nblocks; b++)
+			if (stage_block(n, want, b, k, out))
+				lft_send(sm, n, &a, (uint16_t)b, out);
+		return;
+	}
 	if (want->top != n->lft_top) {
 		uint8_t data[IB_SMP_DATA_SIZE] MAD_ALIGNED;	/* a whole SMP payload */
 		ib_switch_info_t *si = (ib_switch_info_t *)data;
@@ -196,7 +239,13 @@ program_switch(struct sm *sm, struct fabric_node *n, const struct routing_lft *w
 		si->life_state &= (uint8_t)~IB_SWITCH_PSC;
 		sm_send(sm, &a, IB_MAD_METHOD_SET, UMAD_SM_ATTR_SWITCH_INFO, 0, data, on_top_set, n);
 	}
-	lft_write_diff(sm, n, &a, want);
+	if (want->stage == NULL) {
+		lft_write_diff(sm, n, &a, want);
+		return;
+	}
+	for (unsigned b = 0; b < want->nblocks; b++)
+		if (stage_block(n, want, b, 1, out))
+			lft_send(sm, n, &a, (uint16_t)b, out);
 }
 
 /* Configured updn roots that are not switches of this fabric: a typo or a
@@ -271,6 +320,12 @@ check_loops(struct sm *sm)
  * (mad_batch_feed), not all at once: queueing a storm's 3,770 LFT Sets in
  * the routing job's callback held the loop 6 ms at 1,296 hosts.  The
  * sweep's next phase wait (sm_phase_wait) waits for the producer.
+ *
+ * Downstream first: entries that change are written in stages by the
+ * hops of their new way (routing_repair.c's stages), each stage once the
+ * previous one's Sets have all answered, so a route moves at a switch only
+ * when its whole new way downstream is in place.  A fabric routed for the
+ * first time (nothing known held) is one stage.
  */
 static bool
 lft_feed(void *owner, void *arg)
@@ -282,27 +337,35 @@ lft_feed(void *owner, void *arg)
 	(void)arg;
 	if (sm->next == NULL || sm->rt == NULL)
 		return false;
-	while (sm->lft_node < fabric_node_count(sm->next)) {
+	for (;;) {
+		if (sm->lft_node >= fabric_node_count(sm->next)) {
+			if (sm->lft_stage >= sm->rt->stages)
+				return false;
+			if (sm->lft_inflight > 0)
+				return true;	/* called again as they answer */
+			sm->lft_stage++;
+			sm->lft_node = 0;
+			continue;
+		}
 		n = fabric_node_at(sm->next, sm->lft_node++);
 		if (n->type == FABRIC_SWITCH && (want = routing_lft_of(sm->rt, n->guid)) != NULL) {
-			program_switch(sm, n, want);
-			break;
+			program_switch(sm, n, want, sm->lft_stage);
+			return true;
 		}
 	}
-	return sm->lft_node < fabric_node_count(sm->next);
 }
 
 /* The tables just computed become the memory the next routing repairs
  * from; what was kept and moved goes on the sweep's record and, when a
  * repair moved routes, into the log. */
 static void
-remember_routes(struct sm *sm)
+remember_routes(struct sm *sm, int kept)
 {
 	const struct routing_repair_stats *r = &sm->rt->repair;
 
 	sm->cur.routed = true;
 	sm->cur.route = *r;
-	if (routing_memory_update(sm->route_mem, sm->rt) < 0) {
+	if (kept < 0) {
 		/* the old memory stays whole: a repair from it is still valid,
 		 * only less exact */
 		log_warnx("sm: out of memory keeping the routes for the next repair");
@@ -319,7 +382,7 @@ remember_routes(struct sm *sm)
 /* The tables are computed (on the job's thread, or here): check them,
  * start the blocks that differ, and let the sweep go on. */
 static void
-routes_ready(struct sm *sm, struct routing_table *rt, const char *err)
+routes_ready(struct sm *sm, struct routing_table *rt, const char *err, int kept)
 {
 	routing_exclude_restore(sm->route_cut, sm->route_ncut);
 	sm->route_cut = NULL;
@@ -331,7 +394,7 @@ routes_ready(struct sm *sm, struct routing_table *rt, const char *err)
 		sm->cur.ok = false;
 		return;
 	}
-	remember_routes(sm);
+	remember_routes(sm, kept);
 	log_debug("sm: routes for %zu LIDs on %zu switches in %llu us", sm->rt->nlids,
 	    sm->rt->nswitches, (unsigned long long)sm->rt->usec);
 	say_engine(sm);
@@ -343,18 +406,20 @@ routes_ready(struct sm *sm, struct routing_table *rt, const char *err)
 		sm->roots_warned = true;
 	}
 	sm->lft_node = 0;
+	sm->lft_stage = 1;
+	sm->lft_inflight = 0;
 	mad_batch_feed(&sm->batch, sm_feed_cap(sm), lft_feed, NULL);
 }
 
 static void
-job_done(struct routing_table *rt, const char *err, void *arg)
+job_done(struct routing_table *rt, const char *err, int kept, void *arg)
 {
 	struct sm *sm = arg;
 	void (*then)(struct sm *) = sm->route_then;
 
 	sm->route_job = NULL;
 	sm->route_then = NULL;
-	routes_ready(sm, rt, err);
+	routes_ready(sm, rt, err, kept);
 	then(sm);
 }
 
@@ -411,13 +476,13 @@ sm_lft_program(struct sm *sm, void (*then)(struct sm *))
 		log_info("sm: routed around %zu link(s) isolated by health", sm->route_ncut);
 	sm->route_then = then;
 	sm->route_job = route_job_start(sm->fd ? sm->fd->base : NULL, sm->next, &params,
-	    job_done, sm);
+	    sm->route_mem, job_done, sm);
 	if (sm->route_job != NULL)
 		return;
 	/* No thread: route here. */
 	sm->route_then = NULL;
 	rt = routing_compute_fabric(sm->next, &params, err, sizeof(err));
-	routes_ready(sm, rt, err);
+	routes_ready(sm, rt, err, rt && sm->route_mem ? routing_memory_update(sm->route_mem, rt) : -1);
 	then(sm);
 }
 

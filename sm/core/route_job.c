@@ -34,6 +34,8 @@ struct route_job {
 	struct routing_params	 params;
 	uint64_t		*roots;		/* the job's own copy */
 	struct routing_table	*rt;
+	struct routing_memory	*mem;		/* updated with rt on the thread */
+	int			 kept;
 	char			 err[256];
 	route_job_done		 done;
 	void			*arg;
@@ -46,6 +48,7 @@ job_main(void *arg)
 	char b = 1;
 
 	j->rt = routing_compute_fabric(j->f, &j->params, j->err, sizeof(j->err));
+	j->kept = j->rt && j->mem ? routing_memory_update(j->mem, j->rt) : -1;
 	while (write(j->pipe_wr, &b, 1) < 0 && errno == EINTR)
 		;
 	return NULL;
@@ -70,6 +73,7 @@ job_finished(evutil_socket_t fd, short what, void *arg)
 	void *done_arg = j->arg;
 	struct routing_table *rt;
 	char err[sizeof(j->err)];
+	int kept;
 	char b;
 
 	(void)what;
@@ -77,9 +81,10 @@ job_finished(evutil_socket_t fd, short what, void *arg)
 		return;		/* spurious: the thread writes exactly once */
 	pthread_join(j->thread, NULL);
 	rt = j->rt;
+	kept = j->kept;
 	memcpy(err, j->err, sizeof(err));
 	job_free(j);
-	done(rt, err, done_arg);
+	done(rt, err, kept, done_arg);
 }
 
 static void
@@ -95,7 +100,8 @@ copy_params(struct route_job *j, const struct routing_params *p)
 
 struct route_job *
 route_job_start(struct event_base *base, const struct fabric *f,
-    const struct routing_params *params, route_job_done done, void *arg)
+    const struct routing_params *params, struct routing_memory *mem, route_job_done done,
+    void *arg)
 {
 	struct route_job *j = xcalloc(1, sizeof(*j));
 	int p[2];
@@ -107,6 +113,7 @@ route_job_start(struct event_base *base, const struct fabric *f,
 	j->pipe_rd = p[0];
 	j->pipe_wr = p[1];
 	j->f = f;
+	j->mem = mem;
 	j->done = done;
 	j->arg = arg;
 	copy_params(j, params);

@@ -186,6 +186,8 @@ struct sm {
 	struct event		*hook_ev;	/* the next hook, next turn */
 	size_t			 activate_node;	/* arm/activate: the next node to feed */
 	size_t			 lft_node;	/* LFT programming: the next node to feed */
+	unsigned		 lft_stage;	/* ... the stage being written (lft.c) */
+	size_t			 lft_inflight;	/* LFT Sets not answered yet */
 	struct route_job	*route_job;	/* routing sm->next on a thread */
 	void			(*route_then)(struct sm *);
 	struct fabric_port	**route_cut;	/* links cut for it (health isolation) */

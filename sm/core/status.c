@@ -24,11 +24,12 @@ static json_t *
 route_json(const struct sweep_record *r)
 {
 	const struct routing_repair_stats *s = &r->route;
-	json_t *o = json_pack("{s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+	json_t *o = json_pack("{s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 	    "repaired", s->repaired, "afresh", s->afresh,
 	    "entries_kept", (json_int_t)s->kept, "entries_put_back", (json_int_t)s->reverted,
 	    "entries_rerouted", (json_int_t)s->rerouted, "new_lids", (json_int_t)s->new_lids,
-	    "pairs_moved", (json_int_t)s->pairs_moved, "blocks_moved", (json_int_t)s->blocks_moved);
+	    "pairs_moved", (json_int_t)s->pairs_moved, "blocks_moved", (json_int_t)s->blocks_moved,
+	    "hottest_link_routes", (json_int_t)s->hottest, "bound_routes", (json_int_t)s->bound);
 
 	if (r->rebalance == ROUTING_REBALANCE_DRY)
 		json_object_set_new(o, "dry_run", json_pack("{s:I, s:I}",
@@ -105,6 +106,15 @@ sm_status_json(struct sm *sm)
 		    routing_engine_name(sm->rt->engine) : "none"));
 		json_object_set_new(sub, "routing_reason",
 		    json_string(sm->rt ? sm->rt->reason : ""));
+		/* the balance of the tables the SM gave, against the least any
+		 * routing could do on the fabric as it is (routing_repair.c);
+		 * after repairs it drifts, and `routing rebalance` restores it */
+		if (sm->rt && sm->rt->repair.bound) {
+			json_object_set_new(sub, "routing_hottest_routes",
+			    json_integer((json_int_t)sm->rt->repair.hottest));
+			json_object_set_new(sub, "routing_bound_routes",
+			    json_integer((json_int_t)sm->rt->repair.bound));
+		}
 	}
 	if (o) {
 		const struct sa_counters *sa = &sm->sa->counters;

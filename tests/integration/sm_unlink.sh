@@ -5,7 +5,8 @@
 # sm_within_sweeps) every CA pair reaches its LID again through the
 # tables dump_fts reads (lftwalk, which takes the cabling from
 # ibnetdiscover), no table points at the dead port, only the switches
-# whose table changed were written (one block each on this small fabric),
+# whose table changed were written (one block each on this small fabric,
+# once per stage: downstream first),
 # and an event names the link.  ReLink brings it back Active, within three
 # sweeps too.
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
@@ -41,7 +42,11 @@ changed=$(join "$T/before" "$T/after" | awk '$2 != $3' | wc -l)
 written=$(db "SELECT coalesce(sum(lft_blocks), 0) FROM sm_sweeps WHERE id > $last")
 [ "$changed" -gt 0 ] || fail "no table changed"
 echo "tables changed: $changed, blocks written: $written"
-[ "$written" = "$changed" ] || fail "$written LFT blocks written, $changed switch tables changed"
+# one block each, written once per stage of the entries that change in it
+# (downstream first, docs/sm.md): at least once, and on a two-level tree
+# at most twice
+[ "$written" -ge "$changed" ] && [ "$written" -le $((changed * 2)) ] ||
+    fail "$written LFT blocks written, $changed switch tables changed"
 # the event's object is one end, its message names the other (NODE:PORT)
 ctl --json events | jq -e '[.events[] | select((.object == "sw-l2:5" or (.message | contains(" sw-l2:5 "))) and
     (.message | test("^link to .* down$")))] | length > 0' >/dev/null || fail "no event names the link"
