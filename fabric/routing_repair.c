@@ -8,7 +8,10 @@
  *   1. where the balanced reference (base) still leads to the LID over
  *      live links, it is used: a link that came back gets its routes back;
  *   2. elsewhere, what the switch was last given (cur), where that still
- *      leads to the LID: a route that nothing failed under stays put;
+ *      leads to the LID: a route that nothing failed under stays put; so
+ *      do the ways of the sources the reference cannot serve yet, down to
+ *      the destination (pin_displaced: a sweep with nothing changed then
+ *      changes nothing);
  *   3. the switches left (their way crossed what went away) get a new
  *      way, nearest to the destination first, each onto a neighbour that
  *      already has one: a way down where one exists, else a way up (the
@@ -127,6 +130,44 @@ put(struct repair *r, size_t s, uint16_t lid, uint8_t port)
 		r->t->lfts[s].routes[port]++;
 }
 
+/*
+ * The sources the reference cannot serve yet (their way by it is still
+ * dead) keep the ways they were given, down to the destination: the
+ * switches on them are pinned to their last entries, even where the
+ * reference leads there again.  So a sweep with nothing changed changes
+ * nothing (the balance a repair found stays), and a source goes back to
+ * the reference only once its own way by it is whole (the link returned).
+ */
+static void
+pin_displaced(struct repair *r, uint32_t d, uint16_t lid)
+{
+	size_t ns = r->g->ns;
+	bool any = false;
+
+	memset(r->pin, 0, ns);
+	for (size_t s = 0; s < ns && !any; s++)
+		any = !r->bgood[s] && r->ncas[s] > (s == d);
+	if (!any)
+		return;
+	for (size_t s = 0; s < ns; s++)
+		r->e[s] = s == d ? r->e[s] : cur_of(r, s, lid);
+	walk_entries(r, d);
+	for (size_t s = 0; s < ns; s++) {
+		uint32_t x = (uint32_t)s;
+
+		if (r->bgood[s] || r->ncas[s] <= (s == d) || r->st[s] != W_ALIVE)
+			continue;
+		for (size_t hops = 0; x != d && !r->pin[x] && hops < ns; hops++) {
+			r->pin[x] = 1;
+			x = next_of(r, x, r->e[x]);
+			if (x == NO_NBR)
+				break;
+		}
+	}
+	for (size_t s = 0; s < ns; s++)		/* back to the reference's */
+		r->e[s] = s == d ? r->e[s] : base_of(r, s, lid);
+}
+
 /* Steps 1 and 2 for one LID: keep what still leads there; the switches
  * left go to r->broken. */
 static void
@@ -149,8 +190,9 @@ keep_column(struct repair *r, uint32_t d, const struct dest_lid *dl)
 	walk_entries(r, d);
 	for (size_t s = 0; s < ns; s++)
 		r->bgood[s] = r->st[s] == W_ALIVE;
+	pin_displaced(r, d, lid);
 	for (size_t s = 0; s < ns; s++)
-		if (s != d && !r->bgood[s] && r->e[s] != cur_of(r, s, lid)) {
+		if (s != d && (!r->bgood[s] || r->pin[s]) && r->e[s] != cur_of(r, s, lid)) {
 			r->e[s] = cur_of(r, s, lid);
 			same = false;
 		}
@@ -504,6 +546,7 @@ repair_alloc(struct repair *r)
 	r->st = calloc(ns, 1);
 	r->fl = calloc(ns, 1);
 	r->bgood = calloc(ns, 1);
+	r->pin = calloc(ns, 1);
 	r->off_port = calloc(ns, 1);
 	r->len = calloc(ns, sizeof(*r->len));
 	r->off_len = calloc(ns, sizeof(*r->off_len));
@@ -519,7 +562,7 @@ repair_alloc(struct repair *r)
 	r->memo_at = calloc(ns, sizeof(*r->memo_at));
 	if (!r->memo || !r->memo_at ||
 	    !r->fresh || !r->out || !r->mem || !r->p2n_at || !r->e || !r->st || !r->fl ||
-	    !r->bgood || !r->off_port || !r->len || !r->off_len || !r->stack || !r->broken ||
+	    !r->bgood || !r->pin || !r->off_port || !r->len || !r->off_len || !r->stack || !r->broken ||
 	    !r->w || !r->ncas || !r->flow || !r->fixed || !r->order || !r->cnt)
 		return -1;
 	for (size_t s = 0; s < ns; s++)
@@ -558,6 +601,7 @@ repair_free(struct repair *r)
 	free(r->st);
 	free(r->fl);
 	free(r->bgood);
+	free(r->pin);
 	free(r->off_port);
 	free(r->len);
 	free(r->off_len);

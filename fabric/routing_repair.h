@@ -26,6 +26,8 @@ struct repair {
 	/* per destination LID */
 	uint8_t			*e;		/* [ns] the entries being walked */
 	uint8_t			*st, *fl, *bgood, *off_port;
+	uint8_t			*pin;		/* [ns] per LID: on the way of a source
+						   the reference cannot serve: stays */
 	uint16_t		*len, *off_len;
 	uint32_t		*stack, *broken;
 	size_t			 nbroken;

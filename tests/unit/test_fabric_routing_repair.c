@@ -327,6 +327,11 @@ fail_and_return(struct fixture *x, const char *what, struct cut *cuts, size_t nc
 	assert_true(max * 10 <= bound * 12);	/* at most 1.2x the degraded bound */
 	assert_int_equal(t1->repair.illegal, 0);
 
+	/* a routing with nothing changed changes nothing */
+	t2 = route_mem(&x->f, x->m, ROUTING_REPAIR);
+	assert_true(tables_equal(t2, t1));
+	routing_table_free(t2);
+
 	for (size_t c = 0; c < ncuts; c++)
 		mend(cuts[c]);
 	t2 = route_mem(&x->f, x->m, ROUTING_REPAIR);
