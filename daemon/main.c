@@ -173,6 +173,11 @@ main(int argc, char **argv)
 		event_free(sigs[i]);
 	store_close(fabricd->store);
 	config_free(fabricd->config);
+	/* A TLS connection freed while libevent still held a deferred
+	 * callback of its bufferevent (etcd's, stopped mid-handshake) is
+	 * only let go when that callback runs; event_base_free cancels it
+	 * instead.  One more turn, not blocking, runs it. */
+	event_base_loop(fabricd->base, EVLOOP_NONBLOCK);
 	event_base_free(fabricd->base);
 	log_notice("stopped");
 	return 0;
