@@ -103,9 +103,14 @@ failure() {
 	echo "$label: after the ReLink the tables are the ones before"
 }
 
-# leaf uplink; aggregation-core link; a whole core (its 36 ports)
-failure "leaf uplink" 217 '"sw-p1-l1"[19]'
-failure "aggregation-core link" 54 '"sw-p2-a3"[30]'
+# leaf uplink; aggregation-core link; a whole core (its 36 ports).  The
+# sanitized daemon runs the whole core only (the repair of many links and
+# their return, then the rebalance): the walks cost it as much as the plain
+# build, whose pass gates all three, and make check has a time budget.
+if ! ldd "$FABRICD" 2>/dev/null | grep -q libasan; then
+	failure "leaf uplink" 217 '"sw-p1-l1"[19]'
+	failure "aggregation-core link" 54 '"sw-p2-a3"[30]'
+fi
 set --
 for p in $(seq 1 36); do set -- "$@" "\"sw-c7\"[$p]"; done
 failure "whole core switch" 1087 "$@"
