@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/fabricctl.h"
 
@@ -26,6 +27,21 @@ endpoint_line(const char *word, json_t *e)
 {
 	printf("%s %s \"%s\" {%s} port %lld lid %lld\n", word, cli_str(e, "type", "?"),
 	    cli_str(e, "name", "?"), cli_str(e, "port_guid", "?"), num(e, "port"), num(e, "lid"));
+}
+
+/* Which tables the walk went over: read live, or a copy this old. */
+static void
+tables_line(json_t *res)
+{
+	const char *t = cli_str(res, "tables", NULL);
+
+	if (t == NULL || strcmp(t, "programmed") == 0)
+		return;
+	if (strcmp(t, "copy") == 0)
+		printf("(over the view's copy of the tables, read %lld s ago)\n",
+		    num(res, "tables_age_ms") / 1000);
+	else
+		printf("(over the tables read %s from the switches)\n", t);
 }
 
 /* "[out] -> switch "name" lid N [in]": the port a hop leaves by, then the
@@ -45,6 +61,7 @@ route_result(json_t *res)
 	}
 	if (num(res, "exit_code") == 0) {
 		endpoint_line("To", json_object_get(res, "dst"));
+		tables_line(res);
 		return;
 	}
 	if (prev == NULL) {
@@ -56,6 +73,7 @@ route_result(json_t *res)
 	if (json_is_integer(json_object_get(prev, "out_port")))
 		printf(" (port %lld)", num(prev, "out_port"));
 	printf(" towards lid %lld\n", num(json_object_get(res, "dst"), "lid"));
+	tables_line(res);
 }
 
 static void

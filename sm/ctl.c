@@ -19,8 +19,15 @@ sm_ctl_fabric(struct ctl_req *req)
 	struct sm *sm = sm_of_req(req);
 
 	if (sm && sm->observer && sm->fabric == NULL) {
-		ctl_reply_error(req, PERR_UNAVAILABLE, "observer mode: the fabric has not been "
-		    "read from the master SM's SA yet (see status)");
+		int64_t due = sm_observer_next_read_in_ms(sm);
+
+		if (due > 0)
+			ctl_reply_error(req, PERR_UNAVAILABLE, "observer mode: the first read of the "
+			    "fabric from the master SM's SA is pending, due in %lld s (see status)",
+			    (long long)(due + 999) / 1000);
+		else
+			ctl_reply_error(req, PERR_UNAVAILABLE, "observer mode: the first read of the "
+			    "fabric from the master SM's SA is under way (see status)");
 		return NULL;
 	}
 	if (sm == NULL || sm->fabric == NULL) {

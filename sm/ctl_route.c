@@ -11,20 +11,71 @@
 #include "common/xmalloc.h"
 
 #include "daemon/control.h"
+#include "daemon/events.h"
 #include "fabric/route_query.h"
 #include "sm/core/sm_internal.h"
 #include "sm/face.h"
 #include "fabric/topology_diff.h"
 #include "fabric/topology_export.h"
 
+/* A route over tables read live: the request and its two ends. */
+struct live_route {
+	struct ctl_req	*req;
+	char		*src, *dst;
+};
+
+static void
+route_reply(struct ctl_req *req, const struct fabric *f, const char *src, const char *dst,
+    const char *tables, int64_t age_ms)
+{
+	enum proto_error code = PERR_INTERNAL;
+	char err[256] = "route failed";
+	json_t *res;
+
+	if ((res = route_query(f, src, dst, &code, err, sizeof(err))) == NULL) {
+		ctl_reply_error(req, code, "%s", err);
+		return;
+	}
+	/* which tables were walked: read live just now, or a copy this old */
+	json_object_set_new(res, "tables", json_string(tables));
+	json_object_set_new(res, "tables_age_ms", json_integer(age_ms > 0 ? age_ms : 0));
+	ctl_reply_ok(req, res);
+}
+
+static void
+after_live(const struct sm_lft_live *r, void *arg)
+{
+	struct live_route *lr = arg;
+	struct sm *sm = sm_of_req(lr->req);
+
+	if (sm == NULL || sm->fabric == NULL)
+		ctl_reply_error(lr->req, PERR_UNAVAILABLE, "the fabric view went away");
+	else if (r->blocks_read == 0)
+		ctl_reply_error(lr->req, PERR_UNAVAILABLE, "no switch answered a "
+		    "LinearForwardingTable Get (%zu asked)", r->blocks_failed);
+	else
+		route_reply(lr->req, sm->fabric, lr->src, lr->dst, r->blocks_failed ? "live, partly" :
+		    "live", 0);
+	free(lr->src);
+	free(lr->dst);
+	free(lr);
+}
+
+/*
+ * An observer's copy of the tables is as old as its last read of the SA:
+ * its `route` reads DST's block of every switch's table first (a Get per
+ * switch), so that it names the way the switches send now; --live does
+ * the same on the master, whose model is the tables it wrote.
+ */
 void
 ctl_sm_route(struct ctl_req *req, json_t *args)
 {
-	const char *src = ctl_arg_str(args, "src"), *dst = ctl_arg_str(args, "dst");
-	enum proto_error code = PERR_INTERNAL;
-	char err[256] = "route failed";
+	const char *src = ctl_arg_str(args, "src"), *dst = ctl_arg_str(args, "dst"), *why;
+	struct sm *sm = sm_of_req(req);
+	const struct fabric_port *to;
+	struct live_route *lr;
 	struct fabric *f;
-	json_t *res;
+	uint16_t lid;
 
 	if (src == NULL || dst == NULL) {
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s: expected a node name, GUID or LID",
@@ -33,11 +84,26 @@ ctl_sm_route(struct ctl_req *req, json_t *args)
 	}
 	if ((f = sm_ctl_fabric(req)) == NULL)
 		return;
-	if ((res = route_query(f, src, dst, &code, err, sizeof(err))) == NULL) {
-		ctl_reply_error(req, code, "%s", err);
+	if (sm->observer == NULL && !ctl_arg_bool(args, "live")) {
+		route_reply(req, f, src, dst, "programmed", 0);
 		return;
 	}
-	ctl_reply_ok(req, res);
+	if ((to = route_endpoint(f, dst, &why)) == NULL) {
+		route_reply(req, f, src, dst, "programmed", 0);	/* says why */
+		return;
+	}
+	lr = xcalloc(1, sizeof(*lr));
+	lr->req = req;
+	lr->src = xstrdup(src);
+	lr->dst = xstrdup(dst);
+	lid = to->lid;
+	if (sm_lft_read_live(sm, &lid, 1, after_live, lr) != 0) {
+		free(lr->src);
+		free(lr->dst);
+		free(lr);
+		route_reply(req, f, src, dst, "copy", sm->observer ?
+		    event_now_ms() - sm_observer_view_ms(sm) : 0);
+	}
 }
 
 /*

@@ -43,6 +43,9 @@ void sm_master_seen(const struct sm *sm, uint64_t *guid, uint16_t *lid);
  * for an `unavailable` answer ("observer mode: the SM is 0x... (LID n)
  * elsewhere"), in buf; NULL when sm is no observer. */
 const char *sm_observer_refusal(const struct sm *sm, char *buf, size_t len);
+/* An observer: how long until its next read of the SA starts (0: under
+ * way, or not an observer). */
+int64_t sm_observer_next_read_in_ms(const struct sm *sm);
 uint16_t sm_own_lid(const struct sm *sm);
 uint64_t sm_own_port_guid(const struct sm *sm);
 /* An operator disabled this port (`fabricctl port disable`): its link is
@@ -109,6 +112,26 @@ struct sm_port_live {
 typedef void (*sm_live_done_fn)(const struct sm_port_live *res, size_t n, void *arg);
 int sm_ports_read_live(struct sm *sm, const struct sm_qos_target *t, size_t n,
     sm_live_done_fn done, void *arg);
+/*
+ * The forwarding tables the switches hold now, for some LIDs (sm/
+ * lft_live.c): from every switch of the view, the blocks holding lids[],
+ * one LinearForwardingTable Get each, written into the view (sm->fabric:
+ * newer than any copy).  For an observer, whose copy is as old as its last
+ * read of the SA, before it walks a job's routes.  done(res, arg) once
+ * every answer is in; -1: no view or no LID (done is not called).
+ */
+struct sm_lft_live {
+	size_t		switches, blocks;	/* asked: every switch, these blocks */
+	size_t		blocks_read, blocks_failed;
+	size_t		entries_changed;	/* entries that differed from the copy */
+	uint64_t	unread_guid;		/* the first switch that did not answer */
+	int64_t		read_ms;		/* event_now_ms() when the last answer came */
+};
+typedef void (*sm_lft_done_fn)(const struct sm_lft_live *res, void *arg);
+int sm_lft_read_live(struct sm *sm, const uint16_t *lids, size_t nlids, sm_lft_done_fn done,
+    void *arg);
+/* When tables were last read live (sm_lft_read_live), 0: never. */
+int64_t sm_lft_live_ms(const struct sm *sm);
 /* 1: SL leaves p (from in) on a VL with weight; 0: not, why says how;
  * -1: unknown (QoS off, tables never read). */
 int sm_qos_sl_usable(const struct sm *sm, const struct fabric_port *p, uint8_t in, uint8_t sl,

@@ -288,11 +288,22 @@ no_fabric_checks(struct preflight *pf)
 {
 	static const char *const names[] = { "hosts", "ports", "routes", "health", "pkey" };
 	struct check c;
+	char why[8];
+	int64_t due = sm_observer_next_read_in_ms(view_sm());
+	bool observer = sm_observer_refusal(view_sm(), why, sizeof(why)) != NULL;
 
 	for (size_t i = 0; i < 5; i++) {
 		pf_check_init(&c, names[i]);
 		c.status = CHECK_INCONCLUSIVE;
-		snprintf(c.detail, sizeof(c.detail), "skipped: SM not running (no fabric state)");
+		if (observer && due > 0)	/* not a bare "unavailable": when it will know */
+			snprintf(c.detail, sizeof(c.detail), "skipped: observer mode, the first read "
+			    "of the fabric from the master SM's SA is pending, due in %lld s",
+			    (long long)(due + 999) / 1000);
+		else if (observer)
+			snprintf(c.detail, sizeof(c.detail), "skipped: observer mode, the first read "
+			    "of the fabric from the master SM's SA is under way");
+		else
+			snprintf(c.detail, sizeof(c.detail), "skipped: SM not running (no fabric state)");
 		add_check(pf, &c);
 	}
 	pf->no_fabric = true;
@@ -689,12 +700,40 @@ after_fabric_checks(struct preflight *pf)
 		reread_qos(pf);
 }
 
+static void
+fabric_checks(struct preflight *pf)
+{
+	struct fabric *f = view_fabric();
+
+	if (f == NULL) {
+		no_fabric_checks(pf);
+		after_fabric_checks(pf);
+	} else if (!fabric_begin(pf, f))
+		preflight_abandon(pf);
+	else
+		walk_next_turn(pf);
+}
+
+/* An observer's walk goes over the tables the switches hold now. */
+static void
+after_tables_live(const struct sm_lft_live *res, void *arg)
+{
+	struct preflight *pf = arg;
+	struct check c;
+
+	pf_check_init(&c, "tables_live");
+	pf_check_tables(&c, res);
+	add_check(pf, &c);
+	fabric_checks(pf);
+}
+
 void
 preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *tenant, bool nccl,
     const char *launcher, uint64_t timeout_ms, bool slurm, int sl)
 {
 	struct preflight *pf = xcalloc(1, sizeof(*pf));
 	struct fabric *f;
+	char why[8];
 	size_t i;
 
 	pf->req = req;
@@ -715,13 +754,10 @@ preflight_run(struct ctl_req *req, char *const *hosts, size_t n, const char *ten
 	/* the SL an NCCL job gets (nccl-env's NCCL_IB_SL): the training class's */
 	if ((pf->sl = sl) < 0 && (pf->sl = sm_qos_class_sl(view_sm(), "training")) < 0)
 		pf->sl = 0;
-	if ((f = view_fabric()) == NULL) {
-		no_fabric_checks(pf);
-		after_fabric_checks(pf);
-	} else if (!fabric_begin(pf, f))
-		preflight_abandon(pf);
-	else
-		walk_next_turn(pf);
+	f = view_fabric();
+	if (f == NULL || sm_observer_refusal(view_sm(), why, sizeof(why)) == NULL ||
+	    pf_tables_live(view_sm(), f, pf->host_list, n, after_tables_live, pf) != 0)
+		fabric_checks(pf);
 }
 
 /* The runs still walking when the module stops are answered now. */

@@ -500,3 +500,49 @@ pf_skipped(struct check *c, const char *why)
 	c->status = CHECK_SKIPPED;
 	snprintf(c->detail, sizeof(c->detail), "skipped: %s", why);
 }
+
+int
+pf_tables_live(struct sm *sm, struct fabric *f, char *const *hosts, size_t n,
+    sm_lft_done_fn done, void *arg)
+{
+	struct view_port ports[VIEW_MAX_PORTS];
+	struct view_hosts *vh = view_hosts_new(f);
+	size_t nlids = 0, cap = n * VIEW_MAX_PORTS + 1;
+	uint16_t *lids = xcalloc(cap, sizeof(*lids));
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t np = view_hosts_ports(vh, hosts[i], ports, VIEW_MAX_PORTS);
+
+		for (size_t k = 0; k < np; k++)
+			if (ports[k].port->lid != 0)
+				lids[nlids++] = ports[k].port->lid;
+	}
+	view_hosts_free(vh);
+	rc = sm_lft_read_live(sm, lids, nlids, done, arg);
+	free(lids);
+	return rc;
+}
+
+void
+pf_check_tables(struct check *c, const struct sm_lft_live *r)
+{
+	char guid[GUID_STR_LEN];
+
+	if (r->blocks_read == 0 && r->blocks_failed > 0) {
+		c->status = CHECK_INCONCLUSIVE;
+		snprintf(c->detail, sizeof(c->detail), "no switch answered a LinearForwardingTable "
+		    "Get: the routes were walked over the view's copy");
+		return;
+	}
+	snprintf(c->detail, sizeof(c->detail), "%zu block%s of the hosts' LIDs read live from %zu "
+	    "switches (%zu entr%s had changed since the view was read)", r->blocks_read,
+	    r->blocks_read == 1 ? "" : "s", r->switches, r->entries_changed,
+	    r->entries_changed == 1 ? "y" : "ies");
+	if (r->blocks_failed > 0) {
+		guid_format(r->unread_guid, guid, sizeof(guid));
+		snprintf(c->detail + strlen(c->detail), sizeof(c->detail) - strlen(c->detail),
+		    "; %zu did not answer (the first of switch %s): its copy was walked",
+		    r->blocks_failed, guid);
+	}
+}

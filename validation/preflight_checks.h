@@ -77,5 +77,15 @@ struct route_walk *pf_routes_begin(struct check *c, struct check *health, struct
 bool pf_routes_step(struct route_walk *w, int64_t until_us);
 void pf_routes_end(struct route_walk *w);
 void pf_skipped(struct check *c, const char *why);
+/*
+ * An observer's copy of the tables may be older than the master's last
+ * repair of them: the tables the switches hold now for the hosts' LIDs are
+ * read first (sm_lft_read_live).  pf_tables_live starts that read, -1 when
+ * there is nothing to read (done is not called); pf_check_tables says what
+ * it read.
+ */
+int pf_tables_live(struct sm *sm, struct fabric *f, char *const *hosts, size_t n,
+    sm_lft_done_fn done, void *arg);
+void pf_check_tables(struct check *c, const struct sm_lft_live *r);
 
 #endif

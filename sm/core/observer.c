@@ -39,7 +39,9 @@
 
 #define RETRY_MIN_MS	1000
 #define RETRY_FIRST_MS	5000	/* no view yet: the first retry, then doubling */
-#define OBS_SLOTS	3600	/* first reads: a turn per LID, refresh / OBS_SLOTS long */
+#define OBS_SLOTS	3600	/* after a Report: a turn per LID, refresh / OBS_SLOTS long */
+#define WATCH_MS	2000	/* our own PortInfo read again: its MasterSMLID */
+#define MOVED_WINDOW_MS	10000	/* a new master: the reads spread over this */
 
 static uint64_t report_turn(const struct sm_observer *o);
 
@@ -82,19 +84,22 @@ schedule(struct sm_observer *o, uint64_t ms)
 }
 
 /*
- * The first read's turn: own LID x refresh / OBS_SLOTS (4 s at the 4 h
- * default).  LIDs are dense, so the observers of a booting cluster read
- * one after another, about one read in flight at a time (a read of the
- * 1,296-host tree takes 0.6-1.7 s here), the first views within LID x 4 s,
- * and the master's SA answers about one read's queries each slot.  0 when
- * the turn has come (or the period is short: the tests').
+ * The first read's turn: a point of the first FIRST_WINDOW_MS (or of the
+ * period, when shorter) chosen by a hash of the port GUID, so that the
+ * observers of a booting cluster spread their first reads over half a
+ * minute and every one has a view within it (they once waited LID x 4 s:
+ * 98 minutes for the last of 1,296 hosts).  The master's SA then answers
+ * nodes / 30 reads a second at boot (docs/sm.md, "Observer mode").  0 when
+ * the turn has come.
  */
+#define FIRST_WINDOW_MS	30000
+
 static uint64_t
-first_read_wait(const struct sm_observer *o, uint16_t lid)
+first_read_wait(const struct sm_observer *o)
 {
-	uint64_t slot = o->cfg.refresh_ms / OBS_SLOTS;
+	uint64_t window = o->cfg.refresh_ms < FIRST_WINDOW_MS ? o->cfg.refresh_ms : FIRST_WINDOW_MS;
 	int64_t waited = event_now_ms() - o->started_at_ms;
-	uint64_t turn = (uint64_t)lid * slot % (o->cfg.refresh_ms ? o->cfg.refresh_ms : 1);
+	uint64_t turn = window ? mix(o->sm->own_guid) % window : 0;
 
 	return o->timer == NULL || o->published > 0 || o->slot_taken || waited < 0 ||
 	    (uint64_t)waited >= turn ? 0 : turn - (uint64_t)waited;
@@ -199,6 +204,7 @@ read_done(void *owner)
 	o->published++;
 	o->fails = 0;
 	o->view_ms = event_now_ms();
+	o->moved = false;
 	p = fabric_port_by_lid(sm->fabric, o->master_lid);
 	o->master_guid = p ? p->guid : 0;
 	if (!sm->subnet_up)
@@ -236,7 +242,7 @@ on_own_portinfo(const struct mad_result *res, void *owner, void *arg)
 		return;
 	}
 	sm->own_lid = lid;
-	if ((wait = first_read_wait(o, lid)) > 0) {
+	if ((wait = first_read_wait(o)) > 0) {
 		o->slot_taken = true;	/* the read starts again at its turn */
 		o->slot_wait_ms = wait;
 		return;
@@ -284,6 +290,69 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 		read_start(o);
 }
 
+/* ---- a new master ---- */
+
+/*
+ * A master that dies or stalls is followed by a standby that sets every
+ * port's MasterSMLID to its own LID (and asks the clients to register
+ * again, which the kernel tells verbs clients, not umad).  Our own
+ * PortInfo is read every WATCH_MS (a Get to our own port: nothing crosses
+ * the fabric); once it names another SM the view is called stale, the
+ * Reports are asked of the new SA and a read from it starts within
+ * MOVED_WINDOW_MS (spread by a hash of the port GUID: every observer saw
+ * the same change at once).
+ */
+static void
+master_moved(struct sm_observer *o, uint16_t smlid)
+{
+	uint64_t h = mix(o->sm->own_guid ^ smlid);
+
+	event_post(EV_WARNING, "sm", NULL, "observer: the master SM is now at LID %u (was %u): "
+	    "the view is read again from its SA", smlid, o->master_lid);
+	o->master_lid = smlid;
+	o->master_guid = 0;
+	o->moved = true;
+	sm_observer_subscribe(o->sm, smlid);
+	if (o->reading)
+		read_free(o);	/* it asked the old SA */
+	if (o->timer)
+		evtimer_del(o->timer);
+	arm_in(o, h % MOVED_WINDOW_MS);
+}
+
+static void
+on_watch(const struct mad_result *res, void *owner, void *arg)
+{
+	struct sm_observer *o = ((struct sm *)owner)->observer;
+	const ib_port_info_t *pi;
+	uint16_t smlid;
+
+	(void)arg;
+	if (o == NULL || !mad_reply_ok(res))
+		return;
+	pi = (const ib_port_info_t *)((const ib_smp_t *)res->mad)->data;
+	smlid = be16toh(pi->master_sm_base_lid);
+	if (o->published == 0 || smlid == 0 || smlid > FABRIC_MAX_LID || smlid == o->master_lid ||
+	    ib_port_info_get_port_state(pi) != IB_LINK_ACTIVE)
+		return;
+	master_moved(o, smlid);
+}
+
+static void
+watch_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sm_observer *o = arg;
+	struct mad_addr self = { .directed = true, .hops = 0 };
+	struct timeval tv = { WATCH_MS / 1000, (WATCH_MS % 1000) * 1000 };
+
+	(void)fd;
+	(void)what;
+	if (o->watch_batch.pending == 0)
+		(void)mad_batch_smp(&o->watch_batch, &self, IB_MAD_METHOD_GET,
+		    UMAD_SM_ATTR_PORT_INFO, o->sm->own_port, NULL, on_watch, NULL);
+	evtimer_add(o->watch, &tv);
+}
+
 /* ---- Reports (observer_reports.c) ---- */
 
 /* After a Report every observer heard, reads take turns by LID again. */
@@ -328,8 +397,13 @@ sm_observer_start(struct sm *sm)
 	mad_batch_set_base(&o->batch, sm->fd ? sm->fd->base : NULL);
 	o->asked = xcalloc(FABRIC_MAX_LID + 1, 1);
 	sm->observer = o;
-	if (sm->fd && sm->fd->base)
+	mad_batch_init(&o->watch_batch, &sm->batch.io, sm);
+	mad_batch_set_base(&o->watch_batch, sm->fd ? sm->fd->base : NULL);
+	if (sm->fd && sm->fd->base) {
 		o->timer = evtimer_new(sm->fd->base, timer_cb, o);
+		o->watch = evtimer_new(sm->fd->base, watch_cb, o);
+		watch_cb(-1, 0, o);
+	}
 	event_post(EV_INFO, "sm", NULL, "observer mode: the SM is off here; the fabric is read "
 	    "from the master SM's SA every %llu s", (unsigned long long)(o->cfg.refresh_ms / 1000));
 	o->started_at_ms = event_now_ms();
@@ -362,8 +436,11 @@ sm_observer_stop(struct sm *sm)
 		return;
 	read_free(o);
 	mad_batch_free(&o->batch);
+	mad_batch_free(&o->watch_batch);
 	if (o->timer)
 		event_free(o->timer);
+	if (o->watch)
+		event_free(o->watch);
 	free(o->q);
 	free(o->links);
 	free(o->asked);
@@ -380,14 +457,33 @@ sm_observer_master(const struct sm *sm, uint64_t *guid, uint16_t *lid)
 	*lid = o ? o->master_lid : 0;
 }
 
+int64_t
+sm_observer_view_ms(const struct sm *sm)
+{
+	return sm && sm->observer ? sm->observer->view_ms : 0;
+}
+
+int64_t
+sm_observer_next_read_in_ms(const struct sm *sm)
+{
+	const struct sm_observer *o = sm ? sm->observer : NULL;
+	int64_t next;
+
+	if (o == NULL || o->reading || o->next_read_at_ms == 0)
+		return 0;
+	next = o->next_read_at_ms - event_now_ms();
+	return next > 0 ? next : 0;
+}
+
 /* `status`: whom we follow, how old the view is, what a read costs. */
 json_t *
 sm_observer_json(const struct sm *sm)
 {
 	const struct sm_observer *o = sm->observer;
 	int64_t age = o->view_ms ? event_now_ms() - o->view_ms : -1;
+	/* a view read from a master that is one no longer is not fresh */
 	const char *view = age < 0 ? "none" :
-	    (uint64_t)age <= 2 * o->cfg.refresh_ms ? "fresh" : "stale";
+	    (uint64_t)age <= 2 * o->cfg.refresh_ms && !o->moved ? "fresh" : "stale";
 	int64_t next = o->reading || o->next_read_at_ms == 0 ? 0 : o->next_read_at_ms - event_now_ms();
 	size_t links = 0, i;
 	struct fabric_node *n;

@@ -68,6 +68,10 @@ struct sm_observer {
 	unsigned		 fails;		/* failed reads in a row, no view yet */
 	int64_t			 next_read_at_ms;
 	bool			 read_again;	/* one came during a read */
+	/* the master followed: our own PortInfo read every WATCH_MS */
+	struct event		*watch;
+	struct mad_batch	 watch_batch;
+	bool			 moved;		/* a new master since the view's read */
 	/* table mode (observer_records.c): the SA's GetTable answers, read
 	 * whole (the kernel reassembles RMPP), taken a slice at a time */
 	bool			 table;

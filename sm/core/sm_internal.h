@@ -198,6 +198,7 @@ struct sm {
 
 	uint64_t		 own_guid;	/* our port GUID */
 	uint16_t		 own_lid;
+	int64_t			 lft_live_ms;	/* tables last read live (sm/lft_live.c) */
 	uint8_t			 own_port;
 	bool			 subnet_up;
 	bool			 topology_changed;
@@ -545,6 +546,8 @@ void sm_observer_stop(struct sm *sm);
 json_t *sm_observer_json(const struct sm *sm);
 /* The master SM the observer follows: its port GUID and LID (0: none known). */
 void sm_observer_master(const struct sm *sm, uint64_t *guid, uint16_t *lid);
+/* When the observer's view was read (event_now_ms()), 0: none yet. */
+int64_t sm_observer_view_ms(const struct sm *sm);
 /* A Report of trap 64, 65 or 128: the next read at this port's turn. */
 void sm_observer_report_read(struct sm *sm);
 /* observer_reports.c: subscriptions to the master SA's traps 64, 65 and

@@ -6,9 +6,10 @@
 # four hosts (other than OpenSM's) with the lowest LIDs.  Judged from the
 # MADs each sent, logged with a clock below umad (madlog, MADLOG_TIME),
 # never from fabricd's own counters:
-#  - the first reads take turns: each observer's first SA query comes its
-#    LID x 4 s (refresh / 3600) after its own PortInfo Get, and no two
-#    reads overlap;
+#  - the first reads are spread over the first 30 s: each observer's
+#    first SA query comes at most 30 s (and a read's margin) after its own
+#    first PortInfo Get, at a point its port GUID's hash picks (issue 41:
+#    they once took turns by LID x 4 s, 98 minutes for the last of 1,296);
 #  - a read asks exactly the queries docs/sm.md states, counted from
 #    ibnetdiscover and smpquery's SwitchInfo: per switch 3 + 2 x ports +
 #    LinearFDBTop / 64 + 1, per CA port 3 (the MAD count is deterministic,
@@ -54,8 +55,8 @@ done
 for i in 1 2 3 4; do
 	use o$i
 	h=$(cat "$T/o$i/host")
-	# a turn of LID x 4 s, a read, and a margin
-	wait_view $(( $(lid "$h") * 4 + 120 )) ||
+	# the first read's window, a read, and a margin
+	wait_view 120 ||
 	    fail "observer on $h (LID $(lid "$h")): no view: $(octl --json status | jq -c .sm.observer)"
 	[ "$(octl --json status | jq -r .sm.observer.refresh_ms)" = 14400000 ] || fail "refresh is not the default 4h"
 	capture -e "$T/same.out" same "observer on $h"
@@ -76,13 +77,12 @@ cat "$T/reads.sorted" | while read -r h l t0 first last n; do
 	echo "$h (LID $l): first SA query $((first - t0)) ms after its start, read $((last - first)) ms, $n queries (stated: $want)"
 done
 awk -v want="$want" '
-    { wait = $4 - $3; turn = $2 * 4000
-      if (wait < turn - 100 || wait > turn + 3000) { print $1 ": its read began " wait " ms after its start, its turn is " turn " ms"; bad = 1 }
+    { wait = $4 - $3
+      if (wait > 33000) { print $1 ": its read began " wait " ms after its start, past the 30 s window"; bad = 1 }
       if ($6 != want) { print $1 ": " $6 " SA queries, stated " want; bad = 1 }
-      if (NR > 1 && $4 <= prev_last) { print $1 ": its read began before the one of LID " prev_lid " ended"; bad = 1 }
-      prev_last = $5; prev_lid = $2 }
+    }
     END { exit bad }' "$T/reads.sorted" || fail "the observers' first reads"
-echo "4 observers on the defaults: reads one after another by LID, $want SA queries each, as stated"
+echo "4 observers on the defaults: first reads within the 30 s window, $want SA queries each, as stated"
 for i in 1 2 3 4; do
 	eval "fd_reap_pid \$PID_o$i \"$T/o$i/fabricd.log\"" || fail "observer o$i exited with status $?"
 	capture "$T/gets.out" gets_only "$T/o$i/madlog"

@@ -360,3 +360,119 @@ lid_of_switch() {
 	awk -v s="$1" '/^Switch/ { split($0, q, "\""); if (q[4] == s) {
 	    l = $0; sub(/.* port 0 lid /, "", l); sub(/ .*/, "", l); print l; exit } }' "$T/disc.txt"
 }
+
+# ---- every node tells the truth after a change (issue 41) ----
+
+# obs_defaults NAME HOST: fabricd on its observer defaults (only the
+# socket, the state and sm.enabled: false), observing from HOST, its files
+# in $T/NAME, its MADs logged below umad; PID_NAME, its start in
+# START_NAME (date +%s).
+obs_defaults() {
+	_d=$T/$1
+	mkdir -p "$_d/run" "$_d/state"
+	printf 'socket: %s\nstate_dir: %s\nsm:\n  enabled: false\n' "$_d/run/fabricd.sock" \
+	    "$_d/state" > "$_d/fabricd.yaml"
+	: > "$_d/madlog"
+	eval "START_$1=$(date +%s)"
+	(cd "$_d" && exec env SIM_HOST="$2" LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $SIM_PRELOAD" \
+	    IBSIM_SOCKNAME="$IBSIM_SOCKNAME" MADLOG_FILE="$_d/madlog" \
+	    "$FABRICD" -c "$_d/fabricd.yaml" >> "$_d/fabricd.log" 2>&1) &
+	eval "PID_$1=$!"
+	fd_on_exit "kill -KILL $! 2>/dev/null"
+}
+
+# highest_lid_hosts N [EXCEPT...]: the N hosts with the highest LIDs.
+highest_lid_hosts() {
+	_n=$1
+	shift
+	for _x in $(sed -n 's/^Ca.*"\(host[0-9]*\)"$/\1/p' "$T/disc.txt"); do
+		case " $* " in *" $_x "*) continue ;; esac
+		echo "$(lid "$_x") $_x"
+	done | sort -n | tail -"$_n" | awk '{ print $2 }'
+}
+
+# first_views A B: both observers, started on their defaults, list every
+# node ibnetdiscover lists: their first read was due within 30 s of the
+# start (status's next_read_in_ms, a scheduled figure), and the nodes come
+# by then (a read's margin on a busy machine: 15 s more).
+first_views() {
+	_want=$(ibnd_nodes "$T/disc.txt" | wc -l)
+	for _o in "$@"; do
+		use "$_o"
+		_end=$(( $(date +%s) + 20 ))
+		until _due=$(obs next_read_in_ms 2>/dev/null) && [ -n "$_due" ] && [ "$_due" != null ]; do
+			[ "$(date +%s)" -ge "$_end" ] && fail "observer $_o: no status"
+			sleep 0.1
+		done
+		[ "$(obs views)" -gt 0 ] || [ "$_due" -le 30000 ] ||
+		    fail "observer $_o: its first read is due in $_due ms, past 30 s"
+		eval "DUE_$_o=$_due"
+	done
+	for _o in "$@"; do
+		use "$_o"
+		eval "_t0=\$START_$_o"
+		until [ "$(octl --json nodes 2>/dev/null | jq '.nodes | length')" = "$_want" ]; do
+			[ "$(date +%s)" -ge $((_t0 + 45)) ] &&
+			    fail "observer $_o: $(octl nodes 2>&1 | head -2) 45 s after its start ($_want nodes)"
+			sleep 0.2
+		done
+		eval "_due=\$DUE_$_o"
+		echo "observer $_o: every node ($_want) listed $(( $(date +%s) - _t0 )) s after its start (its first read due $_due ms after the first status)"
+	done
+}
+
+# spine_cut OBSERVERS...: host1's leaf loses every link to the spine
+# ibtracert host9 -> host1 crosses; once the master has rerouted (ibtracert
+# no longer crosses it), within 15 s each observer's pre-flight over the
+# hosts of host1's and host9's leaves passes and its route host9 host1
+# names ibtracert's switches.  Then host9's own cable: its pre-flight
+# fails naming host9.
+spine_cut() {
+	l1=$(leaf_of host1)
+	l3=$(leaf_of host9)
+	sim_diag ibtracert "$(lid host9)" "$(lid host1)" > "$T/tr.txt" || fail "ibtracert host9 host1"
+	spine=$(sed -n 's/^\[[0-9]*\] -> switch port .*"\(.*\)"$/\1/p' "$T/tr.txt" | sed -n 2p)
+	[ -n "$spine" ] && [ "$spine" != "$l1" ] || fail "no spine on host9 -> host1: $(cat "$T/tr.txt")"
+	ports=$(awk -v l="$l1" -v s="$spine" '/^Switch/ { split($0, q, "\""); cur = q[4]; next }
+	    /^$/ { cur = "" }
+	    cur == l && /^\[/ { split($0, q, "\""); if (q[4] == s) print substr($0, 2) + 0 }' "$T/disc.txt")
+	[ -n "$ports" ] || fail "no link of $l1 to $spine in ibnetdiscover"
+	hosts=$(echo $(hosts_on "$l1") $(hosts_on "$l3") | tr ' ' ',')
+	for o in "$@"; do
+		use "$o"
+		capture -e "$T/agree.out" agree host9 host1
+		capture -e "$T/pf.out" pf_passes "$hosts"
+	done
+	for p in $ports; do
+		sim_console "Unlink \"$l1\"[$p]" || fail console
+	done
+	_end=$(( $(date +%s) + 60 ))	# only ends the wait for the master
+	while sim_diag ibtracert "$(lid host9)" "$(lid host1)" > "$T/tr.txt"; grep -q "\"$spine\"" "$T/tr.txt" ||
+	    ! grep -q '^To ca' "$T/tr.txt"; do
+		[ "$(date +%s)" -ge "$_end" ] && fail "the master did not reroute host9 -> host1 off $spine"
+		sleep 0.3
+	done
+	t0=$(date +%s)
+	echo "$l1 lost its links to $spine (ports $(echo $ports)); the master rerouted host9 -> host1"
+	for o in "$@"; do
+		use "$o"
+		until pf_passes "$hosts" > "$T/pf.out" && agree host9 host1 > "$T/agree.out"; do
+			[ "$(date +%s)" -ge $((t0 + 15)) ] &&
+			    fail "observer $o, 15 s after the reroute: $(cat "$T/pf.out" "$T/agree.out")"
+			sleep 0.3
+		done
+		echo "observer $o: pre-flight over $hosts passes, route host9 host1 as ibtracert, $(( $(date +%s) - t0 )) s after the reroute"
+	done
+	# a host that lost its own cable still fails, by name
+	sim_console 'Unlink "host9"[1]' || fail console
+	for o in "$@"; do
+		use "$o"
+		octl --json preflight --hosts "host9,host1" > "$T/pf.json"
+		rc=$?
+		[ $rc -eq 1 ] || fail "observer $o: preflight host9,host1 exit $rc with host9's cable out: $(head -c 600 "$T/pf.json")"
+		jq -e '[.faults[] | select(.message // "" | tostring | contains("host9"))] | length > 0' \
+		    "$T/pf.json" > /dev/null || fail "observer $o: no fault names host9: $(jq -c .faults "$T/pf.json" | head -c 600)"
+		echo "observer $o: host9's cable out: $(jq -r '[.faults[] | .code] | unique | join(",")' "$T/pf.json"), naming host9"
+	done
+	sim_console 'ReLink "host9"[1]' || fail console
+}

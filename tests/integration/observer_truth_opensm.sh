@@ -1,0 +1,79 @@
+#!/bin/sh
+# run.sh: long (the observers' first reads: up to 30 s on their defaults)
+# Every node tells the truth after the fabric changes (issue 41), beside
+# OpenSM 3.3.23: master on host1 of the 16-host tree (priority 10), a
+# standby OpenSM on host3 (priority 5), and two fabricd observers on their
+# defaults (only sm.enabled: false) on the hosts with the highest LIDs.
+# Judged by ibnetdiscover, ibtracert and smpquery as other clients:
+#  1. both list every node within 30 s of their start (first_views; on
+#     5f2420a the first read waited LID x 4 s: over 60 s here);
+#  2. host1's leaf loses its links to the spine host9 -> host1 crosses;
+#     within 15 s of OpenSM's reroute both pre-flights over the hosts of
+#     the two leaves pass and `route host9 host1` names ibtracert's
+#     switches; host9's own cable out, the pre-flight names host9
+#     (spine_cut; on 5f2420a the pre-flight failed RouteLinkDown on the
+#     dead links for hours and route named the old spine);
+#  3. the master killed, the standby takes over: within 15 s both observers
+#     follow it (status names its LID) and publish a view read from its SA
+#     (on 5f2420a they followed the dead master's LID for hours).
+# Every MAD each observer sent, logged below umad, is a Get.
+. "$FABRICD_SRC/tests/lib/sm.sh"
+. "$FABRICD_SRC/tests/lib/observer.sh"
+sim_test_setup opensm jq smpquery ibtracert
+
+sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
+sim_start || fail ibsim
+mkdir -p "$SIM_DIR"
+# the master and the standby poll each other every second, two misses
+printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\n' > "$SIM_DIR/osm-opts.conf"
+OSM_ARGS="-p 10 -F $SIM_DIR/osm-opts.conf" sim_opensm host1 || fail "OpenSM did not bring the subnet up"
+OSM1=$OSM_PID
+sim_opensm_another host3 osm3 -p 5 -F "$SIM_DIR/osm-opts.conf" || fail "the second OpenSM"
+OSM3=$OSM2_PID
+fd_on_exit "kill $OSM3 2>/dev/null; wait $OSM3 2>/dev/null"
+sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
+lid3=$(sm_lid_of host3)
+g3=$(sim_port_guid host3)
+sm_wait_sminfo 30 "$(sm_guid_of host3) 5 STANDBY" "$lid3" ||
+    fail "the second OpenSM is not STANDBY within 30 s: $(sm_sminfo_at "$lid3")"
+
+set -- $(highest_lid_hosts 2 host1 host3 host9)
+[ $# = 2 ] || fail "two hosts: [$*]"
+obs_defaults a "$1"
+obs_defaults b "$2"
+echo "observers: a on $1 (LID $(lid "$1")), b on $2 (LID $(lid "$2"))"
+first_views a b
+spine_cut a b
+
+# ---- 3. the master dies, the standby takes over ----
+for o in a b; do
+	use $o
+	eval "views_$o=\$(obs views)"
+done
+kill -9 "$OSM1"
+wait "$OSM1" 2>/dev/null
+OSM_PID=
+end=$(( $(date +%s) + 60 ))	# only ends the wait for OpenSM
+until grep -q 'SUBNET UP' "$SIM_DIR/osm3.log" 2>/dev/null &&
+    [ "$(sim_diag -H host4 smpquery portinfo -L "$(lid host2)" 1 | sed -n 's/^SMLid:\.*\([0-9]*\)$/\1/p')" = "$lid3" ]; do
+	[ "$(date +%s)" -ge "$end" ] && fail "host3's OpenSM did not take over within 60 s"
+	sleep 0.3
+done
+t0=$(date +%s)
+for o in a b; do
+	use $o
+	eval "v0=\$views_$o"
+	until [ "$(obs master_lid)" = "$lid3" ] && [ "$(obs master_guid)" = "$g3" ] &&
+	    [ "$(obs views)" -gt "$v0" ] && [ "$(obs view)" = fresh ]; do
+		[ "$(date +%s)" -ge $((t0 + 15)) ] && fail "observer $o, 15 s after host3 took over: $(octl --json status | jq -c '.sm.observer | {master_lid, master_guid, views, view, last_error}')"
+		sleep 0.2
+	done
+	echo "observer $o follows host3 (LID $lid3) and read its SA $(( $(date +%s) - t0 )) s after it took over"
+	capture -e "$T/same.out" same "observer $o after the failover"
+done
+for o in a b; do
+	eval "fd_reap_pid \$PID_$o \"$T/$o/fabricd.log\"" || fail "observer $o exited with status $?"
+	capture "$T/gets.out" gets_only "$T/$o/madlog"
+	echo "observer $o: $(cat "$T/gets.out")"
+done
+pass
