@@ -10,23 +10,7 @@
 sim_test_setup opensm jq smpquery
 octl() { ctl "$@"; }
 
-sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
-sim_start || fail ibsim
-# both poll each other every second, two misses (ibsim.md 4.3: 3.9 s)
-mkdir -p "$SIM_DIR"
-printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\n' > "$SIM_DIR/osm-opts.conf"
-OSM_ARGS="-p 10 -F $SIM_DIR/osm-opts.conf" sim_opensm host1 || fail "OpenSM did not bring the subnet up"
-OSM1=$OSM_PID
-
-# the standby: a second OpenSM on host3, its own cache and log
-g3=$(sim_port_guid host3)
-sim_opensm_another host3 osm3 -p 5 -F "$SIM_DIR/osm-opts.conf" || fail "the second OpenSM"
-OSM3=$OSM2_PID
-fd_on_exit "kill $OSM3 2>/dev/null; wait $OSM3 2>/dev/null"
-lid3=$(sm_lid_of host3)
-[ -n "$lid3" ] || fail "no LID for host3"
-sm_wait_sminfo 30 "$(sm_guid_of host3) 5 STANDBY" "$lid3" ||
-    fail "the second OpenSM is not STANDBY within 30 s: $(sm_sminfo_at "$lid3")"
+opensm_pair_up
 
 fd_config "sm:
   enabled: false

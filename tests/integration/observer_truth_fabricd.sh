@@ -14,17 +14,9 @@ sim_test_setup jq ibtracert
 
 sim_fabric_up "-P 8 -k 4 -h 4 -s 4"
 sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
-set -- $(highest_lid_hosts 2 host1 host9)
-[ $# = 2 ] || fail "two hosts: [$*]"
-obs_defaults a "$1"
-obs_defaults b "$2"
-echo "observers: a on $1 (LID $(lid "$1")), b on $2 (LID $(lid "$2"))"
+truth_observers host1 host9
 first_views a b
 spine_cut a b
-for o in a b; do
-	eval "fd_reap_pid \$PID_$o \"$T/$o/fabricd.log\"" || fail "observer $o exited with status $?"
-	capture "$T/gets.out" gets_only "$T/$o/madlog"
-	echo "observer $o: $(cat "$T/gets.out")"
-done
+pair_gets_only
 fd_stop
 pass

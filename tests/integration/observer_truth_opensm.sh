@@ -21,27 +21,9 @@
 . "$FABRICD_SRC/tests/lib/observer.sh"
 sim_test_setup opensm jq smpquery ibtracert
 
-sim_topology -P 8 -k 4 -h 4 -s 4 || fail topogen
-sim_start || fail ibsim
-mkdir -p "$SIM_DIR"
-# the master and the standby poll each other every second, two misses
-printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\n' > "$SIM_DIR/osm-opts.conf"
-OSM_ARGS="-p 10 -F $SIM_DIR/osm-opts.conf" sim_opensm host1 || fail "OpenSM did not bring the subnet up"
-OSM1=$OSM_PID
-sim_opensm_another host3 osm3 -p 5 -F "$SIM_DIR/osm-opts.conf" || fail "the second OpenSM"
-OSM3=$OSM2_PID
-fd_on_exit "kill $OSM3 2>/dev/null; wait $OSM3 2>/dev/null"
+opensm_pair_up
 sim_diag ibnetdiscover > "$T/disc.txt" || fail ibnetdiscover
-lid3=$(sm_lid_of host3)
-g3=$(sim_port_guid host3)
-sm_wait_sminfo 30 "$(sm_guid_of host3) 5 STANDBY" "$lid3" ||
-    fail "the second OpenSM is not STANDBY within 30 s: $(sm_sminfo_at "$lid3")"
-
-set -- $(highest_lid_hosts 2 host1 host3 host9)
-[ $# = 2 ] || fail "two hosts: [$*]"
-obs_defaults a "$1"
-obs_defaults b "$2"
-echo "observers: a on $1 (LID $(lid "$1")), b on $2 (LID $(lid "$2"))"
+truth_observers host1 host3 host9
 first_views a b
 spine_cut a b
 
@@ -71,9 +53,5 @@ for o in a b; do
 	echo "observer $o follows host3 (LID $lid3) and read its SA $(( $(date +%s) - t0 )) s after it took over"
 	capture -e "$T/same.out" same "observer $o after the failover"
 done
-for o in a b; do
-	eval "fd_reap_pid \$PID_$o \"$T/$o/fabricd.log\"" || fail "observer $o exited with status $?"
-	capture "$T/gets.out" gets_only "$T/$o/madlog"
-	echo "observer $o: $(cat "$T/gets.out")"
-done
+pair_gets_only
 pass
