@@ -562,19 +562,49 @@ dispatch(struct hpoll *hp)
 		finish_round(hp);
 }
 
-/* Is this an observer with a view? Notes the node it runs on. */
+/* Is this an observer that knows its own node (from its view, or before
+ * the first view from its own port's answers)? Notes the node. */
 static bool
 observing(struct hpoll *hp, struct fabric *f)
 {
 	char why[8];
 	const struct fabric_port *own;
+	const char *desc;
+	uint8_t port;
+	uint16_t lid;
 
 	hp->observing = sm_observer_refusal(health->sm, why, sizeof(why)) != NULL;
 	if (!hp->observing)
 		return false;
+	if (f == NULL)
+		return sm_observer_own_node(health->sm, &hp->local_guid, &desc, &port, &lid);
 	own = sm_own_lid(health->sm) ? fabric_port_by_lid(f, sm_own_lid(health->sm)) : NULL;
 	hp->local_guid = own ? own->node->guid : 0;
 	return own != NULL;
+}
+
+/*
+ * An observer with no view yet (its first read waits for its turn) polls
+ * its own port all the same: the host's cable is the first thing a job
+ * crosses, and its counters owe nothing to the master's SA.
+ */
+static void
+plan_own_port(struct hpoll *hp)
+{
+	const char *desc;
+	uint64_t guid;
+	uint8_t port;
+	uint16_t lid;
+	struct hport *hpt;
+
+	if (!sm_observer_own_node(health->sm, &guid, &desc, &port, &lid))
+		return;
+	hpt = hport_get(guid, port, desc);
+	hpt->lid = lid;
+	memset(hpt->valid, 0, sizeof(hpt->valid));
+	memset(hpt->delta, 0, sizeof(hpt->delta));
+	plan_push(hp, &(struct item){ IT_PCX, guid, port, lid, 0, false });
+	plan_push(hp, &(struct item){ IT_PC, guid, port, lid, 0, false });
 }
 
 static void
@@ -588,7 +618,7 @@ tick(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(hp->tick, &tv);
 	/* The master's manager reads (and clears) every port; an observer
 	 * reads the ports of its scope and clears none. */
-	if (!hp->in_round && f && (observing(hp, f) || (sm_subnet_up(health->sm) &&
+	if (!hp->in_round && (observing(hp, f) || (f && sm_subnet_up(health->sm) &&
 	    sm_is_master(health->sm))) &&
 	    (hp->round_start_ms == 0 || now - hp->round_start_ms >= (int64_t)health->cfg.interval_ms)) {
 		hp->head = hp->tail = 0;
@@ -600,6 +630,8 @@ tick(evutil_socket_t fd, short what, void *arg)
 		hp->round_total = 0;
 		hp->plan_node = 0;
 		hp->planning = true;
+		if (f == NULL)
+			plan_own_port(hp);
 		plan_slice(-1, 0, hp);
 	}
 	dispatch(hp);

@@ -46,6 +46,11 @@ const char *sm_observer_refusal(const struct sm *sm, char *buf, size_t len);
 /* An observer: how long until its next read of the SA starts (0: under
  * way, or not an observer). */
 int64_t sm_observer_next_read_in_ms(const struct sm *sm);
+/* An observer's own node and port as its own port answered (a CA; false
+ * until known, on a switch, or not an observer): health polls it before
+ * the first view. */
+bool sm_observer_own_node(const struct sm *sm, uint64_t *guid, const char **desc, uint8_t *port,
+    uint16_t *lid);
 uint16_t sm_own_lid(const struct sm *sm);
 uint64_t sm_own_port_guid(const struct sm *sm);
 /* An operator disabled this port (`fabricctl port disable`): its link is

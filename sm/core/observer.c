@@ -41,7 +41,7 @@
 #define RETRY_FIRST_MS	5000	/* no view yet: the first retry, then doubling */
 #define OBS_SLOTS	3600	/* after a Report: a turn per LID, refresh / OBS_SLOTS long */
 #define WATCH_MS	2000	/* our own PortInfo read again: its MasterSMLID */
-#define MOVED_WINDOW_MS	10000	/* a new master: the reads spread over this */
+#define MOVED_WINDOW_MS	8000	/* a new master: the reads spread over this */
 
 static uint64_t report_turn(const struct sm_observer *o);
 
@@ -338,6 +338,34 @@ on_watch(const struct mad_result *res, void *owner, void *arg)
 	master_moved(o, smlid);
 }
 
+/*
+ * Our own node, asked of our own port (NodeInfo and NodeDescription, no
+ * hop): health polls this host's ports from the start, before any view
+ * names the node (sm_observer_own_node).
+ */
+static void
+on_own_node(const struct mad_result *res, void *owner, void *arg)
+{
+	struct sm_observer *o = ((struct sm *)owner)->observer;
+	const uint8_t *data = ((const ib_smp_t *)res->mad)->data;
+
+	if (o == NULL || !mad_reply_ok(res))
+		return;
+	if ((uintptr_t)arg == UMAD_SM_ATTR_NODE_INFO) {
+		const ib_node_info_t *ni = (const ib_node_info_t *)data;
+
+		o->own_node_guid = be64toh(ni->node_guid);
+		o->own_node_switch = ni->node_type == IB_NODE_TYPE_SWITCH;
+		return;
+	}
+	memcpy(o->own_desc, data, FABRIC_NODE_DESC_LEN);
+	o->own_desc[FABRIC_NODE_DESC_LEN] = '\0';
+	for (size_t i = 0; o->own_desc[i]; i++)	/* as discovery keeps it */
+		if (!isprint((unsigned char)o->own_desc[i]))
+			o->own_desc[i] = '?';
+	o->own_desc_known = true;
+}
+
 static void
 watch_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -347,9 +375,18 @@ watch_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (o->watch_batch.pending == 0)
+	if (o->watch_batch.pending == 0) {
 		(void)mad_batch_smp(&o->watch_batch, &self, IB_MAD_METHOD_GET,
 		    UMAD_SM_ATTR_PORT_INFO, o->sm->own_port, NULL, on_watch, NULL);
+		if (o->own_node_guid == 0 || !o->own_desc_known) {
+			(void)mad_batch_smp(&o->watch_batch, &self, IB_MAD_METHOD_GET,
+			    UMAD_SM_ATTR_NODE_INFO, 0, NULL, on_own_node,
+			    (void *)(uintptr_t)UMAD_SM_ATTR_NODE_INFO);
+			(void)mad_batch_smp(&o->watch_batch, &self, IB_MAD_METHOD_GET,
+			    UMAD_SM_ATTR_NODE_DESC, 0, NULL, on_own_node,
+			    (void *)(uintptr_t)UMAD_SM_ATTR_NODE_DESC);
+		}
+	}
 	evtimer_add(o->watch, &tv);
 }
 
@@ -461,6 +498,22 @@ int64_t
 sm_observer_view_ms(const struct sm *sm)
 {
 	return sm && sm->observer ? sm->observer->view_ms : 0;
+}
+
+bool
+sm_observer_own_node(const struct sm *sm, uint64_t *guid, const char **desc, uint8_t *port,
+    uint16_t *lid)
+{
+	const struct sm_observer *o = sm ? sm->observer : NULL;
+
+	if (o == NULL || o->own_node_guid == 0 || !o->own_desc_known || o->own_node_switch ||
+	    sm->own_lid == 0)
+		return false;
+	*guid = o->own_node_guid;
+	*desc = o->own_desc;
+	*port = sm->own_port;
+	*lid = sm->own_lid;
+	return true;
 }
 
 int64_t

@@ -72,6 +72,11 @@ struct sm_observer {
 	struct event		*watch;
 	struct mad_batch	 watch_batch;
 	bool			 moved;		/* a new master since the view's read */
+	/* our own node (NodeInfo, NodeDescription of our port): health's
+	 * ports before the first view */
+	uint64_t		 own_node_guid;
+	bool			 own_node_switch, own_desc_known;
+	char			 own_desc[FABRIC_NODE_DESC_LEN + 1];
 	/* table mode (observer_records.c): the SA's GetTable answers, read
 	 * whole (the kernel reassembles RMPP), taken a slice at a time */
 	bool			 table;

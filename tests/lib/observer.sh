@@ -431,7 +431,8 @@ highest_lid_hosts() {
 # first_views A B: both observers, started on their defaults, list every
 # node ibnetdiscover lists: their first read was due within 30 s of the
 # start (status's next_read_in_ms, a scheduled figure), and the nodes come
-# by then (a read's margin on a busy machine: 15 s more).
+# by then (a read's margin on a busy machine: 15 s more); health read
+# their own port before that (the madlog's order).
 first_views() {
 	_want=$(ibnd_nodes "$T/disc.txt" | wc -l)
 	for _o in "$@"; do
@@ -455,6 +456,11 @@ first_views() {
 		done
 		eval "_due=\$DUE_$_o"
 		echo "observer $_o: every node ($_want) listed $(( $(date +%s) - _t0 )) s after its start (its first read due $_due ms after the first status)"
+		# health polled the host's own port before there was a view:
+		# its first PerfMgt Get was sent before the first SA query
+		_first=$(awk '$1 == "0x04" && $2 == "0x01" { print "PerfMgt"; exit }
+		    $1 == "0x03" && $2 == "0x01" { print "SA"; exit }' "$T/$_o/madlog")
+		[ "$_first" = PerfMgt ] || fail "observer $_o: health polled nothing before the first view (the first Get: $_first)"
 	done
 }
 

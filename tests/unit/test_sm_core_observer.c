@@ -133,7 +133,29 @@ queue_reply(struct fake *f, mad_cb cb, void *arg)
 	return r;
 }
 
-/* Our own PortInfo (the only SMP an observer sends). */
+/* Our own NodeInfo or NodeDescription (health's node before a view). */
+static bool
+own_node_answer(const struct fake *f, uint16_t attr_id, uint8_t *data)
+{
+	ib_node_info_t ni;
+
+	if (attr_id == 0x0010) {
+		memset(data, 0, 64);
+		memcpy(data, f->n[US].desc, strlen(f->n[US].desc));
+		return true;
+	}
+	if (attr_id != 0x0011)
+		return false;
+	memset(&ni, 0, sizeof(ni));
+	ni.node_type = IB_NODE_TYPE_CA;
+	ni.num_ports = f->n[US].nports;
+	ni.node_guid = htobe64(f->n[US].guid);
+	memcpy(data, &ni, sizeof(ni));
+	return true;
+}
+
+/* Our own PortInfo, NodeInfo and NodeDescription: the only SMPs an
+ * observer sends to itself (the tables live go to switches by LID). */
 static int
 fake_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_id,
     uint32_t attr_mod, const void *data, mad_cb cb, void *arg)
@@ -144,6 +166,14 @@ fake_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_i
 	ib_port_info_t pi;
 
 	(void)data;
+	smp->base_ver = 1;
+	smp->mgmt_class = IB_MCLASS_SUBN_DIR;
+	smp->method = IB_MAD_METHOD_GET_RESP;
+	if (method == IB_MAD_METHOD_GET && addr->directed && addr->hops == 0 && attr_mod == 0 &&
+	    own_node_answer(f, attr_id, smp->data)) {
+		f->smp_gets++;
+		return 0;
+	}
 	if (method != IB_MAD_METHOD_GET || attr_id != 0x0015 || !addr->directed || addr->hops != 0 ||
 	    attr_mod != 1) {
 		f->others++;
@@ -454,6 +484,17 @@ test_observer_view(void **state)
 	}
 	assert_int_equal(fabric_port_by_lid(f, SM_LID)->node->guid, w->fk.n[THEM].guid);
 	assert_int_equal(sm_own_lid(sm), w->fk.n[US].lid);
+	{	/* health's own node, from our own port's answers */
+		uint64_t guid;
+		const char *desc;
+		uint8_t port;
+		uint16_t lid;
+
+		assert_true(sm_observer_own_node(sm, &guid, &desc, &port, &lid));
+		assert_int_equal(guid, w->fk.n[US].guid);
+		assert_string_equal(desc, w->fk.n[US].desc);
+		assert_int_equal(lid, w->fk.n[US].lid);
+	}
 
 	/* whom it follows, and what it refuses */
 	st = observer_status(w);
