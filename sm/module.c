@@ -307,7 +307,7 @@ observer_start(struct fabricd *fd, const struct sm_config *cfg)
 	sm->cfg.mkey_secret = NULL;
 	sm_attach_io(sm, fd);
 	/* the SA's Reports are ours to answer, nothing else */
-	sm_observer_reports_start(sm, sm_observer_report_read);
+	sm_observer_reports_start(sm, sm_observer_patch);
 	sm->state = SM_STATE_NOTACTIVE;		/* never sweeps, never master */
 	/* empty, for the readers that look (mcast, qos, the SA's counters) */
 	sm->mc = mc_db_new();

@@ -39,11 +39,10 @@
 
 #define RETRY_MIN_MS	1000
 #define RETRY_FIRST_MS	5000	/* no view yet: the first retry, then doubling */
-#define OBS_SLOTS	3600	/* after a Report: a turn per LID, refresh / OBS_SLOTS long */
 #define WATCH_MS	2000	/* our own PortInfo read again: its MasterSMLID */
 #define MOVED_WINDOW_MS	8000	/* a new master: the reads spread over this */
 
-static uint64_t report_turn(const struct sm_observer *o);
+static uint64_t soon_wait(const struct sm_observer *o);
 
 /* ---- a read: start, end, publish ---- */
 
@@ -123,9 +122,9 @@ hooks_done(struct sm *sm)
 {
 	struct sm_observer *o = sm->observer;
 
-	if (o->read_again) {	/* a Report came during the read */
+	if (o->read_again) {	/* a change a patch could not cover came during the read */
 		o->read_again = false;
-		arm_in(o, report_turn(o));
+		arm_in(o, soon_wait(o));
 	} else
 		schedule(o, o->cfg.refresh_ms);
 }
@@ -390,20 +389,25 @@ watch_cb(evutil_socket_t fd, short what, void *arg)
 	evtimer_add(o->watch, &tv);
 }
 
-/* ---- Reports (observer_reports.c) ---- */
+/* ---- a whole read soon (observer_patch.c) ---- */
 
-/* After a Report every observer heard, reads take turns by LID again. */
+/* Every observer heard the same change: their reads spread over the
+ * first reads' window by a hash of the port GUID and the read's number. */
 static uint64_t
-report_turn(const struct sm_observer *o)
+soon_wait(const struct sm_observer *o)
 {
-	return (uint64_t)o->sm->own_lid * (o->cfg.refresh_ms / OBS_SLOTS);
+	uint64_t window = o->cfg.refresh_ms < FIRST_WINDOW_MS ? o->cfg.refresh_ms : FIRST_WINDOW_MS;
+
+	return window ? mix(o->sm->own_guid ^ o->reads) % window : 0;
 }
 
-void
-sm_observer_report_read(struct sm *sm)
+/* A whole read within the first reads' window, unless one comes sooner:
+ * what a patch could not cover (observer_patch.c). */
+static void
+read_soon(struct sm *sm)
 {
 	struct sm_observer *o = sm->observer;
-	uint64_t turn;
+	uint64_t wait;
 
 	if (o == NULL || o->published == 0)
 		return;		/* no view yet: the first read comes anyway */
@@ -411,14 +415,14 @@ sm_observer_report_read(struct sm *sm)
 		o->read_again = true;
 		return;
 	}
-	turn = report_turn(o);
-	/* a read already due sooner covers this Report too */
+	wait = soon_wait(o);
+	/* a read already due sooner covers this too */
 	if (o->timer && evtimer_pending(o->timer, NULL) &&
-	    o->next_read_at_ms <= event_now_ms() + (int64_t)turn)
+	    o->next_read_at_ms <= event_now_ms() + (int64_t)wait)
 		return;
 	if (o->timer)
 		evtimer_del(o->timer);
-	arm_in(o, turn);
+	arm_in(o, wait);
 }
 
 /* ---- the instance ---- */
@@ -434,6 +438,7 @@ sm_observer_start(struct sm *sm)
 	mad_batch_set_base(&o->batch, sm->fd ? sm->fd->base : NULL);
 	o->asked = xcalloc(FABRIC_MAX_LID + 1, 1);
 	sm->observer = o;
+	obs_patch_init(o, read_soon);
 	mad_batch_init(&o->watch_batch, &sm->batch.io, sm);
 	mad_batch_set_base(&o->watch_batch, sm->fd ? sm->fd->base : NULL);
 	if (sm->fd && sm->fd->base) {
@@ -474,6 +479,7 @@ sm_observer_stop(struct sm *sm)
 	read_free(o);
 	mad_batch_free(&o->batch);
 	mad_batch_free(&o->watch_batch);
+	obs_patch_free(o);
 	if (o->timer)
 		event_free(o->timer);
 	if (o->watch)
@@ -565,6 +571,9 @@ sm_observer_json(const struct sm *sm)
 	    json_integer(next > 0 ? next : 0));
 	json_object_set_new(json_object_get(st, "observer"), "subscriptions",
 	    sm_observer_reports_json(sm));
+	/* switches read again after a Report (observer_patch.c) */
+	json_object_set_new(json_object_get(st, "observer"), "patches",
+	    json_integer((json_int_t)o->patches));
 	/* how the last read asked: GetTable where the kernel does RMPP */
 	json_object_set_new(json_object_get(st, "observer"), "read_by",
 	    json_string(o->reads == 0 ? "none" : o->table ? "tables" : "records"));

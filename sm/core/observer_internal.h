@@ -33,6 +33,13 @@ struct obs_link {
 	uint8_t		 from_port, to_port;
 };
 
+/* The far end a port of a switch has in the SA's LinkRecords (a patch). */
+struct obs_far_end {
+	uint16_t	 lid;
+	uint8_t		 port;
+	bool		 seen;
+};
+
 struct obs_figures {
 	uint64_t	 queries, records, errors;
 	int64_t		 duration_ms;
@@ -77,6 +84,15 @@ struct sm_observer {
 	uint64_t		 own_node_guid;
 	bool			 own_node_switch, own_desc_known;
 	char			 own_desc[FABRIC_NODE_DESC_LEN + 1];
+	/* what a Report names, read again in place (observer_patch.c) */
+	struct event		*patch_ev;
+	struct mad_batch	 patch_batch;
+	uint16_t		 patch_lid;
+	bool			 patching;
+	unsigned		 patch_errors;
+	uint64_t		 patches;
+	struct obs_far_end	 patch_far[256];
+	void			(*read_soon)(struct sm *sm);
 	/* table mode (observer_records.c): the SA's GetTable answers, read
 	 * whole (the kernel reassembles RMPP), taken a slice at a time */
 	bool			 table;
@@ -115,5 +131,12 @@ struct obs_sa_table {
 	size_t		 n, stride;
 };
 bool obs_sa_table(const uint8_t *mad, size_t len, size_t min_size, struct obs_sa_table *t);
+
+/* observer_patch.c: its batch and timer, made and freed with the
+ * observer; read_soon (observer.c's, handed over so that the two files do
+ * not call each other in a circle) brings a whole read where a patch
+ * cannot cover a change. */
+void obs_patch_init(struct sm_observer *o, void (*read_soon)(struct sm *sm));
+void obs_patch_free(struct sm_observer *o);
 
 #endif

@@ -2,10 +2,10 @@
  * An observer's subscriptions to the master's SA (IBA 13.4.11, InformInfo)
  * and the Reports they bring: trap 64 and 65 (a port came into or went
  * out of service) and 128 (a switch's link state changed).  A Report is
- * answered (ReportResp, or the SA sends it again) and makes the next read
- * come at this port's turn instead of a period later (on_report: observer.c's
- * sm_observer_report_read, handed over by module.c, so that neither file
- * calls the other in a circle).
+ * answered (ReportResp, or the SA sends it again) and what it names is read
+ * again within 2 s (on_report: observer_patch.c's sm_observer_patch,
+ * handed over by module.c, so that neither file calls the other in a
+ * circle).
  *
  * Under ibsim a Report reaches only a client that is IsSM, which an
  * observer is not: tests/integration/observer_reports.sh injects one below
@@ -34,7 +34,8 @@
 static const uint16_t traps[] = { 64, 65, 128 };
 
 struct obs_reports {
-	void			(*on_report)(struct sm *sm);	/* a read, forward */
+	/* what the Report names, read again (observer_patch.c) */
+	void			(*on_report)(struct sm *sm, uint16_t trap, const void *notice);
 	struct mad_batch	 batch;		/* the subscriptions' Sets */
 	uint16_t		 subscribed_lid;	/* the SA the Sets went to; 0: none */
 	unsigned		 accepted;	/* of the Sets to it, answered status 0 */
@@ -136,11 +137,12 @@ on_request(struct mad_engine *me, const struct mad_in *in, void *arg)
 	r->reports++;
 	r->last_trap = trap;
 	log_debug("sm: observer: Report of trap %u from LID %u", trap, be16toh(n->issuer_lid));
-	r->on_report(sm);
+	r->on_report(sm, trap, n);
 }
 
 void
-sm_observer_reports_start(struct sm *sm, void (*on_report)(struct sm *sm))
+sm_observer_reports_start(struct sm *sm, void (*on_report)(struct sm *sm, uint16_t trap,
+    const void *notice))
 {
 	struct obs_reports *r = xcalloc(1, sizeof(*r));
 

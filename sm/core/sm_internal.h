@@ -548,13 +548,15 @@ json_t *sm_observer_json(const struct sm *sm);
 void sm_observer_master(const struct sm *sm, uint64_t *guid, uint16_t *lid);
 /* When the observer's view was read (event_now_ms()), 0: none yet. */
 int64_t sm_observer_view_ms(const struct sm *sm);
-/* A Report of trap 64, 65 or 128: the next read at this port's turn. */
-void sm_observer_report_read(struct sm *sm);
+/* A Report of trap 64, 65 or 128 (its Notice): what it names read again
+ * within 2 s (observer_patch.c). */
+void sm_observer_patch(struct sm *sm, uint16_t trap, const void *notice);
 /* observer_reports.c: subscriptions to the master SA's traps 64, 65 and
  * 128 (InformInfo Sets, sent again to a new master) and the Reports they
  * bring, answered; the engine's request handler while observing. */
 struct obs_reports;
-void sm_observer_reports_start(struct sm *sm, void (*on_report)(struct sm *sm));
+void sm_observer_reports_start(struct sm *sm, void (*on_report)(struct sm *sm, uint16_t trap,
+    const void *notice));
 void sm_observer_reports_stop(struct sm *sm);
 void sm_observer_subscribe(struct sm *sm, uint16_t sa_lid);
 json_t *sm_observer_reports_json(const struct sm *sm);
