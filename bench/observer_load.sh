@@ -9,8 +9,9 @@
 # those logs, not fabricd's counters: the SA queries of one read, the SA
 # queries the master answered per second with all of them reading, and a
 # read's time under that load.  Then, at the defaults (refresh 4h, first
-# reads one LID every 4 s), what 1,296 (and 5,184) observers ask of the
-# master, from the measured queries per read.
+# reads spread over 30 s, a Report's switch read again within 2 s), what
+# 1,296 (and 5,184) observers ask of the master, from the measured queries
+# per read and the SA's measured rate.
 set -u
 build=$(cd "${1:-build}" && pwd) || exit 2
 hosts=${2:-1296}
@@ -81,11 +82,15 @@ t1=$(for f in "$T"/o*/madlog; do awk '$1 == "0x03" && $2 == "0x01" { t = $NF } E
 t0=$((t1 - WINDOW * 1000))
 n=$(awk -v a="$t0" -v b="$t1" '$1 >= a && $1 < b' "$T/sa.t" | wc -l)
 rate=$((n / WINDOW))
-# a read under that load: the SA queries of one observer between two of
-# its own PortInfo Gets (each read starts with one), medians
+# a read under that load: the reads are back to back and each asks
+# exactly q SA queries (the count is deterministic), so every q-th query of
+# an observer ends one; the time between two such ends, medians (its own
+# PortInfo Gets no longer mark a read: it reads that port every 2 s to
+# follow the master)
 reads=$(for f in "$T"/o*/madlog; do
-	awk -v a="$t0" -v b="$t1" '{ t = $NF; sub(/^t=/, "", t) } t < a || t >= b { next }
-	    $1 == "0x81" { if (s) print t - s, c; s = t; c = 0; next } $1 == "0x03" && $2 == "0x01" { c++ }' "$f"
+	awk -v a="$t0" -v b="$t1" -v q="$q" '$1 != "0x03" || $2 != "0x01" { next }
+	    { t = $NF; sub(/^t=/, "", t); c++ }
+	    c % q == 0 { if (s && t >= a && t < b) print t - s, q; s = t }' "$f"
 done | sort -n)
 nreads=$(echo "$reads" | grep -c .)
 rmed=$(echo "$reads" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
@@ -93,7 +98,8 @@ echo "observer load on the $hosts-host tree, OpenSM 3.3.23 master, $k observers 
 echo "  SA queries of one read: $q"
 echo "  the master's SA answered $rate queries/s over the last $WINDOW s ($n queries, $nreads reads)"
 echo "  one read under that load: $rmed ms (median)"
-echo "at the defaults (refresh 4h, jittered by a quarter; first reads at LID x 4 s):"
-echo "  1,296 observers: $((q * 1296 / 14400)) queries/s steady, first reads one a 4 s turn: $((q / 4)) queries/s"
+echo "at the defaults (refresh 4h, jittered by a quarter; first reads within 30 s, hashed):"
+echo "  1,296 observers: $((q * 1296 / 14400)) queries/s steady; first reads: $((q * 1296 / 30)) queries/s asked, served in $((q * 1296 / (rate > 0 ? rate : 1))) s at the rate above"
+echo "  a Report: its switch read again by every observer, 2 x ports + 1 queries each: $((73 * 1296)) for a 36-port switch, $((73 * 1296 / (rate > 0 ? rate : 1))) s at that rate"
 echo "  a read is $q queries at 1,296 hosts; at 5,184 hosts (4x the ports) about $((q * 4)): $((q * 4 * 5184 / 14400)) queries/s steady"
 exit 0
