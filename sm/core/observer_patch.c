@@ -33,18 +33,25 @@ void sm_port_update(struct fabric_port *p, const uint8_t *data);	/* discover.c *
 /* The callbacks' argument: the query's kind and port in a pointer. */
 #define PATCH_ARG(kind, port)	((void *)(uintptr_t)((unsigned)(kind) | (unsigned)(port) << 8))
 
+/* The switch being patched, in the view as it is now (a whole read may
+ * have replaced the model meanwhile: found by its LID). */
+static struct fabric_port *
+patched_switch(const struct sm_observer *o)
+{
+	return o->sm->fabric ? fabric_port_by_lid(o->sm->fabric, o->patch_lid) : NULL;
+}
+
+/* One answer (the batch is freed before the observer, so o is there). */
 static void
 on_patch(const struct mad_result *res, void *owner, void *arg)
 {
 	struct sm *sm = owner;
 	struct sm_observer *o = sm->observer;
 	unsigned kind = (unsigned)(uintptr_t)arg & 0xFF, port = (unsigned)(uintptr_t)arg >> 8;
-	struct fabric_port *p = sm->fabric ? fabric_port_by_lid(sm->fabric, o->patch_lid) : NULL;
+	struct fabric_port *p = patched_switch(o);
 	const uint8_t *rec = res->mad ? res->mad + SA_REC_OFFSET : NULL;
 	uint8_t pi[64] __attribute__((aligned(8)));
 
-	if (o == NULL)
-		return;
 	if (res->status != 0 || res->mad == NULL || res->len < SA_REC_OFFSET + 8 ||
 	    (res->mad_status != 0 && res->mad_status != SA_NO_RECORDS)) {
 		o->patch_errors++;
@@ -90,7 +97,7 @@ patch_done(void *owner)
 {
 	struct sm *sm = owner;
 	struct sm_observer *o = sm->observer;
-	struct fabric_port *sw = sm->fabric ? fabric_port_by_lid(sm->fabric, o->patch_lid) : NULL;
+	struct fabric_port *sw = patched_switch(o);
 	unsigned changed = 0, unknown = 0;
 
 	o->patching = false;
@@ -151,8 +158,7 @@ static void
 patch_start(evutil_socket_t fd, short what, void *arg)
 {
 	struct sm_observer *o = arg;
-	struct fabric_port *sw = o->sm->fabric ? fabric_port_by_lid(o->sm->fabric, o->patch_lid) :
-	    NULL;
+	struct fabric_port *sw = patched_switch(o);
 
 	(void)fd;
 	(void)what;
