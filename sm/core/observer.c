@@ -41,6 +41,8 @@
 #define RETRY_FIRST_MS	5000	/* no view yet: the first retry, then doubling */
 #define WATCH_MS	2000	/* our own PortInfo read again: its MasterSMLID */
 #define MOVED_WINDOW_MS	8000	/* a new master: the reads spread over this */
+#define MASTER_POLL_TICKS 5	/* the master's SMInfo asked every 5 watches: 10 s */
+#define MASTER_MISSES	2	/* unanswered in a row: the view is stale */
 
 static uint64_t soon_wait(const struct sm_observer *o);
 
@@ -311,6 +313,8 @@ master_moved(struct sm_observer *o, uint16_t smlid)
 	o->master_lid = smlid;
 	o->master_guid = 0;
 	o->moved = true;
+	o->master_silent = false;
+	o->master_misses = 0;
 	sm_observer_subscribe(o->sm, smlid);
 	if (o->reading)
 		read_free(o);	/* it asked the old SA */
@@ -335,6 +339,59 @@ on_watch(const struct mad_result *res, void *owner, void *arg)
 	    ib_port_info_get_port_state(pi) != IB_LINK_ACTIVE)
 		return;
 	master_moved(o, smlid);
+}
+
+/*
+ * A master that dies with no standby to follow it changes no MasterSMLID:
+ * only its silence tells.  Its SMInfo is asked every MASTER_POLL_TICKS
+ * watches (10 s, the period OpenSM's standbys poll at; the phase spread
+ * by a hash of the port GUID: 1,296 observers ask 130 a second, 5,184
+ * ask 518, one MAD each).  MASTER_MISSES in a row unanswered, or answered
+ * by an SM that is no longer master, and the view is stale; answered
+ * again, the view is read again soon (what changed while it was silent
+ * is unknown).
+ */
+static void
+on_master_sminfo(const struct mad_result *res, void *owner, void *arg)
+{
+	struct sm_observer *o = ((struct sm *)owner)->observer;
+	bool master;
+
+	if (o == NULL || (uintptr_t)arg != o->master_lid)
+		return;		/* gone, or a new master since it was asked */
+	master = mad_reply_ok(res) &&
+	    ib_sminfo_get_state((const ib_sm_info_t *)((const ib_smp_t *)res->mad)->data) ==
+	    IB_SMINFO_STATE_MASTER;
+	if (master) {
+		o->master_misses = 0;
+		if (o->master_silent) {
+			o->master_silent = false;
+			event_post(EV_INFO, "sm", NULL, "observer: the master SM at LID %u answers "
+			    "again: the view is read again", o->master_lid);
+			o->read_soon(o->sm);
+		}
+		return;
+	}
+	if (++o->master_misses < MASTER_MISSES || o->master_silent)
+		return;
+	o->master_silent = true;
+	obs_error(o, "the master SM at LID %u %s its SMInfo", o->master_lid,
+	    mad_reply_ok(res) ? "is no longer MASTER in" : "does not answer");
+	event_post(EV_WARNING, "sm", NULL, "observer: the master SM at LID %u %s: the view "
+	    "of %lld s ago is stale until it answers or another master takes over",
+	    o->master_lid, mad_reply_ok(res) ? "is no longer master" : "does not answer",
+	    (long long)((event_now_ms() - o->view_ms) / 1000));
+}
+
+void
+obs_master_poll(struct sm_observer *o)
+{
+	struct mad_addr a = { .directed = false, .dlid = o->master_lid };
+
+	if (o->master_lid == 0 || o->published == 0 || o->poll_batch.pending > 0)
+		return;
+	(void)mad_batch_smp(&o->poll_batch, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_SM_INFO, 0,
+	    NULL, on_master_sminfo, (void *)(uintptr_t)o->master_lid);
 }
 
 /*
@@ -386,6 +443,8 @@ watch_cb(evutil_socket_t fd, short what, void *arg)
 			    (void *)(uintptr_t)UMAD_SM_ATTR_NODE_DESC);
 		}
 	}
+	if ((++o->watch_ticks + mix(o->sm->own_guid)) % MASTER_POLL_TICKS == 0)
+		obs_master_poll(o);
 	evtimer_add(o->watch, &tv);
 }
 
@@ -441,6 +500,8 @@ sm_observer_start(struct sm *sm)
 	obs_patch_init(o, read_soon);
 	mad_batch_init(&o->watch_batch, &sm->batch.io, sm);
 	mad_batch_set_base(&o->watch_batch, sm->fd ? sm->fd->base : NULL);
+	mad_batch_init(&o->poll_batch, &sm->batch.io, sm);
+	mad_batch_set_base(&o->poll_batch, sm->fd ? sm->fd->base : NULL);
 	if (sm->fd && sm->fd->base) {
 		o->timer = evtimer_new(sm->fd->base, timer_cb, o);
 		o->watch = evtimer_new(sm->fd->base, watch_cb, o);
@@ -479,6 +540,7 @@ sm_observer_stop(struct sm *sm)
 	read_free(o);
 	mad_batch_free(&o->batch);
 	mad_batch_free(&o->watch_batch);
+	mad_batch_free(&o->poll_batch);
 	obs_patch_free(o);
 	if (o->timer)
 		event_free(o->timer);
@@ -540,9 +602,10 @@ sm_observer_json(const struct sm *sm)
 {
 	const struct sm_observer *o = sm->observer;
 	int64_t age = o->view_ms ? event_now_ms() - o->view_ms : -1;
-	/* a view read from a master that is one no longer is not fresh */
-	const char *view = age < 0 ? "none" :
-	    (uint64_t)age <= 2 * o->cfg.refresh_ms && !o->moved ? "fresh" : "stale";
+	/* a view read from a master that is one no longer, or that no
+	 * longer answers, is not fresh */
+	const char *view = age < 0 ? "none" : (uint64_t)age <= 2 * o->cfg.refresh_ms &&
+	    !o->moved && !o->master_silent ? "fresh" : "stale";
 	int64_t next = o->reading || o->next_read_at_ms == 0 ? 0 : o->next_read_at_ms - event_now_ms();
 	size_t links = 0, i;
 	struct fabric_node *n;
@@ -571,6 +634,9 @@ sm_observer_json(const struct sm *sm)
 	    json_integer(next > 0 ? next : 0));
 	json_object_set_new(json_object_get(st, "observer"), "subscriptions",
 	    sm_observer_reports_json(sm));
+	/* whether the master answers its SMInfo (on_master_sminfo) */
+	json_object_set_new(json_object_get(st, "observer"), "master_answers",
+	    json_boolean(!o->master_silent));
 	/* switches read again after a Report (observer_patch.c) */
 	json_object_set_new(json_object_get(st, "observer"), "patches",
 	    json_integer((json_int_t)o->patches));

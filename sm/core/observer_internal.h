@@ -79,6 +79,10 @@ struct sm_observer {
 	struct event		*watch;
 	struct mad_batch	 watch_batch;
 	bool			 moved;		/* a new master since the view's read */
+	/* the master asked for its SMInfo every MASTER_POLL_TICKS watches */
+	struct mad_batch	 poll_batch;
+	unsigned		 watch_ticks, master_misses;
+	bool			 master_silent;	/* it stopped answering: no view is fresh */
 	/* our own node (NodeInfo, NodeDescription of our port): health's
 	 * ports before the first view */
 	uint64_t		 own_node_guid;
@@ -131,6 +135,20 @@ struct obs_sa_table {
 	size_t		 n, stride;
 };
 bool obs_sa_table(const uint8_t *mad, size_t len, size_t min_size, struct obs_sa_table *t);
+
+/* One SMInfo Get to the master's LID (observer.c; the watch sends it every
+ * MASTER_POLL_TICKS): MASTER_MISSES unanswered in a row and the view is
+ * stale until it answers again. */
+void obs_master_poll(struct sm_observer *o);
+
+/* observer_patch.c's steps, apart for tests/fuzz/fuzz_observer_patch.c:
+ * the switch a Report's Notice names in the view f (0: none); one SA
+ * answer for the switch at o->patch_lid (arg: OBS_PATCH_ARG, the kind and
+ * port asked); every answer in, the view patched. */
+#define OBS_PATCH_ARG(kind, port) ((void *)(uintptr_t)((unsigned)(kind) | (unsigned)(port) << 8))
+uint16_t obs_reported_switch(const struct fabric *f, uint16_t trap, const void *notice);
+void obs_patch_answer(const struct mad_result *res, void *owner, void *arg);
+void obs_patch_done(void *owner);
 
 /* observer_patch.c: its batch and timer, made and freed with the
  * observer; read_soon (observer.c's, handed over so that the two files do

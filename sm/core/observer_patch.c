@@ -30,9 +30,6 @@
 
 void sm_port_update(struct fabric_port *p, const uint8_t *data);	/* discover.c */
 
-/* The callbacks' argument: the query's kind and port in a pointer. */
-#define PATCH_ARG(kind, port)	((void *)(uintptr_t)((unsigned)(kind) | (unsigned)(port) << 8))
-
 /* The switch being patched, in the view as it is now (a whole read may
  * have replaced the model meanwhile: found by its LID). */
 static struct fabric_port *
@@ -42,8 +39,8 @@ patched_switch(const struct sm_observer *o)
 }
 
 /* One answer (the batch is freed before the observer, so o is there). */
-static void
-on_patch(const struct mad_result *res, void *owner, void *arg)
+void
+obs_patch_answer(const struct mad_result *res, void *owner, void *arg)
 {
 	struct sm *sm = owner;
 	struct sm_observer *o = sm->observer;
@@ -92,8 +89,8 @@ unlink_port(struct fabric_port *p)
 }
 
 /* Every answer is in: the switch's links as the SA has them. */
-static void
-patch_done(void *owner)
+void
+obs_patch_done(void *owner)
 {
 	struct sm *sm = owner;
 	struct sm_observer *o = sm->observer;
@@ -150,8 +147,8 @@ patch_get(struct sm_observer *o, enum obs_kind kind, uint16_t lid, uint8_t port)
 	sa->comp_mask = htobe64(3);		/* the LID and the port */
 	memcpy(sa->data, &be, 2);
 	sa->data[2] = port;
-	mad_batch_raw(&o->patch_batch, o->master_lid, 1, SA_QKEY, mad, sizeof(mad), on_patch,
-	    PATCH_ARG(kind, port));
+	mad_batch_raw(&o->patch_batch, o->master_lid, 1, SA_QKEY, mad, sizeof(mad),
+	    obs_patch_answer, OBS_PATCH_ARG(kind, port));
 }
 
 static void
@@ -174,21 +171,22 @@ patch_start(evutil_socket_t fd, short what, void *arg)
 		patch_get(o, Q_PORT, o->patch_lid, (uint8_t)i);
 	for (unsigned i = 1; i <= sw->node->nports; i++)
 		patch_get(o, Q_LINK, o->patch_lid, (uint8_t)i);
-	mad_batch_wait(&o->patch_batch, patch_done);
+	mad_batch_wait(&o->patch_batch, obs_patch_done);
 }
 
 /* The switch a Report is about: trap 128 names it; 64 and 65 a port
  * GID, whose switch is the one it hangs off in the view. */
-static uint16_t
-reported_switch(const struct sm *sm, uint16_t trap, const ib_mad_notice_attr_t *n)
+uint16_t
+obs_reported_switch(const struct fabric *f, uint16_t trap, const void *notice)
 {
+	const ib_mad_notice_attr_t *n = notice;
 	const struct fabric_port *p;
 
-	if (sm->fabric == NULL)
+	if (f == NULL)
 		return 0;
 	if (trap == 128)
 		return be16toh(n->data_details.ntc_128.sw_lid);
-	p = fabric_port_by_guid(sm->fabric, be64toh(n->data_details.ntc_64_67.gid.unicast.interface_id));
+	p = fabric_port_by_guid(f, be64toh(n->data_details.ntc_64_67.gid.unicast.interface_id));
 	if (p == NULL || p->peer == NULL || p->peer->node->type != FABRIC_SWITCH)
 		return 0;
 	return p->peer->node->lid;
@@ -204,7 +202,7 @@ sm_observer_patch(struct sm *sm, uint16_t trap, const void *notice)
 
 	if (o == NULL || o->published == 0)
 		return;		/* no view yet: the first read comes anyway */
-	lid = reported_switch(sm, trap, notice);
+	lid = obs_reported_switch(sm->fabric, trap, notice);
 	if (lid == 0 || lid > FABRIC_MAX_LID) {
 		o->read_soon(sm);	/* nothing in the view to patch */
 		return;

@@ -62,6 +62,9 @@ struct fake {
 	size_t		 head, tail, cap;
 	unsigned	 sa_gets, smp_gets, others;
 	unsigned	 informs;	/* SubnAdmSet(InformInfo): subscriptions */
+	unsigned	 sminfo_gets;	/* to the master's LID */
+	bool		 sm_dead;	/* the master answers nothing */
+	bool		 sm_standby;	/* it answers, no longer MASTER */
 	uint16_t	 inform_traps[8];
 };
 
@@ -172,6 +175,20 @@ fake_smp(void *ctx, const struct mad_addr *addr, uint8_t method, uint16_t attr_i
 	if (method == IB_MAD_METHOD_GET && addr->directed && addr->hops == 0 && attr_mod == 0 &&
 	    own_node_answer(f, attr_id, smp->data)) {
 		f->smp_gets++;
+		return 0;
+	}
+	if (method == IB_MAD_METHOD_GET && !addr->directed && addr->dlid == SM_LID &&
+	    attr_id == 0x0020) {	/* SMInfo, the master's */
+		ib_sm_info_t *si = (ib_sm_info_t *)smp->data;
+
+		f->sminfo_gets++;
+		smp->mgmt_class = IB_MCLASS_SUBN_LID;
+		if (f->sm_dead) {
+			r->status = -ETIMEDOUT;
+			return 0;
+		}
+		si->guid = htobe64(f->n[THEM].guid + 1);
+		si->pri_state = f->sm_standby ? IB_SMINFO_STATE_STANDBY : IB_SMINFO_STATE_MASTER;
 		return 0;
 	}
 	if (method != IB_MAD_METHOD_GET || attr_id != 0x0015 || !addr->directed || addr->hops != 0 ||
@@ -561,6 +578,79 @@ test_observer_no_master(void **state)
 	json_decref(st);
 }
 
+static const char *
+obs_field(struct world *w, const char *key, char *buf, size_t len)
+{
+	json_t *st = observer_status(w), *v = json_object_get(json_object_get(st, "observer"), key);
+
+	if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : json_is_false(v) ? "false" : "?");
+	json_decref(st);
+	return buf;
+}
+
+/* The master dies and no other takes over (no MasterSMLID changes): two
+ * SMInfo Gets unanswered and the view is stale, the master said silent;
+ * one that answers but no longer as MASTER the same; answering again as
+ * MASTER, the view is fresh and read again. */
+static void
+test_observer_master_silent(void **state)
+{
+	struct world *w = *state;
+	struct mad_io io = { .smp = fake_smp, .raw = fake_raw, .ctx = &w->fk };
+	struct sm_observer *o;
+	char buf[160];
+	long long views;
+	json_t *st;
+
+	sm_test_use_io(&io, w->fk.n[US].guid + 1, 1);
+	assert_int_equal(sm_module.start(&w->fd, w->cfg->module[MOD_SM]), 0);
+	run_until_views(w, 1, 3);
+	o = w->fd.sm->observer;
+	assert_non_null(o);
+
+	obs_master_poll(o);
+	fake_drain(&w->fk);
+	assert_string_equal(obs_field(w, "view", buf, sizeof(buf)), "fresh");
+	assert_string_equal(obs_field(w, "master_answers", buf, sizeof(buf)), "true");
+
+	w->fk.sm_dead = true;
+	obs_master_poll(o);
+	fake_drain(&w->fk);
+	assert_string_equal(obs_field(w, "view", buf, sizeof(buf)), "fresh");	/* one miss */
+	obs_master_poll(o);
+	fake_drain(&w->fk);
+	assert_string_equal(obs_field(w, "view", buf, sizeof(buf)), "stale");
+	assert_string_equal(obs_field(w, "master_answers", buf, sizeof(buf)), "false");
+	assert_non_null(strstr(obs_field(w, "last_error", buf, sizeof(buf)),
+	    "the master SM at LID 2 does not answer its SMInfo"));
+
+	/* back: fresh, and a read soon (the refresh here is 1 s) */
+	w->fk.sm_dead = false;
+	st = observer_status(w);
+	views = json_integer_value(json_object_get(json_object_get(st, "observer"), "views"));
+	json_decref(st);
+	obs_master_poll(o);
+	fake_drain(&w->fk);
+	assert_string_equal(obs_field(w, "master_answers", buf, sizeof(buf)), "true");
+	assert_string_equal(obs_field(w, "view", buf, sizeof(buf)), "fresh");
+	run_until_views(w, views + 1, 3);
+
+	/* answering as a standby is no master either */
+	w->fk.sm_standby = true;
+	obs_master_poll(o);
+	fake_drain(&w->fk);
+	obs_master_poll(o);
+	fake_drain(&w->fk);
+	assert_string_equal(obs_field(w, "view", buf, sizeof(buf)), "stale");
+	assert_non_null(strstr(obs_field(w, "last_error", buf, sizeof(buf)),
+	    "is no longer MASTER"));
+	assert_true(w->fk.sminfo_gets >= 6);
+	assert_int_equal(w->fk.others, 0);
+}
+
 /* A GetTable answer's records (table mode, obs_sa_table): AttributeOffset
  * (8-byte words) apart from byte 56 on, a partial last one dropped, none
  * when the answer ends with the header; refused when shorter than the
@@ -596,6 +686,7 @@ main(void)
 		cmocka_unit_test(test_sa_table_records),
 		cmocka_unit_test_setup_teardown(test_observer_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_observer_no_master, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_observer_master_silent, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
