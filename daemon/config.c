@@ -282,6 +282,30 @@ cfg_fields_free(const struct cfg_field *fields, void *obj)
 	}
 }
 
+bool
+cfg_restart_key_changed(const struct cfg_restart_key *k, const void *a, const void *b)
+{
+	const char *pa = (const char *)a + k->offset, *pb = (const char *)b + k->offset;
+
+	switch (k->type) {
+	case CFG_BOOL:
+		return *(const bool *)pa != *(const bool *)pb;
+	case CFG_STR: {
+		const char *sa = *(char *const *)pa, *sb = *(char *const *)pb;
+
+		return (sa == NULL) != (sb == NULL) || (sa != NULL && strcmp(sa, sb) != 0);
+	}
+	case CFG_UINT:
+	case CFG_DURATION:
+		return *(const uint64_t *)pa != *(const uint64_t *)pb;
+	case CFG_ENUM:
+		return *(const int *)pa != *(const int *)pb;
+	case CFG_CUSTOM:
+		break;
+	}
+	return false;
+}
+
 void
 cfg_errors_free(char **errors, size_t n)
 {

@@ -86,6 +86,28 @@ struct cfg_field {
 #define CFG_F_CUSTOM(k, T, m, fn)	{ k, CFG_CUSTOM, offsetof(T, m), 0, 0, NULL, fn }
 #define CFG_F_END			{ NULL, 0, 0, 0, 0, NULL, NULL }
 
+/*
+ * A key whose change takes a restart: a reload that changes it is refused
+ * whole with `conflict` naming it.  Each module lists its own (restart_keys
+ * in daemon/fabricd.h), the daemon its own; reload compares the simple
+ * ones here, a module's reload_check the CFG_CUSTOM ones (a list, or a key
+ * that takes a restart only in some state).  These tables are the one
+ * place that decides: fabricctl(8) and fabricd.yaml(5) list exactly their
+ * keys (tests/integration/core_docs.sh reads them from the sources).
+ */
+struct cfg_restart_key {
+	const char	*key;		/* whole: "sm.port_guid" */
+	enum cfg_type	 type;		/* BOOL, STR, UINT, DURATION, ENUM; CUSTOM */
+	size_t		 offset;
+};
+#define CFG_RESTART(k, type, T, m)	{ k, type, offsetof(T, m) }
+#define CFG_RESTART_CUSTOM(k)		{ k, CFG_CUSTOM, 0 }
+#define CFG_RESTART_END			{ NULL, 0, 0 }
+
+/* Whether the key's value differs between two configurations of its
+ * section (false for CFG_CUSTOM: its module's reload_check decides). */
+bool cfg_restart_key_changed(const struct cfg_restart_key *k, const void *a, const void *b);
+
 /* HOST:PORT (HOST a name, an IPv4 address or [IPv6]) split into host
  * (without brackets) and port; -1 when s is not one. */
 int cfg_host_port(const char *s, char *host, size_t hlen, unsigned *port);

@@ -47,6 +47,10 @@ struct fabricd_module {
 	 * changes nothing anywhere.  NULL: always in place. */
 	enum reload_result	(*reload_check)(struct fabricd *fd, const void *cfg, char *why,
 				    size_t len);
+	/* The keys whose change only a restart applies (daemon/config.h):
+	 * the simple ones compared by the daemon before reload_check, for
+	 * every module, running or not.  NULL: none. */
+	const struct cfg_restart_key *restart_keys;
 	int			(*reload)(struct fabricd *fd, const void *cfg);
 	void			(*stop)(struct fabricd *fd);
 	json_t			*(*status)(struct fabricd *fd);	/* {"state": ...} */

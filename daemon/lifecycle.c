@@ -26,17 +26,37 @@ why_add(char *why, size_t len, const char *one)
 		snprintf(why + used, len - used, "%s%s", used ? "; " : "", one);
 }
 
-static bool
-str_changed(const char *a, const char *b)
+/* The daemon's own keys bound at start: the socket, the database, the
+ * listeners and the TLS files (clients and peers are read afresh by
+ * control_configure). */
+static const struct cfg_restart_key daemon_restart_keys[] = {
+	CFG_RESTART("socket", CFG_STR, struct fabricd_config, socket),
+	CFG_RESTART("state_dir", CFG_STR, struct fabricd_config, state_dir),
+	CFG_RESTART("metrics.listen", CFG_STR, struct fabricd_config, metrics_listen),
+	CFG_RESTART("control.listen", CFG_STR, struct fabricd_config, control_listen),
+	CFG_RESTART("control.tls.cert", CFG_STR, struct fabricd_config, control_tls.cert),
+	CFG_RESTART("control.tls.key", CFG_STR, struct fabricd_config, control_tls.key),
+	CFG_RESTART("control.tls.ca", CFG_STR, struct fabricd_config, control_tls.ca),
+	CFG_RESTART_END
+};
+
+static void
+keys_changed(const struct cfg_restart_key *keys, const void *a, const void *b, char *why,
+    size_t len)
 {
-	return (a == NULL) != (b == NULL) || (a != NULL && strcmp(a, b) != 0);
+	char one[160];
+
+	for (const struct cfg_restart_key *k = keys; k && k->key; k++)
+		if (cfg_restart_key_changed(k, a, b)) {
+			snprintf(one, sizeof(one), "%s changes only at restart", k->key);
+			why_add(why, len, one);
+		}
 }
 
 /* Every setting of newcfg that cannot be taken in place, each with its
- * reason; false when there is none.  Failed modules are asked too: their
- * configuration is what a restart would retry.  The daemon's own
- * (socket, state_dir, metrics.listen, control.listen and tls) are bound
- * at start. */
+ * reason; false when there is none.  Every module is asked, running,
+ * off or failed: a module turned on in the file is one a reload would
+ * otherwise leave off while saying "reloaded". */
 static bool
 restart_needed(const struct fabricd_config *newcfg, char *why, size_t len)
 {
@@ -44,24 +64,13 @@ restart_needed(const struct fabricd_config *newcfg, char *why, size_t len)
 	char one[256];
 
 	why[0] = '\0';
-	if (str_changed(newcfg->socket, old->socket))
-		why_add(why, len, "socket changes only at restart");
-	if (str_changed(newcfg->state_dir, old->state_dir))
-		why_add(why, len, "state_dir changes only at restart");
-	if (str_changed(newcfg->metrics_listen, old->metrics_listen))
-		why_add(why, len, "metrics.listen changes only at restart");
-	/* the TLS listener and its files are taken at start; clients and
-	 * peers are read afresh (control_configure) */
-	if (str_changed(newcfg->control_listen, old->control_listen) ||
-	    str_changed(newcfg->control_tls.cert, old->control_tls.cert) ||
-	    str_changed(newcfg->control_tls.key, old->control_tls.key) ||
-	    str_changed(newcfg->control_tls.ca, old->control_tls.ca))
-		why_add(why, len, "control.listen and control.tls change only at restart");
+	keys_changed(daemon_restart_keys, newcfg, old, why, len);
 	for (int m = 0; m < MOD_COUNT; m++) {
 		const struct fabricd_module *mod = fabricd->config->modules[m];
 
+		keys_changed(mod->restart_keys, newcfg->module[m], old->module[m], why, len);
 		one[0] = '\0';
-		if (mod->reload_check && fabricd->module_running[m] != 0 &&
+		if (mod->reload_check &&
 		    mod->reload_check(fabricd, newcfg->module[m], one, sizeof(one)) ==
 		    RELOAD_RESTART_NEEDED)
 			why_add(why, len, one);

@@ -129,18 +129,30 @@ ha_start(struct fabricd *fd, const void *cfgp)
 	return (fd->ha = ha_new(fd->base, c)) != NULL ? 0 : -1;
 }
 
+/* No ha setting is taken in place: the client, its lease and its files
+ * are made at start. */
+static const struct cfg_restart_key ha_restart_keys[] = {
+	CFG_RESTART_CUSTOM("ha.etcd.endpoints"),	/* a list: ha_reload_check */
+	CFG_RESTART("ha.etcd.prefix", CFG_STR, struct ha_config, prefix),
+	CFG_RESTART("ha.etcd.ca", CFG_STR, struct ha_config, ca),
+	CFG_RESTART("ha.etcd.cert", CFG_STR, struct ha_config, cert),
+	CFG_RESTART("ha.etcd.key", CFG_STR, struct ha_config, key),
+	CFG_RESTART("ha.lease_ttl", CFG_DURATION, struct ha_config, lease_ttl_ms),
+	CFG_RESTART("ha.timeout", CFG_DURATION, struct ha_config, timeout_ms),
+	CFG_RESTART_END
+};
+
 static enum reload_result
 ha_reload_check(struct fabricd *fd, const void *cfgp, char *why, size_t len)
 {
 	const struct ha_config *c = cfgp, *cur = fabricd_module_config(fd, MOD_HA);
-	bool same = c->nendpoints == cur->nendpoints && strcmp(c->prefix, cur->prefix) == 0 &&
-	    c->lease_ttl_ms == cur->lease_ttl_ms && c->timeout_ms == cur->timeout_ms;
+	bool same = c->nendpoints == cur->nendpoints;
 
 	for (size_t i = 0; same && i < c->nendpoints; i++)
 		same = strcmp(c->endpoints[i], cur->endpoints[i]) == 0;
 	if (same)
 		return RELOAD_APPLIED;
-	snprintf(why, len, "ha settings change only at restart");
+	snprintf(why, len, "ha.etcd.endpoints changes only at restart");
 	return RELOAD_RESTART_NEEDED;
 }
 
@@ -165,6 +177,7 @@ const struct fabricd_module ha_module = {
 	.config_free = ha_config_free,
 	.start = ha_start,
 	.reload_check = ha_reload_check,
+	.restart_keys = ha_restart_keys,
 	.stop = ha_stop,
 	.status = ha_module_status,
 };

@@ -89,6 +89,15 @@ partitions_reload(struct fabricd *fd, const void *cfg)
 	return 0;
 }
 
+/* The module's hooks into the SM and its database are made at start;
+ * the tenants, once the database holds partitions, only by import
+ * (partitions_reload_check). */
+static const struct cfg_restart_key partitions_restart_keys[] = {
+	CFG_RESTART("partitions.enabled", CFG_BOOL, struct partitions_config, enabled),
+	CFG_RESTART_CUSTOM("partitions.tenants"),
+	CFG_RESTART_END
+};
+
 /* The tenants in the file seed the database once; after that the database
  * wins, so an edit of the file cannot be applied by a reload (nor by a
  * restart): say so rather than answer "reloaded" with the edit ignored. */
@@ -198,6 +207,7 @@ const struct fabricd_module partitions_module = {
 	.config_free = pt_config_section_free,
 	.start = partitions_start,
 	.reload_check = partitions_reload_check,
+	.restart_keys = partitions_restart_keys,
 	.reload = partitions_reload,
 	.stop = partitions_stop,
 	.status = partitions_status,

@@ -382,30 +382,15 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	return 0;
 }
 
-/* Turning the SM on or off, or moving it to another port, opens or closes
- * the daemon's MAD engine and the port's IsSM: only a restart does that. */
-static enum reload_result
-sm_reload_check(struct fabricd *fd, const void *cfgp, char *why, size_t len)
-{
-	const struct sm_config *cfg = cfgp, *cur = fabricd_module_config(fd, MOD_SM);
-
-	if (cfg->enabled != cur->enabled) {
-		snprintf(why, len, "sm.enabled changes only at restart");
-		return RELOAD_RESTART_NEEDED;
-	}
-	if (cfg->enabled && cfg->port_guid != cur->port_guid) {
-		snprintf(why, len, "sm.port_guid changes only at restart");
-		return RELOAD_RESTART_NEEDED;
-	}
-	/* an observer opens the port as the SM would (not as its SM) */
-	if (!cfg->enabled && (cfg->observer.enabled != cur->observer.enabled ||
-	    (cfg->observer.enabled && cfg->port_guid != cur->port_guid))) {
-		snprintf(why, len, "sm.observer.enabled and the observer's port_guid change "
-		    "only at restart");
-		return RELOAD_RESTART_NEEDED;
-	}
-	return RELOAD_APPLIED;
-}
+/* Turning the SM or the observer on or off, or moving it to another port,
+ * opens or closes the daemon's MAD engine and the port's IsSM: only a
+ * restart does that. */
+static const struct cfg_restart_key sm_restart_keys[] = {
+	CFG_RESTART("sm.enabled", CFG_BOOL, struct sm_config, enabled),
+	CFG_RESTART("sm.port_guid", CFG_UINT, struct sm_config, port_guid),
+	CFG_RESTART("sm.observer.enabled", CFG_BOOL, struct sm_config, observer.enabled),
+	CFG_RESTART_END
+};
 
 static int
 sm_reload(struct fabricd *fd, const void *cfgp)
@@ -414,7 +399,7 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 	struct sm *sm = fd->sm;
 
 	if (sm == NULL)
-		return 0;	/* disabled, and staying so (sm_reload_check) */
+		return 0;	/* disabled, and staying so (sm_restart_keys) */
 	if (sm->observer) {
 		sm_observer_reload(sm, &cfg->observer);
 		return 0;
@@ -542,7 +527,7 @@ const struct fabricd_module sm_module = {
 	.config_fields = sm_fields,
 	.mad_config = sm_mad_config,
 	.start = sm_start,
-	.reload_check = sm_reload_check,
+	.restart_keys = sm_restart_keys,
 	.reload = sm_reload,
 	.stop = sm_stop,
 	.status = sm_status,

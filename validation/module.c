@@ -55,6 +55,12 @@ validation_start(struct fabricd *fd, const void *cfg)
 	return 0;
 }
 
+/* Its jobs and the pre-flight's hook are set up at start. */
+static const struct cfg_restart_key validation_restart_keys[] = {
+	CFG_RESTART("validation.enabled", CFG_BOOL, struct validation_config, enabled),
+	CFG_RESTART_END
+};
+
 static int
 validation_reload(struct fabricd *fd, const void *cfg)
 {
@@ -90,6 +96,7 @@ const struct fabricd_module validation_module = {
 	.config_parse = validation_config_parse,
 	.config_free = validation_config_free,
 	.start = validation_start,
+	.restart_keys = validation_restart_keys,
 	.reload = validation_reload,
 	.stop = validation_stop,
 	.status = validation_status,

@@ -13,7 +13,10 @@
 #  4. the three pages pass mandoc -Tlint, or groff's mdoc checks;
 #  5. the README's quick start is two commands and its docs index and the
 #     links in docs/ resolve; every command has an example in README or docs/;
-#     every file of the build they name is one the build makes.
+#     every file of the build they name is one the build makes;
+#  6. the keys whose change takes a restart (the CFG_RESTART tables) are
+#     exactly those fabricd.yaml(5) lists under Reload and fabricctl(8)'s
+#     reload entry names.
 # Needs only the source tree (and FABRICD_BUILD for the example check).
 set -u
 src=${FABRICD_SRC:?FABRICD_SRC is not set}
@@ -261,6 +264,27 @@ while IFS=: read -r f p; do
 	[ -n "${FABRICD_BUILD:-}" ] && [ -e "$FABRICD_BUILD/${p#build/}" ] && continue
 	bad "$f names $p, which the build does not make"
 done < "$T/built"
+
+# ---- 6. the keys only a restart applies ----
+# The CFG_RESTART tables (daemon/lifecycle.c and each module's restart_keys)
+# decide what a reload refuses; fabricd.yaml(5)'s "Reload" list and the
+# reload entry of fabricctl(8) name exactly their keys.
+cat "$src"/*/*.c | sed -n 's/.*CFG_RESTART[_A-Z]*("\([a-z0-9_.]*\)".*/\1/p' | sort -u > "$T/rkeys"
+[ -s "$T/rkeys" ] || bad "no CFG_RESTART key found in the sources"
+sed -n '/^\.Ss Reload$/,/^\.S[sh] [A-Z]/p' "$yml" | sed -n 's/^\.It Ic //p' | tr -d ',' |
+    tr ' ' '\n' | grep '^[a-z]' | sort -u > "$T/rkeys.yml"
+sed -n '/^\.It Ic reload$/,/^\.El$/p' "$ctl" | sed -n 's/^\.Ic //p' | tr -d ',' |
+    tr ' ' '\n' | grep '^[a-z]' | sort -u > "$T/rkeys.ctl"
+for k in $(cat "$T/rkeys"); do
+	grep -qx "$k" "$T/rkeys.yml" || bad "fabricd.yaml.5's Reload list lacks $k (a CFG_RESTART key)"
+	grep -qx "$k" "$T/rkeys.ctl" || bad "fabricctl.8's reload entry lacks $k (a CFG_RESTART key)"
+done
+for k in $(cat "$T/rkeys.yml"); do
+	grep -qx "$k" "$T/rkeys" || bad "fabricd.yaml.5's Reload list names $k, which reload applies in place"
+done
+for k in $(grep '\.' "$T/rkeys.ctl"); do
+	grep -qx "$k" "$T/rkeys" || bad "fabricctl.8's reload entry names $k, which reload applies in place"
+done
 
 [ $errors -eq 0 ] || { echo "core_docs: $errors problem(s)"; exit 1; }
 echo "core_docs: $ncmd commands, $(sort -u "$T/keys" | wc -l) configuration keys documented"
