@@ -194,6 +194,15 @@ fabric_port_state_key(uint8_t state)
 }
 
 const char *
+fabric_phys_state_name(uint8_t phys)
+{
+	static const char *const names[] = { "NoChange", "Sleep", "Polling", "Disabled",
+	    "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest" };
+
+	return phys < sizeof(names) / sizeof(names[0]) ? names[phys] : "unknown";
+}
+
+const char *
 fabric_width_name(uint8_t width)
 {
 	switch (width) {

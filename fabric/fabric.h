@@ -132,6 +132,8 @@ const char *fabric_port_state_name(uint8_t state);
 const char *fabric_port_state_key(uint8_t state);
 /* "4x", "12x"... for a LinkWidth bit ("?" when not one of the spec's). */
 const char *fabric_width_name(uint8_t width);
+/* PortInfo's PortPhysicalState by name ("Polling", "Disabled", "LinkUp"). */
+const char *fabric_phys_state_name(uint8_t phys);
 /* The active speed as the diags print it: "QDR", "HDR"... ("?" unknown). */
 const char *fabric_speed_name(const struct fabric_port *p);
 

@@ -107,26 +107,37 @@ ctl_sm_nodes(struct ctl_req *req, json_t *args)
 	ctl_reply_ok(req, res);
 }
 
-/* The states --state accepts: those the protocol writes (fabric.h). */
+/* The states --state accepts: those the protocol writes (fabric.h), and
+ * "disabled". */
 static bool
 port_state_known(const char *s)
 {
 	for (uint8_t st = 1; st <= 4; st++)
 		if (strcasecmp(s, fabric_port_state_key(st)) == 0)
 			return true;
-	return false;
+	return strcasecmp(s, "disabled") == 0;
+}
+
+/* Disabled: in the set `port disable` keeps, or PortPhysicalState
+ * Disabled as last read (an ibportstate disable).  A disabled port's
+ * PortState says little: ibsim leaves it Active, hardware Down. */
+static bool
+port_disabled(const struct sm *sm, const struct fabric_port *p)
+{
+	return sm_port_is_disabled(sm, p->node->guid, p->num) ||
+	    p->phys_state == PORT_PHYS_DISABLED;
 }
 
 static json_t *
-port_json(const struct fabric_port *p)
+port_json(const struct sm *sm, const struct fabric_port *p)
 {
 	const struct fabric_node *n = p->node;
-	json_t *o = json_pack("{s:s, s:i, s:o, s:i, s:s, s:b, s:s, s:s, s:b}",
+	json_t *o = json_pack("{s:s, s:i, s:o, s:i, s:s, s:b, s:s, s:s, s:b, s:b}",
 	    "node", n->desc, "port", p->num, "guid", sm_guid_json(p->guid),
 	    "lid", n->type == FABRIC_SWITCH ? n->lid : p->lid,
 	    "state", fabric_port_state_key(p->state), "linkup", p->linkup,
 	    "width", fabric_width_name(p->width_active), "speed", fabric_speed_name(p),
-	    "degraded", p->degraded);
+	    "degraded", p->degraded, "disabled", port_disabled(sm, p));
 	char peer[96];
 
 	snprintf(peer, sizeof(peer), "%s:%u", n->desc, p->num);
@@ -140,10 +151,25 @@ port_json(const struct fabric_port *p)
 }
 
 struct ports_filter {
+	const struct sm		*sm;
 	const struct fabric_node *only;
 	const char		*state;
 	bool			 degraded;
 };
+
+/* --state: "disabled" the disabled ports; "down" those whose link is not
+ * up for a reason of their own, disabled ones too; else PortState. */
+static bool
+state_matches(const struct ports_filter *w, const struct fabric_port *p)
+{
+	if (w->state == NULL)
+		return true;
+	if (strcasecmp(w->state, "disabled") == 0)
+		return port_disabled(w->sm, p);
+	if (strcasecmp(w->state, "down") == 0 && port_disabled(w->sm, p))
+		return true;
+	return strcasecmp(w->state, fabric_port_state_key(p->state)) == 0;
+}
 
 /* Every switch port and every CA port with a GUID, as the filters allow. */
 static bool
@@ -153,8 +179,7 @@ port_listed(const struct fabric_port *p, void *arg)
 
 	if ((w->only && p->node != w->only) || (p->node->type != FABRIC_SWITCH && !p->guid))
 		return false;
-	return !(w->state && strcasecmp(w->state, fabric_port_state_key(p->state)) != 0) &&
-	    !(w->degraded && !p->degraded);
+	return state_matches(w, p) && !(w->degraded && !p->degraded);
 }
 
 /* One page, after the cursor args.after (the `next` of the page before):
@@ -165,7 +190,7 @@ ctl_sm_ports(struct ctl_req *req, json_t *args)
 {
 	struct fabric *f = sm_ctl_fabric(req);
 	const char *name = ctl_arg_str(args, "node");
-	struct ports_filter w = { .state = ctl_arg_str(args, "state"),
+	struct ports_filter w = { .sm = sm_of_req(req), .state = ctl_arg_str(args, "state"),
 	    .degraded = ctl_arg_bool(args, "degraded") };
 	const struct fabric_port *rows[PAGE_ROWS];
 	struct port_page pg = { .rows = rows, .max = PAGE_ROWS, .scan_max = PAGE_SCAN };
@@ -182,7 +207,8 @@ ctl_sm_ports(struct ctl_req *req, json_t *args)
 	}
 	if (w.state && !port_state_known(w.state)) {
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT,
-		    "state: expected down, init, armed or active, not \"%.32s\"", w.state);
+		    "state: expected down, init, armed, active or disabled, not \"%.32s\"",
+		    w.state);
 		return;
 	}
 	if ((has = page_after(req, args, parse_port_cursor, &after, "0xGUID:PORT")) < 0)
@@ -197,7 +223,7 @@ ctl_sm_ports(struct ctl_req *req, json_t *args)
 	port_page_fill(f, from, port_listed, &w, &pg);
 	res = json_pack("{s:[]}", "ports");
 	for (size_t i = 0; i < pg.n; i++)
-		json_array_append_new(json_object_get(res, "ports"), port_json(rows[i]));
+		json_array_append_new(json_object_get(res, "ports"), port_json(w.sm, rows[i]));
 	/* past the one node's ports (the walk looked further): nothing follows */
 	if (pg.more && !(w.only && pg.next.node_guid > w.only->guid)) {
 		port_cursor_format(&pg.next, next, sizeof(next));

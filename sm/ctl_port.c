@@ -42,15 +42,6 @@ sm_port_is_disabled(const struct sm *sm, uint64_t node_guid, uint8_t port)
 	return sm && sm->disabled.n > 0 && pds_get(&sm->disabled, node_guid, port) != NULL;
 }
 
-static const char *
-phys_name(uint8_t phys)
-{
-	static const char *const names[] = { "NoChange", "Sleep", "Polling", "Disabled",
-		"PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest" };
-
-	return phys < sizeof(names) / sizeof(names[0]) ? names[phys] : "?";
-}
-
 static json_t *
 op_json(const struct port_op *op, const char *action, bool answered)
 {
@@ -72,9 +63,9 @@ on_set(const struct mad_result *res, void *owner, void *arg)
 		uint8_t now = ib_port_info_get_port_phys_state(pi);
 		json_t *o = op_json(op, action, true);
 
-		json_object_set_new(o, "phys_state", json_string(phys_name(now)));
+		json_object_set_new(o, "phys_state", json_string(fabric_phys_state_name(now)));
 		event_post(EV_INFO, "sm", op->label, "%s port %u %s by an operator "
-		    "(PortPhysicalState now %s)", op->label, op->port, action, phys_name(now));
+		    "(PortPhysicalState now %s)", op->label, op->port, action, fabric_phys_state_name(now));
 		/* The model still holds the link a disable took down (ibsim
 		 * sends no trap for it): a heavy sweep drops it and routes
 		 * around it.  After an enable the link trains on its own and
@@ -352,6 +343,25 @@ enable_unreachable(struct ctl_req *req, struct sm *sm, const struct port_disable
 		on_unreachable_committed(false, "it could not be sent", c);
 }
 
+/* A port neither in the set nor Disabled as last read: a Set of Polling
+ * could only retrain a working link, so nothing is sent, and the reply
+ * says so (action "none"). */
+static void
+enable_nothing(struct ctl_req *req, const struct fabric_port *p)
+{
+	char label[FABRIC_NODE_DESC_LEN + 24];
+	json_t *o;
+
+	sm_node_label(p->node, label, sizeof(label));
+	o = json_pack("{s:s, s:o, s:i, s:s, s:b, s:b, s:s}", "node", label, "guid",
+	    sm_guid_json(p->node->guid), "port", p->num, "action", "none", "answered", false,
+	    "was_disabled", false, "phys_state", fabric_phys_state_name(p->phys_state));
+	json_object_set_new(o, "message", json_sprintf("%s port %u is not disabled "
+	    "(PortPhysicalState %s): nothing sent", label, p->num,
+	    fabric_phys_state_name(p->phys_state)));
+	ctl_reply_ok(req, o);
+}
+
 void
 ctl_port_enable(struct ctl_req *req, json_t *args)
 {
@@ -388,9 +398,14 @@ ctl_port_enable(struct ctl_req *req, json_t *args)
 		enable_unreachable(req, sm, e);
 		return;
 	}
+	old = pds_get(&sm->disabled, p->node->guid, p->num);
+	if (old == NULL && p->phys_state != PORT_PHYS_DISABLED) {
+		enable_nothing(req, p);
+		return;
+	}
 	if (refused(req, sm))
 		return;
-	if ((old = pds_get(&sm->disabled, p->node->guid, p->num)) != NULL)
+	if (old != NULL)
 		ent = *old;
 	else
 		ent = (struct port_disabled){ .node_guid = p->node->guid, .port = p->num };

@@ -614,15 +614,6 @@ target_cmp(const void *a, const void *b)
 	return (int)x->port - (int)y->port;
 }
 
-static const char *
-phys_state_name(uint8_t s)
-{
-	static const char *const names[] = { "NoChange", "Sleep", "Polling", "Disabled",
-	    "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest" };
-
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
-}
-
 /* The view's port, and the cable's far end as the view knows it. */
 static void
 live_fault(struct check *c, const struct sm_port_live *l)
@@ -643,7 +634,7 @@ live_fault(struct check *c, const struct sm_port_live *l)
 	else
 		pf_fault(c, NULL, NULL, p, "RouteLinkDown", "%s port %u%s is %s (physical state %s), "
 		    "read live; the routes the switches hold cross it", n->desc, p->num, far,
-		    fabric_port_state_name(l->state), phys_state_name(l->phys_state));
+		    fabric_port_state_name(l->state), fabric_phys_state_name(l->phys_state));
 }
 
 static void

@@ -135,6 +135,23 @@ ctl port disable sw-l2:1 > "$T/disable.out" || fail "port disable: $(cat "$T/dis
 [ "$(pi PhysLinkState)" = Disabled ] || fail "after disable: PhysLinkState $(pi PhysLinkState)"
 host3_seen && fail "host3 still in ibnetdiscover after disable"
 
+# Shown as disabled (issue 42, point 5): `ports` marks it, --state disabled
+# lists it alone, --state down lists it too, while smpquery reads it
+# Disabled (5f2420a: no "disabled" field, --state disabled refused, and
+# --state down left it out: ibsim keeps a disabled port's PortState Active).
+ctl --json ports sw-l2 > "$T/ports.json" || fail "ports sw-l2"
+jq -e '[.ports[] | select(.disabled == true) | .object] == ["sw-l2:1"]' "$T/ports.json" \
+    > /dev/null || fail "ports sw-l2: not sw-l2:1 alone shown disabled: $(jq -c '[.ports[] | {object, state, disabled}]' "$T/ports.json")"
+ctl --json ports --state disabled > "$T/dis.json" || fail "ports --state disabled: $(cat "$T/dis.json")"
+[ "$(jq -r '[.ports[].object] | join(",")' "$T/dis.json")" = sw-l2:1 ] ||
+    fail "ports --state disabled: $(jq -c '[.ports[].object]' "$T/dis.json")"
+ctl --json ports --state down > "$T/down.json" || fail "ports --state down"
+jq -e 'any(.ports[]; .object == "sw-l2:1")' "$T/down.json" > /dev/null ||
+    fail "ports --state down leaves out the disabled sw-l2:1"
+ctl ports --state disabled > "$T/dis.txt" || fail "ports --state disabled (human)"
+grep -q '^DISABLED\|  DISABLED' "$T/dis.txt" && grep -q 'sw-l2' "$T/dis.txt" ||
+    fail "ports --state disabled, human: $(cat "$T/dis.txt")"
+
 # A heavy sweep and two audit passes leave it so.
 ctl sweep --heavy > /dev/null || fail "sweep --heavy"
 sleep $((INTERVAL * 2 + 1))
@@ -196,6 +213,16 @@ sleep $((INTERVAL * 2 + 1))
 [ "$(pi PhysLinkState)" = LinkUp ] && [ "$(pi LinkState)" = Active ] ||
     fail "after enable and two audit intervals: $(pi PhysLinkState)/$(pi LinkState)"
 [ "$(db "SELECT count(*) FROM sm_disabled_ports")" = 0 ] || fail "port enable left a row"
+
+# `port enable` of a port that is not disabled sends nothing and says so:
+# smpquery still reads LinkUp (5f2420a wrote Polling: ibsim then leaves
+# the port Polling for good, and hardware retrains the link).
+ctl --json port enable sw-l2:1 > "$T/noop.json" || fail "port enable of an enabled port: $(cat "$T/noop.json")"
+jq -e '.action == "none" and (.message | contains("is not disabled"))' "$T/noop.json" > /dev/null ||
+    fail "port enable of an enabled port: $(cat "$T/noop.json")"
+[ "$(pi PhysLinkState)" = LinkUp ] || fail "port enable of an enabled port wrote it: $(pi PhysLinkState)"
+[ "$(ctl --json ports --state disabled | jq '.ports | length')" = 0 ] ||
+    fail "ports --state disabled lists ports after the enable"
 
 # A CA port: host4's own end of its link, read by host4 itself (directed
 # route 0).  The Set takes down the link its answer would come back over:
