@@ -175,7 +175,7 @@ job_env(struct job_spec *s)
 	env = json_object_get(computed, "env");
 	json_object_foreach(env, k, v) {
 		char *kv;
-		if (!json_is_string(v) || strcmp(k, "NCCL_ALGO") == 0)
+		if (!json_is_string(v))
 			continue;
 		xasprintf(&kv, "%s=%s", k, json_string_value(v));
 		env_push(&s->env, kv);

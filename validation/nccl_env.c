@@ -155,7 +155,9 @@ nccl_env_compute(char *const *hosts, size_t n, const char *tenant, const char *i
 	struct fabric *f = view_fabric();
 	json_t *env = json_object(), *notes = json_array(), *faults = json_array();
 
-	json_object_set_new(env, "NCCL_ALGO", json_string("Ring"));
+	/* No NCCL_ALGO: a training job exports these, and NCCL picks Tree,
+	 * NVLS or CollNet where they beat Ring; only fabricd's own link tests
+	 * pin Ring (job_env, the pre-flight's NCCL check) */
 	if (f == NULL)
 		json_array_append_new(notes, json_string("NCCL_IB_HCA, NCCL_IB_PKEY: SM not "
 		    "available (no fabric state)"));

@@ -566,10 +566,13 @@ nccl_check(struct preflight *pf)
 	s.threshold.min_warn = p ? p->warn_busbw : 0;
 	computed = nccl_env_compute(pf->host_list, pf->nhosts, pf->tenant, NULL);
 	env = json_object_get(computed, "env");
-	s.env = xcalloc(json_object_size(env) + 2, sizeof(char *));
+	s.env = xcalloc(json_object_size(env) + 3, sizeof(char *));
 	json_object_foreach(env, k, v)
 		xasprintf(&s.env[ne++], "%s=%s", k, json_string_value(v));
 	xasprintf(&s.env[ne++], "NCCL_DEBUG=WARN");
+	/* a link test: Ring makes busbw measure the wire (job_env too) */
+	if (pf->nhosts > 1)
+		xasprintf(&s.env[ne++], "NCCL_ALGO=Ring");
 	json_decref(computed);
 	if (job_start(&s, nccl_done, pf, err, sizeof(err)) > 0) {
 		launch_free(s.env);

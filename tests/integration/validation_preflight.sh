@@ -44,6 +44,11 @@ probe jobs '{"limit":0}' | grep -q '"code":"invalid_argument"' || fail "jobs lim
 [ "$(db "SELECT count(*) FROM validation_jobs")" -eq 1 ] || fail "a refused request started a job"
 
 # nccl-env prints what a job script can source
-ctl nccl-env --hosts host1,host2 | grep -qx "export NCCL_ALGO='Ring'" || fail "nccl-env"
+# nccl-env gives a training job no NCCL_ALGO: NCCL chooses Tree, NVLS or
+# CollNet where they beat Ring (issue 42, point 10; 5f2420a exported Ring)
+ctl nccl-env --hosts host1,host2 > "$T/nccl-env.txt" || fail "nccl-env: $(cat "$T/nccl-env.txt")"
+grep -q '^# NCCL_IB_HCA, NCCL_IB_PKEY: SM not available' "$T/nccl-env.txt" ||
+    fail "nccl-env without an SM does not say so: $(cat "$T/nccl-env.txt")"
+grep -q 'NCCL_ALGO' "$T/nccl-env.txt" && fail "nccl-env pins NCCL_ALGO for training jobs: $(cat "$T/nccl-env.txt")"
 fd_stop
 pass
