@@ -2,7 +2,8 @@
 # make sim / make sim-stop: a simulated fabric to try fabricctl on, kept
 # running in the background until stopped.
 #   tools/sim.sh start BUILD_DIR SIM_DIR   ibsim on a generated fat tree,
-#                                          fabricd as its SM (and health),
+#                                          fabricd as its SM with every
+#                                          module the docs' examples use,
 #                                          then print the lines to use them
 #   tools/sim.sh stop BUILD_DIR SIM_DIR    stop both, remove SIM_DIR
 #   tools/sim.sh env BUILD_DIR SIM_DIR     print the lines again
@@ -57,6 +58,77 @@ do_stop() {
 	rm -rf "$dir"
 }
 
+# What the simulator cannot be, played by the doubles of the tests: host1's
+# RoCE NIC (a sysfs tree, and the dcbnl netlink double preloaded into
+# fabricd: tests/fixtures/roce/), and the launchers of NCCL and perftest
+# jobs (tests/fakes/: they replay a recorded passing run).
+doubles() {
+	[ -f "$build/tests/libroce_nlfake.so" ] ||
+	    { echo "sim: no $build/tests/libroce_nlfake.so (make builds it)"; return 1; }
+	sh "$src/tests/fixtures/roce/mktree.sh" "$dir/root" mlx0 mlx5_0 0000:08:00.0 || return 1
+	mkdir -p "$dir/root/sys/class/net/mlx0/statistics"
+	for prio in 0 1 2 3 4 5 6 7; do
+		echo 0 > "$dir/root/sys/class/net/mlx0/statistics/rx_prio${prio}_pause"
+		echo 0 > "$dir/root/sys/class/net/mlx0/statistics/tx_prio${prio}_pause"
+	done
+	printf '%s\n' mode=replay "fixture=$src/tests/fixtures/nccl/v2.17_2node_ring_pass.txt" \
+	    exit=0 "perftest_fixture=$src/tests/fixtures/nccl/perftest_write_bw_pass.txt" \
+	    perftest_exit=0 perftest_sleep=30 > "$dir/nccl.control"
+}
+
+# The configuration: what the docs' examples use (the QoS classes of
+# docs/qos.md, blue-train of docs/partitions.md, the RoCE profile of
+# docs/roce.md, the h100-ring profile of docs/validation.md), with
+# intervals short enough that what you try shows within seconds.
+# tests/integration/core_docs_examples.sh runs the docs on this one.
+write_config() {
+	fk=$src/tests/fakes
+	cat > "$dir/fabricd.yaml" <<EOF
+socket: $dir/fabricd.sock
+state_dir: $dir/state
+log_level: info
+sm:
+  enabled: true
+  sweep_interval: 2s
+  qos:
+    classes:
+      training:   { sl: 1, vl: 1, share: 50, priority: high, pkeys: [0x0a01] }
+      storage:    { sl: 2, vl: 2, share: 30, services: [nvme-of, nfs-rdma] }
+      kv:         { sl: 3, vl: 3, share: 15 }
+      management: { sl: 0, vl: 0, share: 5 }
+health:
+  enabled: true
+  interval: 10s
+  roce_sysfs_root: $dir/root/sys
+  roce_interval: 500ms
+partitions:
+  enabled: true
+  default_membership: limited
+  tenants:
+    blue:
+      blue-train: { pkey: 0x0a01, full: [ "host[1-8]" ], limited: [ switches ] }
+roce_qos:
+  enabled: true
+  root: $dir/root
+  interfaces: all
+  poll_interval: 300ms
+  profile:
+    base: nvidia-lossless
+    classes:
+      training: { priority: 3, dscp: [26], lossless: true, ets: 50, ecn: true }
+      storage:  { priority: 4, dscp: [28], lossless: true, ets: 30, ecn: true }
+      kv:       { priority: 5, dscp: [34], ets: 15, ecn: true }
+validation:
+  mpirun: $fk/mpirun
+  srun: $fk/srun
+  nccl_tests_dir: $fk
+  perftest_dir: $fk
+  job_timeout: 60s
+  profiles:
+    h100-ring: { min_busbw: 300, warn_busbw: 340, rdma_min_gbps: 380 }
+EOF
+}
+
 do_start() {
 	own || { echo "sim: $dir is not a simulation folder; not touched"; exit 1; }
 	if alive fabricd fabricd >/dev/null && alive ibsim ibsim >/dev/null; then
@@ -76,17 +148,10 @@ do_start() {
 	sim_start < /dev/null > "$dir/start.log" 2>&1 || { cat "$dir/start.log"; do_stop; exit 1; }
 	echo "$SIM_PID" > "$dir/ibsim.pid"
 	echo "$SIM_HOLDER" > "$dir/holder.pid"
-	cat > "$dir/fabricd.yaml" <<EOF
-socket: $dir/fabricd.sock
-state_dir: $dir/state
-log_level: info
-sm:
-  enabled: true
-health:
-  enabled: true
-  interval: 10s
-EOF
-	(cd "$dir/run" && SIM_HOST=host1 LD_PRELOAD=$SIM_PRELOAD \
+	doubles || { do_stop; exit 1; }
+	write_config
+	(cd "$dir/run" && SIM_HOST=host1 LD_PRELOAD="$SIM_PRELOAD $build/tests/libroce_nlfake.so" \
+	    NLFAKE_STATE="$dir/nic.state" FAKE_NCCL_CONTROL="$dir/nccl.control" \
 	    exec "$build/fabricd" -c "$dir/fabricd.yaml" < /dev/null > "$dir/fabricd.log" 2>&1) &
 	echo $! > "$dir/fabricd.pid"
 	ctl() { "$build/fabricctl" -s "$dir/fabricd.sock" "$@"; }

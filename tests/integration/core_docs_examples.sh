@@ -3,7 +3,8 @@
 # one simulated fabric, and exits as the doc says.
 #
 # An example is a line of a fenced code block that starts with `fabricctl`
-# (after an optional `$ ` prompt) or holds `$(fabricctl`; in a block with
+# (after an optional `$ ` prompt) or holds `$(fabricctl`, or a `printf ...
+# > build/sim/console` line for the simulator's console; in a block with
 # `$ ` prompts only the prompt lines are commands (the rest is output).  A
 # line is run by sh in a scratch folder, with `fabricctl` on PATH and
 # FABRICD_SOCKET naming this test's daemon; a bracketed word (`[IF]`,
@@ -31,27 +32,17 @@
 # fabricctl otherwise (`sudo fabricctl`, `x | fabricctl`): neither would run.
 # DOCS_EX_DEBUG=1 prints every example's status and output.
 #
-# The fabric: a 2-level fat tree (4 leaves x 8 hosts, 2 spines) with
-# fabricd as its SM (QoS classes), partitions, health, roce_qos (a fake
-# host tree and the netlink double, as roce_apply_drift.sh) and validation
-# (the fake launchers of validation_jobs.sh: nccl-tests replays a passing
-# run; ib_write_bw takes 30 s, so that the job the doc cancels still
-# runs), configured as the docs' YAML shows (blue-train of partitions.md,
-# the classes of qos.md, h100-ring of validation.md).  Files run in the
+# The fabric and the daemon are `make sim`'s (tools/sim.sh, its
+# configuration as written there), on a 2-level fat tree of 4 leaves x 8
+# hosts and 2 spines: fabricd as its SM (QoS classes), partitions, health,
+# roce_qos (a fake host tree and the netlink double, as roce_apply_drift.sh)
+# and validation (the fake launchers of validation_jobs.sh: nccl-tests
+# replays a passing run; ib_write_bw takes 30 s, so that the job the doc
+# cancels still runs), configured as the docs' YAML shows (blue-train of
+# partitions.md, the classes of qos.md, h100-ring of validation.md).  Files run in the
 # order README.md, then docs/*.md by name; a file's examples in order.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup
-SHIM="$FABRICD_BUILD/tests/libroce_nlfake.so"
-[ -f "$SHIM" ] || fail "no $SHIM"
-ROOT=$T/root
-sh "$FABRICD_SRC/tests/fixtures/roce/mktree.sh" "$ROOT" mlx0 mlx5_0 0000:08:00.0 || fail "fake tree"
-N=$ROOT/sys/class/net/mlx0/statistics
-mkdir -p "$N"
-for prio in 0 1 2 3 4 5 6 7; do
-	echo 0 > "$N/rx_prio${prio}_pause"
-	echo 0 > "$N/tx_prio${prio}_pause"
-done
-FK=$FABRICD_SRC/tests/fakes
 
 # ---- the examples, with what each must do ----
 # One line per example: FILE, LINE, DIRECTIVE, ARGUMENT, COMMAND, separated
@@ -68,6 +59,11 @@ extract() {
 			c = bl[i]
 			if (prompt) { if (c !~ /^\$ /) continue }
 			sub(/^\$ /, "", c)
+			# a line for the console of the simulator (README: a cable pulled)
+			if (c ~ /^printf .*> build\/sim\/console([ \t]|$)/) {
+				printf "%s\037%d\037run\037\037%s\n", F, bn[i], c
+				continue
+			}
 			if (c !~ /^fabricctl( |$)/ && c !~ /\$\(fabricctl/) {
 				# a command line that runs fabricctl some other way
 				if (c ~ /(^|[^-a-z_.\/])fabricctl [a-z-]/ && c !~ /^[ \t]*#/)
@@ -117,55 +113,19 @@ ind=$(awk -F '\037' '$3 == "indented" { print $1 ":" $2 }' "$T/examples")
 stale=$(awk -F '\037' '$3 == "stale" { print $1 ":" $2 " (\"" $4 "\")" }' "$T/examples")
 [ -z "$stale" ] || fail "example directives that apply to no example line: $stale"
 
-# ---- the fabric and the daemon ----
-sim_topology -k 4 -h 8 -s 2 || fail topogen
-sim_start || fail ibsim
-fd_config "sm:
-  enabled: true
-  sweep_interval: 2s
-  qos:
-    classes:
-      training:   { sl: 1, vl: 1, share: 50, priority: high, pkeys: [0x0a01] }
-      storage:    { sl: 2, vl: 2, share: 30, services: [nvme-of, nfs-rdma] }
-      kv:         { sl: 3, vl: 3, share: 15 }
-      management: { sl: 0, vl: 0, share: 5 }
-health:
-  enabled: true
-  interval: 1s
-  roce_sysfs_root: $ROOT/sys
-  roce_interval: 500ms
-partitions:
-  enabled: true
-  default_membership: limited
-  tenants:
-    blue:
-      blue-train: { pkey: 0x0a01, full: [ \"host[1-8]\" ], limited: [ switches ] }
-roce_qos:
-  enabled: true
-  root: $ROOT
-  interfaces: all
-  poll_interval: 300ms
-  profile:
-    base: nvidia-lossless
-    classes:
-      training: { priority: 3, dscp: [26], lossless: true, ets: 50, ecn: true }
-      storage:  { priority: 4, dscp: [28], lossless: true, ets: 30, ecn: true }
-      kv:       { priority: 5, dscp: [34], ets: 15, ecn: true }
-validation:
-  mpirun: $FK/mpirun
-  srun: $FK/srun
-  nccl_tests_dir: $FK
-  perftest_dir: $FK
-  job_timeout: 60s
-  profiles:
-    h100-ring: { min_busbw: 300, warn_busbw: 340, rdma_min_gbps: 380 }"
-printf '%s\n' mode=replay "fixture=$FABRICD_SRC/tests/fixtures/nccl/v2.17_2node_ring_pass.txt" exit=0 \
-    "perftest_fixture=$FABRICD_SRC/tests/fixtures/nccl/perftest_write_bw_pass.txt" perftest_exit=0 perftest_sleep=30 \
-    > "$T/nccl.control"
-fd_start SIM_HOST=host1 LD_PRELOAD="$SIM_PRELOAD $SHIM" IBSIM_SOCKNAME="$IBSIM_SOCKNAME" \
-    NLFAKE_STATE="$T/nic.state" FAKE_NCCL_CONTROL="$T/nccl.control"
+# ---- the fabric and the daemon: make sim's own (tools/sim.sh) ----
+# The configuration is the one `make sim` writes, doubles and all; only the
+# tree is smaller than make sim's 324 hosts.
+SIM_TOPO="-k 4 -h 8 -s 2" sh "$FABRICD_SRC/tools/sim.sh" start "$FABRICD_BUILD" "$T/sim" \
+    > "$T/sim.out" 2>&1 || fail "tools/sim.sh start: $(tail -20 "$T/sim.out")"
+fd_on_exit "sh '$FABRICD_SRC/tools/sim.sh' stop '$FABRICD_BUILD' '$T/sim' > /dev/null 2>&1"
+SIM_DIR=$T/sim
+SOCK=$SIM_DIR/fabricd.sock
+export FABRICD_SOCKET="$SOCK"
+grep -q "^export PATH=.*FABRICD_SOCKET=\"$SOCK\"" "$T/sim.out" ||
+    fail "make sim printed no line to paste: $(cat "$T/sim.out")"
 sm_wait_up 30 || fail "subnet not up"
-health_wait_rounds 2 30
+health_wait_rounds 2 60
 
 # The scratch folder the examples run in, and fabricctl on PATH: a wrapper
 # that notes every failing status (a failure inside `$(...)`, or before a
@@ -225,6 +185,12 @@ while IFS="$us" read -r file line dir arg cmd; do
 	[ -n "$run" ] || fail "$where: an example with no command (the extraction is broken)"
 	# optional words ([IF], [--limited]) are left out
 	run=$(printf '%s\n' "$run" | sed 's/ \[[^] '\''"]*\]//g')
+	# the console of make sim's simulator is this test's (and ibsim takes
+	# a line a moment after it is written)
+	case $run in
+	*"> build/sim/console"*) run="$(printf '%s\n' "$run" | sed "s|build/sim/console|$SIM_DIR/console|g")
+sleep 1" ;;
+	esac
 	: > "$T/status"
 	limit=60
 	[ "$dir" = until-interrupted ] && limit=3
@@ -259,5 +225,15 @@ echo "core_docs_examples: $ran examples run ($xfail expected to fail, $sub in an
 [ "$sub" -eq 0 ] || { echo "run in another form than the doc shows:"; cat "$T/subst"; }
 [ "$nr" -eq 0 ] || { echo "not runnable here:"; cat "$T/notrun"; }
 [ "$bad" -eq 0 ] || fail "$bad doc example(s) do not do what the doc says"
-fd_stop
+# make sim's fabricd ends on SIGTERM, cleanly (under ASan: no report)
+pid=$(cat "$SIM_DIR/fabricd.pid")
+kill -TERM "$pid" || fail "make sim's fabricd is gone before the end"
+i=0
+while [ -d "/proc/$pid" ]; do
+	[ $i -ge 300 ] && fail "make sim's fabricd did not end within 30 s of SIGTERM"
+	i=$((i + 1))
+	sleep 0.1
+done
+! grep -E 'ERROR: (Address|Leak)Sanitizer|runtime error' "$SIM_DIR/fabricd.log" ||
+    fail "make sim's fabricd: a sanitizer report (above)"
 pass
