@@ -58,8 +58,18 @@ connect_daemon(const char *path)
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
 	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		int err = errno;
+
 		fprintf(stderr, "fabricctl: cannot connect to fabricd at %s: %s\n", path,
-		    strerror(errno));
+		    strerror(err));
+		/* what to do next, by why it failed */
+		if (err == ENOENT || err == ECONNREFUSED)
+			fprintf(stderr, "fabricctl: is fabricd running? (systemctl start fabricd; "
+			    "on the simulated fabric: make sim) Another socket: -s PATH or "
+			    "FABRICD_SOCKET\n");
+		else if (err == EACCES || err == EPERM)
+			fprintf(stderr, "fabricctl: the socket admits root and the groups "
+			    "admin_group and read_group name (fabricd.yaml(5))\n");
 		if (fd >= 0)
 			close(fd);
 		return -1;

@@ -154,6 +154,11 @@ log_result(json_t *r)
 
 	if (json_is_true(json_object_get(r, "truncated")))
 		fprintf(stderr, "(last part of %s)\n", cli_str(r, "path", "-"));
+	/* an empty log is said so, not answered with nothing */
+	if (text == NULL || text[0] == '\0')
+		fprintf(stderr, "(job %lld wrote nothing to %s: %s is empty)\n",
+		    (long long)json_integer_value(json_object_get(r, "job")),
+		    cli_str(r, "stream", "stdout"), cli_str(r, "path", "-"));
 	fputs(text ? text : "", stdout);
 }
 

@@ -13,6 +13,40 @@
 #include "cli/parser.h"
 #include "common/spec.h"
 
+/* Help fits a terminal of this many columns: longer text wraps at a
+ * space, its next lines under the text's first column. */
+#define HELP_WIDTH	100
+
+/* text (len bytes) from column col on, wrapped as above; ends the line. */
+static void
+print_wrapped(FILE *out, const char *text, size_t len, size_t col)
+{
+	size_t start = col;
+
+	if (len == 0)
+		fputc('\n', out);
+	while (len > 0) {
+		size_t room = HELP_WIDTH > col ? HELP_WIDTH - col : 1, cut = len;
+
+		if (len > room) {
+			for (cut = room; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (cut == 0)	/* one word longer than the room: whole */
+				cut = strcspn(text, " ") < len ? strcspn(text, " ") : len;
+		}
+		fprintf(out, "%.*s\n", (int)cut, text);
+		text += cut;
+		len -= cut;
+		while (len > 0 && *text == ' ') {
+			text++;
+			len--;
+		}
+		if (len > 0)
+			fprintf(out, "%*s", (int)start, "");
+		col = start;
+	}
+}
+
 /* Who may run a command, when not every reader may. */
 static const char *
 access_note(const struct cli_command *c)
@@ -59,14 +93,26 @@ void
 cli_usage_one(FILE *out, const struct cli_command *c)
 {
 	struct spec sp;
-	char buf[96];
+	char buf[96], line[1024];
+	size_t col;
 
 	if (spec_parse(c->spec, &sp) != 0)
 		sp.n = 0;
 	fprintf(out, "usage: fabricctl [--json] %s", c->words);
-	for (size_t i = 0; i < sp.n; i++)
-		fprintf(out, " %s", arg_synopsis(c->args_help, &sp.arg[i], buf, sizeof(buf)));
-	fprintf(out, "\n       %s%s\n", c->help, access_note(c));
+	col = 26 + strlen(c->words);
+	for (size_t i = 0; i < sp.n; i++) {
+		const char *w = arg_synopsis(c->args_help, &sp.arg[i], buf, sizeof(buf));
+
+		if (col + 1 + strlen(w) > HELP_WIDTH) {	/* wrapped under the first argument */
+			fprintf(out, "\n%*s", 26 + (int)strlen(c->words), "");
+			col = 26 + strlen(c->words);
+		}
+		fprintf(out, " %s", w);
+		col += 1 + strlen(w);
+	}
+	snprintf(line, sizeof(line), "%s%s", c->help, access_note(c));
+	fprintf(out, "\n       ");
+	print_wrapped(out, line, strlen(line), 7);
 	if (sp.n)
 		fputc('\n', out);
 	for (size_t i = 0; i < sp.n; i++) {
@@ -77,12 +123,14 @@ cli_usage_one(FILE *out, const struct cli_command *c)
 
 		snprintf(word, sizeof(word), "%s%s%s", a->word, a->option && a->type != SPEC_FLAG ? " " : "",
 		    a->option ? value_word(a, v, sizeof(v)) : "");
-		fprintf(out, "  %-22s %.*s", word, (int)len, d ? d : "");
+		fprintf(out, "  %-22s ", word);
+		snprintf(line, sizeof(line), "%.*s", (int)len, d ? d : "");
 		if (a->ranged)
-			fprintf(out, "%s%lld-%lld", d ? ", " : "", a->min, a->max);
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%lld-%lld",
+			    d ? ", " : "", a->min, a->max);
 		if (!a->option && !a->required && !d)
-			fprintf(out, "optional");
-		fputc('\n', out);
+			snprintf(line, sizeof(line), "optional");
+		print_wrapped(out, line, strlen(line), strlen(word) > 22 ? 3 + strlen(word) : 25);
 	}
 }
 
@@ -93,9 +141,14 @@ cli_usage_all(FILE *out)
 	    "       fabricctl --remote HOST:PORT[,HOST:PORT...] --cert FILE --key FILE --ca FILE\n"
 	    "                 [--json] command [arguments]   (or --client-config FILE)\n"
 	    "       fabricctl --version | help [command] | completion bash\n\ncommands:\n");
-	for (size_t i = 0; i < cli_ncommands; i++)
-		fprintf(out, "  %-28s %s%s\n", cli_commands[i].words, cli_commands[i].help,
+	for (size_t i = 0; i < cli_ncommands; i++) {
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%s%s", cli_commands[i].help,
 		    access_note(&cli_commands[i]));
+		fprintf(out, "  %-28s ", cli_commands[i].words);
+		print_wrapped(out, line, strlen(line), 31);
+	}
 	fprintf(out, "\n\"fabricctl COMMAND --help\" shows a command's arguments.\n");
 }
 

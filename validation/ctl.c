@@ -559,8 +559,9 @@ ctl_job_log(struct ctl_req *req, json_t *args)
 	if (got < 0)
 		got = 0;
 	sanitize(buf, (size_t)got);
-	ctl_reply_ok(req, json_pack("{s:I, s:s, s:I, s:b, s:s%}", "job", (json_int_t)id, "path", path,
-	    "size", (json_int_t)st.st_size, "truncated", from > 0, "text", buf, (size_t)got));
+	ctl_reply_ok(req, json_pack("{s:I, s:s, s:s, s:I, s:b, s:s%}", "job", (json_int_t)id,
+	    "stream", err ? "stderr" : "stdout", "path", path, "size", (json_int_t)st.st_size,
+	    "truncated", from > 0, "text", buf, (size_t)got));
 	free(buf);
 	free(path);
 }

@@ -8,7 +8,8 @@
 #  3. --version prints the version fabricd -V prints;
 #  4. every command's --help: each required positional bare, each optional
 #     one and each option in [brackets] (unless its description says it is
-#     required), and every argument with a description;
+#     required), and every argument with a description; no line of help,
+#     nor of the list of commands, wider than 100 columns (5f2420a: 239);
 #  5. the bash completion (make completion's build/fabricctl.bash, and
 #     fabricctl completion bash) parses, offers every next word of every
 #     command path and every option of every command;
@@ -65,7 +66,11 @@ while IFS='	' read -r words spec; do
 	ncmd=$((ncmd + 1))
 	# shellcheck disable=SC2086
 	"$FABRICCTL" $words --help > "$T/u.txt" || fail "$words --help: exit $?"
-	syn=$(head -1 "$T/u.txt")
+	# the synopsis: its first line and the lines it wraps onto (help is
+	# at most 100 columns), up to the description under "usage:"
+	syn=$(awk '/^       [^ ]/ { exit } { $1 = $1; printf "%s ", $0 }' "$T/u.txt" | sed 's/ $//')
+	awk -v w="$words" 'length($0) > 100 { print "FAIL: " w " --help: a line of " length($0) " columns: " $0; exit 1 }' \
+	    "$T/u.txt" || fail "help wider than 100 columns"
 	for a in $spec; do
 		case $a in
 		--*) o=${a%%=*}
@@ -86,7 +91,9 @@ while IFS='	' read -r words spec; do
 		    fail "$words: no description for $name: $(cat "$T/u.txt")"
 	done
 done < "$T/cmds"
-echo "usage of $ncmd commands marks optional and required arguments and describes each"
+"$FABRICCTL" help | awk 'length($0) > 100 { print "FAIL: help: a line of " length($0) " columns: " $0; exit 1 }' ||
+    fail "the list of commands is wider than 100 columns"
+echo "usage of $ncmd commands marks optional and required arguments and describes each, in 100 columns"
 
 # 5. completion
 "$FABRICCTL" completion bash > "$T/c.bash" || fail "completion bash"
