@@ -241,7 +241,7 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 		streamed = true;
 		if (json_out) {
 			cli_humanize(item);
-			char *s = json_dumps(item, JSON_COMPACT);
+			char *s = json_dumps(item, JSON_COMPACT | PROTO_JSON_REAL);
 			printf("%s\n", s);
 			free(s);
 		} else if (fmt && fmt->stream) {
@@ -256,7 +256,7 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 		res = json_object_get(msg, "result");
 		if (json_out) {
 			cli_humanize(res);
-			json_dumpf(res, stdout, streamed ? JSON_COMPACT : JSON_INDENT(2));
+			json_dumpf(res, stdout, (streamed ? JSON_COMPACT : JSON_INDENT(2)) | PROTO_JSON_REAL);
 			putchar('\n');
 		}
 		else if (fmt && fmt->result)
@@ -269,7 +269,7 @@ handle_message(json_t *msg, const struct cli_command *cmd, int json_out)
 	err = json_object_get(msg, "error");
 	if (json_out) {
 		json_t *wrap = json_pack("{s:O}", "error", err ? err : json_null());
-		json_dumpf(wrap, stdout, JSON_INDENT(2));
+		json_dumpf(wrap, stdout, JSON_INDENT(2) | PROTO_JSON_REAL);
 		putchar('\n');
 		json_decref(wrap);
 	}

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/proto.h"
 #include "common/clock.h"
 #include "cli/fanout.h"
 #include "common/hostlist.h"
@@ -376,7 +377,7 @@ cli_preflight_fanout(json_t *args, int json_out)
 	res = merged(cs, n, launcher, now_s() - t0);
 	code = (int)json_integer_value(json_object_get(res, "exit_code"));
 	if (json_out) {
-		json_dumpf(res, stdout, JSON_INDENT(2));
+		json_dumpf(res, stdout, JSON_INDENT(2) | PROTO_JSON_REAL);
 		putchar('\n');
 	} else {
 		print_merged(res, slurm);

@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/proto.h"
 #include "cli/fanout.h"
 
 static int
@@ -197,7 +198,7 @@ cli_preflight_local(json_t *args, int json_out)
 	size_t i;
 
 	if (json_out) {
-		json_dumpf(res, stdout, JSON_INDENT(2));
+		json_dumpf(res, stdout, JSON_INDENT(2) | PROTO_JSON_REAL);
 		putchar('\n');
 	} else {
 		printf("preflight --local %s: %s%s%s\n", cli_str(res, "host", "-"),

@@ -23,6 +23,11 @@
 #define FABRICD_DEFAULT_STATE	"/var/lib/fabricd"
 #define FABRICD_DEFAULT_CONFIG	"/etc/fabricd/fabricd.yaml"
 
+/* A real on the wire and in --json: 12 significant digits, so that a
+ * figure reads 8.631863, not 8.631862999999997 (jansson's default 17
+ * shows the binary rounding).  OR it into json_dump*'s flags. */
+#define PROTO_JSON_REAL		JSON_REAL_PRECISION(12)
+
 /*
  * Stable error codes.  Only ever append; never renumber or reuse.
  * The string form is what travels on the wire.

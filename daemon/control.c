@@ -22,6 +22,7 @@
 #include "common/file.h"
 #include "common/guid.h"
 #include "common/log.h"
+#include "common/proto.h"
 #include "common/spec.h"
 #include "common/utf8.h"
 #include "common/xmalloc.h"
@@ -146,7 +147,7 @@ ctl_reply_ok(struct ctl_req *req, json_t *result)
 
 		json_object_set_new(r, "ok", json_true());
 		json_object_set_new(r, "result", result ? result : json_object());
-		text = json_dumps(r, JSON_COMPACT);
+		text = json_dumps(r, JSON_COMPACT | PROTO_JSON_REAL);
 		if (text == NULL)
 			send_error(req->conn, req->id, PERR_INTERNAL, "the reply could not be encoded");
 		else if (strlen(text) > CTL_MAX_REPLY)

@@ -450,7 +450,7 @@ refuse(int fd, const char *why)
 {
 	json_t *r = json_pack("{s:i, s:n, s:b, s:{s:s, s:s}}", "v", PROTO_VERSION, "id", "ok", 0,
 	    "error", "code", proto_error_code(PERR_BUSY), "message", why);
-	char *text = json_dumps(r, JSON_COMPACT);
+	char *text = json_dumps(r, JSON_COMPACT | PROTO_JSON_REAL);
 
 	if (text && send(fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL) > 0)
 		(void)send(fd, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL);

@@ -41,7 +41,7 @@ conn_refuse(struct ctl_conn *c, enum proto_error code, const char *why)
 {
 	json_t *r = json_pack("{s:i, s:n, s:b, s:{s:s, s:s}}", "v", PROTO_VERSION, "id", "ok", 0,
 	    "error", "code", proto_error_code(code), "message", why);
-	char *text = json_dumps(r, JSON_COMPACT);
+	char *text = json_dumps(r, JSON_COMPACT | PROTO_JSON_REAL);
 
 	if (text)
 		ctl_conn_send(c, text, strlen(text));
