@@ -204,7 +204,9 @@ pf_fault(struct check *c, const char *host, const char *hca, const struct fabric
 /* ---- checks over the SM's fabric model ---- */
 
 /* A host that dropped out of the fabric: name the ports it was last
- * cabled with, and the switch ports they hung off. */
+ * cabled with, and the switch ports they hung off.  (The pre-flight
+ * refuses a host never seen before it checks: HostNotFound is the
+ * fallback of a caller that does not.) */
 void
 pf_host_lost(struct check *c, struct fabric *f, const char *host)
 {
