@@ -8,6 +8,7 @@
  * them.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ hl_range(struct hl_out *o, const char *prefix, const char *range, size_t rlen, c
 
 	if (rlen == 0 || !isdigit((unsigned char)range[0]))
 		goto bad;
+	errno = 0;
 	lo = strtoul(range, &end, 10);
 	width = (int)(end - range);
 	hi = lo;
@@ -55,8 +57,19 @@ hl_range(struct hl_out *o, const char *prefix, const char *range, size_t rlen, c
 			goto bad;
 		hi = strtoul(h, &end, 10);
 	}
-	if (end != range + rlen || hi < lo || hi - lo > o->max)
+	if (end != range + rlen || hi < lo)
 		goto bad;
+	/* A range past the limit is well-formed: say its size and the limit,
+	 * before a name is made. */
+	if (errno == ERANGE || hi - lo >= o->max) {
+		if (errno == ERANGE)
+			snprintf(o->err, o->errlen, "range \"%.*s\" expands to more than %zu "
+			    "hosts", (int)rlen, range, o->max);
+		else
+			snprintf(o->err, o->errlen, "range \"%.*s\" expands to %lu hosts; at most %zu",
+			    (int)rlen, range, hi - lo + 1, o->max);
+		return -1;
+	}
 	for (unsigned long v = lo; v <= hi; v++) {
 		if ((size_t)snprintf(buf, sizeof(buf), "%s%0*lu%s", prefix, width, v, rest) >= sizeof(buf)) {
 			snprintf(o->err, o->errlen, "host name too long in \"%s\"", prefix);

@@ -4,13 +4,16 @@
 # allocation, as root, on every node of the job).
 #
 # Exit status contract of `fabricctl preflight` (also in its JSON as
-# "exit_code"): 0 pass, 1 a fault names a node or port, 2 inconclusive.
+# "exit_code"): 0 pass, 1 a fault names a node or port, 2 inconclusive or
+# the request refused (a host of the job the fabric has never had a CA of
+# is invalid_argument: the name is wrong, not the node).
 # A prolog that exits non-zero drains the node and requeues the job, so:
 #   - exit 1 only when *this* node is named in a fault (a bad peer is the
 #     peer's prolog's business: draining every node of the job for one bad
 #     cable would empty the cluster);
-#   - inconclusive (2) never drains: the harness, not the node, failed; it
-#     is logged and the job goes ahead;
+#   - exit 2 never drains: the harness or the request, not the node,
+#     failed; it is logged (with the refusal's message) and the job goes
+#     ahead;
 #   - the drain reason is "fabricd: <code> <component>" so that a later
 #     pass can resume only the nodes fabricd drained, never a human's drain.
 #
@@ -56,6 +59,9 @@ case $rc in
 	scontrol update NodeName="$me" State=DRAIN Reason="$reason" 2>/dev/null
 	exit 1 ;;
 *)
-	logger -t fabricd-prolog "job $SLURM_JOB_ID: preflight inconclusive (exit $rc), not draining"
+	# a refusal is {"error": {"code": ..., "message": ...}}
+	why=$(printf '%s\n' "$out" | grep -A2 '"error":' | sed -n 's/^ *"message": *"\(.*\)"$/\1/p')
+	logger -t fabricd-prolog "job $SLURM_JOB_ID: preflight inconclusive or refused" \
+	    "(exit $rc)${why:+: $why}, not draining"
 	exit 0 ;;
 esac

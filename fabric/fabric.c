@@ -3,9 +3,10 @@
  * hash tables and by LID through a flat array (49151 pointers: cheaper than
  * any cleverness, and O(1)).
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 
 #include "common/guid.h"
 #include "common/xmalloc.h"
@@ -275,35 +276,90 @@ fabric_node_lookup(const struct fabric *f, const char *name)
 	return NULL;
 }
 
-enum fabric_spec
-fabric_port_spec(const struct fabric *f, const char *spec, struct fabric_node **n, int *port)
+/* The text after the colon, as a port number: -1 with why set. */
+static int
+port_number(const char *spec, const char *num, char *why, size_t len)
 {
-	char *s = strdup(spec), *colon = s ? strrchr(s, ':') : NULL, *end;
-	enum fabric_spec r = FABRIC_SPEC_NO_PORT;
+	const char *d = num + (*num == '-');
+	unsigned long v;
+	char *end;
+
+	if (*num == '\0') {
+		snprintf(why, len, "\"%s\": no port number after the colon (expected NODE:PORT, "
+		    "PORT a number up to %d)", spec, FABRIC_MAX_PORT);
+		return -1;
+	}
+	errno = 0;
+	v = strtoul(d, &end, 10);
+	/* digits only: strtoul would take "+1", " 1" and "-1" as numbers */
+	if (*d < '0' || *d > '9' || *end != '\0')
+		snprintf(why, len, "\"%s\": \"%s\" after the colon is not a port number "
+		    "(expected NODE:PORT, PORT a number up to %d)", spec, num, FABRIC_MAX_PORT);
+	else if (d != num)
+		snprintf(why, len, "\"%s\": port %s is negative (expected NODE:PORT, PORT a number "
+		    "up to %d)", spec, num, FABRIC_MAX_PORT);
+	else if (errno == ERANGE || v > FABRIC_MAX_PORT)
+		snprintf(why, len, "\"%s\": port %s is out of range (expected NODE:PORT, PORT a "
+		    "number up to %d)", spec, num, FABRIC_MAX_PORT);
+	else
+		return (int)v;
+	return -1;
+}
+
+enum fabric_port_arg
+fabric_port_arg(const char *spec, size_t *node_len, int *port, char *why, size_t why_len)
+{
+	const char *colon = strrchr(spec, ':');
 
 	*port = -1;
-	*n = NULL;
-	if (s == NULL)
-		return FABRIC_SPEC_NO_NODE;
-	if (colon && colon[1]) {
-		long v;
-
-		/* Digits only; a number above any port (256 on) is out of
-		 * range, not part of a description. */
-		errno = 0;
-		v = strtol(colon + 1, &end, 10);
-		if (*end == '\0' && colon[1] >= '0' && colon[1] <= '9') {
-			*colon = '\0';
-			*port = errno || v > 256 ? 256 : (int)v;
-		}
+	*node_len = strlen(spec);
+	if (colon == NULL)
+		return FABRIC_ARG_NO_PORT;
+	if (colon == spec) {
+		snprintf(why, why_len, "\"%s\": no node before the colon (expected NODE:PORT, NODE "
+		    "a name, GUID or LID)", spec);
+		return FABRIC_ARG_BAD;
 	}
-	*n = fabric_node_lookup(f, s);
-	if (*n == NULL)
-		r = FABRIC_SPEC_NO_NODE;
-	else if (*port >= 0)
-		r = *port <= (*n)->nports ? FABRIC_SPEC_OK : FABRIC_SPEC_RANGE;
-	free(s);
-	return r;
+	if ((*port = port_number(spec, colon + 1, why, why_len)) < 0)
+		return FABRIC_ARG_BAD;
+	*node_len = (size_t)(colon - spec);
+	return FABRIC_ARG_OK;
+}
+
+enum fabric_spec
+fabric_port_spec(const struct fabric *f, const char *spec, struct fabric_node **n, int *port,
+    char *why, size_t why_len)
+{
+	enum fabric_port_arg a;
+	size_t nl;
+	char *s;
+
+	*n = NULL;
+	a = fabric_port_arg(spec, &nl, port, why, why_len);
+	if (a == FABRIC_ARG_OK) {
+		s = xstrndup(spec, nl);
+		*n = fabric_node_lookup(f, s);
+		free(s);
+		if (*n == NULL) {
+			snprintf(why, why_len, "no node \"%.*s\" in the fabric (NODE:PORT, NODE a "
+			    "name, GUID or LID)", (int)nl, spec);
+			return FABRIC_SPEC_NO_NODE;
+		}
+		if (*port > (*n)->nports) {
+			snprintf(why, why_len, "%s has ports 1-%u, not %d", (*n)->desc, (*n)->nports,
+			    *port);
+			return FABRIC_SPEC_RANGE;
+		}
+		return FABRIC_SPEC_OK;
+	}
+	/* NODE alone, or a description that holds a colon and no port */
+	*port = -1;
+	*n = fabric_node_lookup(f, spec);
+	if (*n == NULL && a == FABRIC_ARG_BAD)
+		return FABRIC_SPEC_BAD;
+	snprintf(why, why_len, "\"%s\": expected NODE:PORT (NODE a name, GUID or LID, PORT a "
+	    "number)", spec);
+	return FABRIC_SPEC_NO_PORT;
 }
 
 size_t

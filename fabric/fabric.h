@@ -98,13 +98,30 @@ struct fabric_port *fabric_port_by_guid(const struct fabric *f, uint64_t port_gu
 struct fabric_port *fabric_port_by_lid(const struct fabric *f, uint16_t lid);
 /* Node by NodeDescription (first match), by GUID text or by LID text. */
 struct fabric_node *fabric_node_lookup(const struct fabric *f, const char *name);
-/* "NODE:PORT" (NODE as fabric_node_lookup takes it; the last colon splits,
- * since a description may hold one).  FABRIC_SPEC_NO_NODE: no such node;
- * FABRIC_SPEC_NO_PORT: no ":PORT", or not a number; FABRIC_SPEC_RANGE: a
- * number above the node's ports.  *port is -1 unless a number was read. */
-enum fabric_spec { FABRIC_SPEC_OK, FABRIC_SPEC_NO_NODE, FABRIC_SPEC_NO_PORT, FABRIC_SPEC_RANGE };
+/*
+ * The syntax of a "NODE:PORT" argument, whatever the fabric holds: the
+ * last colon splits (a description may hold one), *node_len is NODE's
+ * length and *port the number.  FABRIC_ARG_NO_PORT: no colon at all;
+ * FABRIC_ARG_BAD: it cannot name a port (no node before the colon, no
+ * number after it, a number that is negative, not digits or above
+ * FABRIC_MAX_PORT), with why the message an invalid_argument reply says.
+ */
+#define FABRIC_MAX_PORT	254	/* port numbers are 8 bits, 255 reserved */
+enum fabric_port_arg { FABRIC_ARG_OK, FABRIC_ARG_NO_PORT, FABRIC_ARG_BAD };
+enum fabric_port_arg fabric_port_arg(const char *spec, size_t *node_len, int *port, char *why,
+    size_t why_len);
+/*
+ * "NODE:PORT" to a node of the model (NODE as fabric_node_lookup takes
+ * it).  FABRIC_SPEC_NO_NODE: well-formed, no such node (not_found);
+ * FABRIC_SPEC_NO_PORT: no ":PORT" (*n set when the whole argument names
+ * a node); FABRIC_SPEC_BAD: malformed (fabric_port_arg); FABRIC_SPEC_RANGE:
+ * a number above the node's ports.  *port is -1 unless a number was read;
+ * why says what is wrong for every result but FABRIC_SPEC_OK.
+ */
+enum fabric_spec { FABRIC_SPEC_OK, FABRIC_SPEC_NO_NODE, FABRIC_SPEC_NO_PORT, FABRIC_SPEC_RANGE,
+	FABRIC_SPEC_BAD };
 enum fabric_spec fabric_port_spec(const struct fabric *f, const char *spec,
-    struct fabric_node **n, int *port);
+    struct fabric_node **n, int *port, char *why, size_t why_len);
 
 /* Building the model (the SM's sweeps only). */
 struct fabric_node *fabric_add_node(struct fabric *f, uint64_t guid,

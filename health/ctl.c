@@ -176,7 +176,7 @@ ctl_health_port(struct ctl_req *req, json_t *args)
 	int64_t since_ms = event_now_ms() - 3600 * 1000;
 	struct hport *p;
 	json_t *hist = NULL;
-	char guid[24];
+	char guid[24], why[256];
 
 	if (health == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the health module is disabled");
@@ -187,9 +187,12 @@ ctl_health_port(struct ctl_req *req, json_t *args)
 		    "10m, 2h, 1d, epoch milliseconds or YYYY-MM-DD HH:MM:SS", since);
 		return;
 	}
-	if (spec == NULL || (p = hport_lookup(spec)) == NULL) {
-		ctl_reply_error(req, PERR_NOT_FOUND, "no monitored port \"%s\" (NODE:PORT with NODE "
-		    "a node description, GUID or LID)", spec ? spec : "");
+	if ((p = hport_lookup(spec ? spec : "", why, sizeof(why))) == NULL) {
+		if (why[0])
+			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s", why);
+		else
+			ctl_reply_error(req, PERR_NOT_FOUND, "no monitored port \"%s\" (NODE:PORT "
+			    "with NODE a node description, GUID or LID)", spec);
 		return;
 	}
 	if (p->hist_open)
@@ -228,13 +231,17 @@ ctl_health_unisolate(struct ctl_req *req, json_t *args)
 {
 	const char *spec = ctl_arg_str(args, "port");
 	struct hport *p;
+	char why[256];
 
 	if (health == NULL) {
 		ctl_reply_error(req, PERR_UNAVAILABLE, "the health module is disabled");
 		return;
 	}
-	if (spec == NULL || (p = hport_lookup(spec)) == NULL) {
-		ctl_reply_error(req, PERR_NOT_FOUND, "no monitored port \"%s\"", spec ? spec : "");
+	if ((p = hport_lookup(spec ? spec : "", why, sizeof(why))) == NULL) {
+		if (why[0])
+			ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s", why);
+		else
+			ctl_reply_error(req, PERR_NOT_FOUND, "no monitored port \"%s\"", spec);
 		return;
 	}
 	if (health_unisolate(p, ctl_req_who(req)) != 0) {

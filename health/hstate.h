@@ -126,8 +126,10 @@ struct hport *hport_get(uint64_t node_guid, uint8_t port, const char *desc);
 void hport_alarm_noted(const struct alarm *a, bool raised);
 /* The port's status from its alarms (HEALTH_PORT_OK without any). */
 enum health_port_status hport_status(const struct hport *p);
-/* By "NODE:PORT" with NODE a NodeDescription, a GUID (0x...) or a LID. */
-struct hport *hport_lookup(const char *spec);
+/* By "NODE:PORT" with NODE a NodeDescription, a GUID (0x...) or a LID;
+ * NULL when none, with why set when spec cannot name a port at all
+ * (fabric_port_arg: an invalid_argument), "" when it names none monitored. */
+struct hport *hport_lookup(const char *spec, char *why, size_t why_len);
 #define HPORT_FOREACH(h, i, p) \
 	for ((i) = 0; (i) < HPORT_BUCKETS; (i)++) for ((p) = (h)->buckets[i]; (p); (p) = (p)->next)
 

@@ -12,6 +12,7 @@
 #include "common/xmalloc.h"
 #include "daemon/events.h"
 #include "daemon/fabricd.h"
+#include "fabric/fabric.h"
 #include "health/health.h"
 #include "health/hstate.h"
 
@@ -145,22 +146,29 @@ bracket_form(const char *spec, char *buf, size_t len)
 }
 
 struct hport *
-hport_lookup(const char *given)
+hport_lookup(const char *given, char *why, size_t why_len)
 {
 	char conv[128];
 	const char *spec = bracket_form(given, conv, sizeof(conv));
-	const char *colon = strrchr(spec, ':');
 	char node[80], *end;
-	unsigned long port;
+	size_t nl, i;
+	int port;
 	struct hport *p;
-	size_t i;
 
-	if (health == NULL || colon == NULL || (size_t)(colon - spec) >= sizeof(node))
+	why[0] = '\0';
+	switch (fabric_port_arg(spec, &nl, &port, why, why_len)) {
+	case FABRIC_ARG_OK:
+		break;
+	case FABRIC_ARG_NO_PORT:
+		snprintf(why, why_len, "\"%s\": expected NODE:PORT (NODE a name, GUID or LID, PORT "
+		    "a number)", given);
 		return NULL;
-	snprintf(node, sizeof(node), "%.*s", (int)(colon - spec), spec);
-	port = strtoul(colon + 1, &end, 10);
-	if (*end || end == colon + 1 || port > 254)
+	case FABRIC_ARG_BAD:
 		return NULL;
+	}
+	if (health == NULL || nl >= sizeof(node))
+		return NULL;
+	snprintf(node, sizeof(node), "%.*s", (int)nl, spec);
 	HPORT_FOREACH(health, i, p) {
 		char guid[24];
 		if (p->port != port)

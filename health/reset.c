@@ -125,7 +125,7 @@ ctl_port_reset_counters(struct ctl_req *req, json_t *args)
 	struct mad_io io;
 	struct reset_op *op;
 	uint8_t data[PMA_DATA_LEN];
-	char why[160];
+	char why[256];
 	int port;
 
 	if (me == NULL || f == NULL) {
@@ -142,20 +142,16 @@ ctl_port_reset_counters(struct ctl_req *req, json_t *args)
 		    "writes to the fabric");
 		return;
 	}
-	switch (fabric_port_spec(f, spec, &n, &port)) {
+	switch (fabric_port_spec(f, spec, &n, &port, why, sizeof(why))) {
 	case FABRIC_SPEC_OK:
 		break;
 	case FABRIC_SPEC_NO_NODE:
-		ctl_reply_error(req, PERR_NOT_FOUND, "no node \"%s\" in the fabric (NODE:PORT, "
-		    "NODE a name, GUID or LID)", spec);
+		ctl_reply_error(req, PERR_NOT_FOUND, "%s", why);
 		return;
 	case FABRIC_SPEC_NO_PORT:
-		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "\"%s\": expected NODE:PORT (NODE a "
-		    "name, GUID or LID, PORT a number)", spec);
-		return;
+	case FABRIC_SPEC_BAD:
 	case FABRIC_SPEC_RANGE:
-		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s has ports 1-%u, not %d", n->desc,
-		    n->nports, port);
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s", why);
 		return;
 	}
 	if (port == 0) {

@@ -227,22 +227,20 @@ static struct fabric_port *
 resolve(struct ctl_req *req, struct sm *sm, const char *spec, bool *absent)
 {
 	struct fabric_node *n;
+	char why[256];
 	int port;
 
 	*absent = false;
-	switch (fabric_port_spec(sm->fabric, spec, &n, &port)) {
+	switch (fabric_port_spec(sm->fabric, spec, &n, &port, why, sizeof(why))) {
 	case FABRIC_SPEC_OK:
 		break;
 	case FABRIC_SPEC_NO_NODE:
 		*absent = true;
 		return NULL;
 	case FABRIC_SPEC_NO_PORT:
-		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "\"%s\": expected NODE:PORT (NODE a "
-		    "name, GUID or LID, PORT a number)", spec);
-		return NULL;
+	case FABRIC_SPEC_BAD:
 	case FABRIC_SPEC_RANGE:
-		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s has ports 1-%u, not %d", n->desc,
-		    n->nports, port);
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s", why);
 		return NULL;
 	}
 	if (port == 0) {

@@ -133,13 +133,24 @@ port_json(const struct sm *sm, const struct fabric_port *p, bool pairs)
 	return o;
 }
 
-/* "NODE:PORT" or NODE alone (fabric_port_spec). */
+/* "NODE:PORT" or NODE alone (fabric_port_spec); false when answered:
+ * not_found for a node the fabric lacks, invalid_argument for what
+ * cannot name a port, as every command taking NODE:PORT answers. */
 static bool
-find_port(struct fabric *f, const char *spec, struct fabric_node **n, int *port)
+find_port(struct ctl_req *req, struct fabric *f, const char *spec, struct fabric_node **n,
+    int *port)
 {
-	enum fabric_spec r = fabric_port_spec(f, spec, n, port);
+	char why[256];
+	enum fabric_spec r = fabric_port_spec(f, spec, n, port, why, sizeof(why));
 
-	return r == FABRIC_SPEC_OK || (r == FABRIC_SPEC_NO_PORT && *n != NULL);
+	if (r == FABRIC_SPEC_OK || (r == FABRIC_SPEC_NO_PORT && *n != NULL))
+		return true;
+	if (r == FABRIC_SPEC_NO_NODE || r == FABRIC_SPEC_NO_PORT)
+		ctl_reply_error(req, PERR_NOT_FOUND, "no port \"%s\" (NODE:PORT, NODE a name, "
+		    "GUID or LID)", spec);
+	else
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s", why);
+	return false;
 }
 
 /* Ports of one `qos show` page: a port's tables cost about 30 us of JSON
@@ -170,11 +181,8 @@ ctl_qos_show(struct ctl_req *req, json_t *args)
 
 	if (f == NULL)
 		return;
-	if (spec && !find_port(f, spec, &only, &port)) {
-		ctl_reply_error(req, PERR_NOT_FOUND, "no port \"%s\" (NODE:PORT, NODE a name, "
-		    "GUID or LID)", spec);
+	if (spec && !find_port(req, f, spec, &only, &port))
 		return;
-	}
 	if (cursor && port_cursor_parse(cursor, &after) != 0) {
 		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "after: expected the \"next\" of an "
 		    "earlier page (0xGUID:PORT), not \"%.40s\"", cursor);

@@ -4,7 +4,9 @@
  * public state of another module; a check whose module is not available
  * says "skipped" rather than guessing.  Verdict and exit code:
  *   0 pass (skipped checks listed), 1 a fault names a node/port,
- *   2 inconclusive (no fabric state, or the NCCL job could not run).
+ *   2 inconclusive (no fabric state, or the NCCL job could not run);
+ * a request refused (a host the fabric never had: unknown_hosts) is an
+ * invalid_argument error, which fabricctl exits 2 on too.
  * The NCCL environment itself is computed in nccl_env.c.
  */
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <event2/event.h>
 
 #include "common/clock.h"
+#include "common/hostlist.h"
 #include "common/xmalloc.h"
 #include "daemon/control.h"
 #include "daemon/events.h"
@@ -257,29 +260,37 @@ check_pkey(struct check *c, struct host_view *hv, size_t n, const char *tenant)
 }
 
 /*
- * --format slurm drains what it names, so a host the fabric has never
- * had a CA of (a typo, another cluster's node) is the request's error,
- * not a node to drain: `scontrol update nodename=nosuch` helps nobody.
- * A host that was seen and is gone is a fault (host_lost).
+ * A host the fabric has never had a CA of (a typo, another cluster's node,
+ * a range wider than the cluster) is the request's error, in every format:
+ * invalid_argument, exit 2.  As a fault it was exit 1, what a scheduler
+ * drains on, and `scontrol update nodename=nosuch` helps nobody; its hint
+ * (fabricctl ports) could not help either, the host has no ports.  A host
+ * that was seen and is gone stays a fault (pf_host_lost: IBPortDown).
  */
+#define UNKNOWN_LIST_MAX	400	/* the names' hostlist, cut after this */
+
 static bool
 unknown_hosts(struct ctl_req *req, struct fabric *f, const struct host_view *hv, size_t n)
 {
 	struct view_lost lost[VIEW_MAX_PORTS];
-	char names[256] = "";
-	size_t i, len = 0, nu = 0;
+	const char **names = xcalloc(n, sizeof(*names));
+	size_t i, nu = 0;
+	char *list;
 
 	for (i = 0; i < n; i++)
-		if (hv[i].nports == 0 && view_recall(f, hv[i].host, lost, VIEW_MAX_PORTS) == 0) {
-			if (len < sizeof(names))
-				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-				    nu ? ", " : "", hv[i].host);
-			nu++;
-		}
-	if (nu == 0)
+		if (hv[i].nports == 0 && view_recall(f, hv[i].host, lost, VIEW_MAX_PORTS) == 0)
+			names[nu++] = hv[i].host;
+	if (nu == 0) {
+		free(names);
 		return false;
-	ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts: %zu host%s with no CA on the fabric "
-	    "(never seen since fabricd started): %s", nu, nu == 1 ? "" : "s", names);
+	}
+	list = hostlist_compress(names, nu);
+	ctl_reply_error(req, PERR_INVALID_ARGUMENT, "--hosts: %zu host%s not in the fabric: %.*s%s "
+	    "(no CA of that name since fabricd started; fabricctl nodes lists the fabric's nodes)",
+	    nu, nu == 1 ? "" : "s", UNKNOWN_LIST_MAX, list,
+	    strlen(list) > UNKNOWN_LIST_MAX ? "..." : "");
+	free(list);
+	free(names);
 	return true;
 }
 
@@ -332,7 +343,7 @@ fabric_begin(struct preflight *pf, struct fabric *f)
 		    VIEW_MAX_PORTS);
 	}
 	view_hosts_free(vh);
-	if (pf->slurm && unknown_hosts(pf->req, f, pf->hv, n)) {
+	if (unknown_hosts(pf->req, f, pf->hv, n)) {
 		free(pf->hv);
 		pf->hv = NULL;
 		return false;

@@ -32,9 +32,10 @@ pf_check_init(struct check *c, const char *name)
  * A fabric-wide condition is named once.  When one check finds the same
  * code on more than PF_SAME_FAULTS ports (every link of a fabric cabled
  * below its best: 1,296 IBPortDegraded lines), those faults become one
- * with the count, the hosts it touches and a few examples; the port list
- * is `fabricctl ports --degraded`.  Such a fault names no host, so it
- * drains nobody: draining the whole cluster does not mend a fabric.
+ * with the count, the hosts it touches and a few examples (for the
+ * degraded codes, the port list is `fabricctl ports --degraded`).  Such a
+ * fault names no host, so it drains nobody: draining the whole cluster
+ * does not mend a fabric.
  * Past the first PF_SAME_FAULTS + 1 of a code a fault is only counted
  * (c->tally), never built: building 1,296 objects to fold them into one
  * held the loop 3-6 ms of a pre-flight's 15.
@@ -57,6 +58,17 @@ tally_add(struct check *c, const char *code, const char *host)
 	return (size_t)json_integer_value(n);
 }
 
+/* The command that lists every port of a fabric-wide code, or "": a hint
+ * no command can follow is not given (`ports --degraded` lists no host
+ * that is down or was never cabled). */
+static const char *
+list_hint(const char *code)
+{
+	if (strcmp(code, "IBPortDegraded") == 0 || strcmp(code, "RouteLinkDegraded") == 0)
+		return "; list: fabricctl ports --degraded";
+	return "";
+}
+
 static json_t *
 fabric_wide_fault(const struct check *c, const char *code, json_t *tally, json_t *faults)
 {
@@ -76,10 +88,9 @@ fabric_wide_fault(const struct check *c, const char *code, json_t *tally, json_t
 		host = json_string_value(json_object_get(f, "host"));
 		json_array_append_new(ex, json_string(port ? port : host ? host : "?"));
 	}
-	snprintf(msg, sizeof(msg), "fabric-wide: %s on %zu ports of %zu hosts (e.g. %s); "
-	    "list: fabricctl ports --degraded", code, n,
+	snprintf(msg, sizeof(msg), "fabric-wide: %s on %zu ports of %zu hosts (e.g. %s)%s", code, n,
 	    json_object_size(json_object_get(tally, "hosts")),
-	    json_string_value(json_object_get(first, "message")));
+	    json_string_value(json_object_get(first, "message")), list_hint(code));
 	return json_pack("{s:s, s:s, s:s, s:b, s:I, s:I, s:o}", "check", c->name, "code", code,
 	    "message", msg, "fabric_wide", 1, "count", (json_int_t)n, "hosts",
 	    (json_int_t)json_object_size(json_object_get(tally, "hosts")), "examples", ex);
@@ -193,7 +204,9 @@ pf_fault(struct check *c, const char *host, const char *hca, const struct fabric
 /* ---- checks over the SM's fabric model ---- */
 
 /* A host that dropped out of the fabric: name the ports it was last
- * cabled with, and the switch ports they hung off. */
+ * cabled with, and the switch ports they hung off.  (The pre-flight
+ * refuses a host never seen before it checks: HostNotFound is the
+ * fallback of a caller that does not.) */
 void
 pf_host_lost(struct check *c, struct fabric *f, const char *host)
 {

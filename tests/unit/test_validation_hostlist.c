@@ -14,7 +14,7 @@
 static char *
 joined(const char *expr, size_t max)
 {
-	static char out[4096];
+	static char out[65536];
 	char **v, err[160];
 	size_t n;
 
@@ -51,8 +51,24 @@ refuses(void **state)
 	assert_true(strncmp(joined("host[4-1]", 100), "error: invalid range", 20) == 0);
 	assert_true(strncmp(joined("host[1-4", 100), "error: unbalanced", 17) == 0);
 	assert_true(strncmp(joined("host1]", 100), "error: unbalanced", 17) == 0);
-	assert_true(strncmp(joined("gpu[1-65]", 64), "error: too many hosts", 21) == 0);
-	assert_true(strncmp(joined("gpu[1-99999999999]", 64), "error: invalid range", 20) == 0);
+	assert_true(strncmp(joined("gpu[1-40],cpu[1-40]", 64), "error: too many hosts", 21) == 0);
+}
+
+/* A range past the limit is well-formed: the error says its size and the
+ * limit, not "invalid range" (issue 42). */
+static void
+refuses_size(void **state)
+{
+	assert_string_equal(joined("host[1-9999]", 4096),
+	    "error: range \"1-9999\" expands to 9999 hosts; at most 4096");
+	assert_string_equal(joined("gpu[1-65]", 64), "error: range \"1-65\" expands to 65 hosts; at most 64");
+	assert_string_equal(joined("gpu[1-99999999999]", 64),
+	    "error: range \"1-99999999999\" expands to 99999999999 hosts; at most 64");
+	assert_string_equal(joined("gpu[1-99999999999999999999]", 64),
+	    "error: range \"1-99999999999999999999\" expands to more than 64 hosts");
+	/* the limit itself is accepted */
+	assert_true(strncmp(joined("gpu[1-64]", 64), "gpu1 gpu2 ", 10) == 0);
+	assert_true(strncmp(joined("gpu[0001-4096]", 4096), "gpu0001 gpu0002 ", 16) == 0);
 }
 
 int
@@ -61,6 +77,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(expands),
 		cmocka_unit_test(refuses),
+		cmocka_unit_test(refuses_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
