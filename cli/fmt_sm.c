@@ -6,7 +6,8 @@
  *   qos.show  the policy in a line a class, then a few lines a port: its
  *             VLs, its SL-to-VL table and arbitration tables written out
  *             (runs of one entry counted), a switch port's tables by in port
- *             grouped where they agree
+ *             grouped where they agree; a table the SM has not read says
+ *             so, and why
  *   mcast     a table of groups (MTU, rate and Q_Key decoded); of one
  *             group its members and its tree, switch by switch
  */
@@ -200,15 +201,25 @@ mcast_result(json_t *res)
 	    num(res, "mft_verify_mismatches"));
 }
 
-/* "0 1 2 ... 7" for 16 VLs, or "unknown" */
+/* "not read: WHY" for table key of o, which is not an array (a daemon
+ * before issue 42 gave no reason). */
 static void
-sl2vl_text(json_t *t, char *buf, size_t len)
+not_read_text(json_t *o, const char *key, char *buf, size_t len)
 {
+	const char *why = json_string_value(json_object_get(json_object_get(o, "not_read"), key));
+
+	snprintf(buf, len, "not read%s%s", why ? ": " : "", why ? why : "");
+}
+
+/* "0 1 2 ... 7" for 16 VLs, or "not read: WHY" */
+static void
+sl2vl_text(json_t *o, char *buf, size_t len)
+{
+	json_t *t = json_object_get(o, "sl2vl"), *v;
 	size_t i, n = 0;
-	json_t *v;
 
 	if (!json_is_array(t)) {
-		snprintf(buf, len, "unknown");
+		not_read_text(o, "sl2vl", buf, len);
 		return;
 	}
 	buf[0] = '\0';
@@ -218,14 +229,22 @@ sl2vl_text(json_t *t, char *buf, size_t len)
 			    (long long)json_integer_value(v));
 }
 
-/* VLArb entries [vl, weight] as "VL0:32 VL1:16", a run of one entry as
- * "VL15:255 x8", an empty table "none". */
+/* VLArb entries [vl, weight] of table key of port p as "VL0:32 VL1:16",
+ * a run of one entry as "VL0:0 x7", an empty table "none", one not read
+ * "not read: WHY". */
 static void
-vlarb_line(const char *name, json_t *t)
+vlarb_line(const char *name, json_t *p, const char *key)
 {
+	json_t *t = json_object_get(p, key);
 	size_t i = 0, n = json_array_size(t);
+	char text[256];
 
 	printf("  %-12s", name);
+	if (!json_is_array(t)) {
+		not_read_text(p, key, text, sizeof(text));
+		printf(" %s\n", text);
+		return;
+	}
 	if (n == 0)
 		printf(" none");
 	while (i < n) {
@@ -254,8 +273,8 @@ sl2vl_by_in(json_t *rows)
 	if (done == NULL)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		json_t *t = json_object_get(json_array_get(rows, i), "sl2vl");
-		char text[128];
+		json_t *row = json_array_get(rows, i), *t = json_object_get(row, "sl2vl");
+		char text[256];
 		long long prev = -2, start = -2;
 
 		if (done[i])
@@ -279,7 +298,7 @@ sl2vl_by_in(json_t *rows)
 		}
 		if (start >= 0 && prev > start)
 			printf("-%lld", prev);
-		sl2vl_text(t, text, sizeof(text));
+		sl2vl_text(row, text, sizeof(text));
 		printf(": %s\n", text);
 	}
 	free(done);
@@ -290,7 +309,7 @@ qos_show_result(json_t *res)
 {
 	json_t *pol = json_object_get(res, "policy"), *c, *p, *d;
 	size_t i, j;
-	char text[128];
+	char text[256];
 
 	printf("policy: %s, %s, VL high limit %lld\n",
 	    json_is_true(json_object_get(pol, "enabled")) ? "enabled" : "disabled",
@@ -307,15 +326,17 @@ qos_show_result(json_t *res)
 			printf(" no");
 		json_array_foreach(json_object_get(p, "differs"), j, d)
 			printf("%s %s", j ? "," : "", json_string_value(d) ? json_string_value(d) : "?");
+		if (num(p, "unread") > 0)	/* neither the policy's nor known to differ */
+			printf(" (%lld of its tables not read)", num(p, "unread"));
 		putchar('\n');
 		if (json_object_get(p, "sl2vl_by_in")) {
 			sl2vl_by_in(json_object_get(p, "sl2vl_by_in"));
 		} else {
-			sl2vl_text(json_object_get(p, "sl2vl"), text, sizeof(text));
+			sl2vl_text(p, text, sizeof(text));
 			printf("  %-12s %s\n", "SL2VL", text);
 		}
-		vlarb_line("VLArb high", json_object_get(p, "vlarb_high"));
-		vlarb_line("VLArb low", json_object_get(p, "vlarb_low"));
+		vlarb_line("VLArb high", p, "vlarb_high");
+		vlarb_line("VLArb low", p, "vlarb_low");
 	}
 }
 

@@ -3,7 +3,9 @@
  * pre-flight: a table changed behind the SM's back (another host's raw
  * Set) is what the fabric does, and the pre-flight must see it.  What is
  * read goes into the SM's mirror of the published model, so the next
- * heavy sweep finds the table differing and writes it back.
+ * heavy sweep finds the table differing and writes it back.  `qos show`
+ * of a node reads the same way, first, the tables it would otherwise give
+ * as not read (sm_qos_read: a list of tables, not of ports).
  *
  * The published model may be replaced while the Gets are out: each answer
  * finds its port again by node GUID and port number.
@@ -23,7 +25,8 @@ struct reread {
 	 * again at each answer (NULL once it stopped) */
 	struct fabricd		*fd;
 	struct mad_batch	 batch;
-	struct sm_qos_target	*t;
+	struct sm_qos_target	*t;		/* sm_qos_reread: ports */
+	struct sm_qos_table	*tables;	/* sm_qos_read: one table each */
 	size_t			 n;
 	size_t			 next;		/* the next target to send for */
 	sm_qos_done_fn		 done;
@@ -59,6 +62,7 @@ finished(void *owner)
 	r->done(r->arg);
 	mad_batch_free(&r->batch);
 	free(r->t);
+	free(r->tables);
 	free(r);
 }
 
@@ -77,6 +81,22 @@ send_gets(struct reread *r, struct sm_qos_target *t)
 		    NULL, on_reply, t);
 }
 
+static void
+send_table(struct reread *r, struct sm_qos_table *t)
+{
+	struct fabric_port *p = port_now(r, &t->at);
+	struct mad_addr a;
+
+	if (p == NULL || !sm_qos_port_addr(p, &a))
+		return;
+	if (t->sl2vl)
+		mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_SLVL_TABLE,
+		    sm_qos_sl2vl_mod(p, t->at.in), NULL, on_reply, &t->at);
+	else
+		mad_batch_smp(&r->batch, &a, IB_MAD_METHOD_GET, UMAD_SM_ATTR_VL_ARB_TABLE,
+		    sm_qos_vlarb_mod(p, t->block), NULL, on_reply, &t->at);
+}
+
 /* The producer (mad_batch_feed): one target's Gets a call, so that a
  * pre-flight over 1,296 hosts (7,853 route ports, 23,559 Gets) keeps the
  * MAD window's worth in flight instead of queuing them all in one step
@@ -89,30 +109,64 @@ feed(void *owner, void *arg)
 	(void)arg;
 	if (r->next == r->n)
 		return false;
-	send_gets(r, &r->t[r->next++]);
+	if (r->tables)
+		send_table(r, &r->tables[r->next++]);
+	else
+		send_gets(r, &r->t[r->next++]);
 	return true;
+}
+
+/* A reading of n items, or NULL when the SM reads nothing now. */
+static struct reread *
+reread_new(struct sm *sm, size_t n, sm_qos_done_fn done, void *arg)
+{
+	struct reread *r;
+
+	if (sm == NULL || sm->state != SM_STATE_MASTER || sm->fabric == NULL ||
+	    !sm->cfg.qos.enabled || n == 0)
+		return NULL;
+	r = xcalloc(1, sizeof(*r));
+	r->n = n;
+	r->fd = sm->fd;
+	r->done = done;
+	r->arg = arg;
+	return r;
+}
+
+static void
+reread_start(struct sm *sm, struct reread *r)
+{
+	mad_batch_init(&r->batch, &sm->batch.io, r);
+	mad_batch_set_base(&r->batch, sm->fd->base);
+	mad_batch_feed(&r->batch, sm_feed_cap(sm), feed, NULL);
+	mad_batch_wait(&r->batch, finished);
 }
 
 int
 sm_qos_reread(struct sm *sm, const struct sm_qos_target *t, size_t n, sm_qos_done_fn done,
     void *arg)
 {
-	struct reread *r;
+	struct reread *r = reread_new(sm, n, done, arg);
 
-	if (sm == NULL || sm->state != SM_STATE_MASTER || sm->fabric == NULL ||
-	    !sm->cfg.qos.enabled || n == 0)
+	if (r == NULL)
 		return -1;
-	r = xcalloc(1, sizeof(*r));
 	r->t = xcalloc(n, sizeof(*t));
 	memcpy(r->t, t, n * sizeof(*t));
-	r->n = n;
-	r->fd = sm->fd;
-	r->done = done;
-	r->arg = arg;
-	mad_batch_init(&r->batch, &sm->batch.io, r);
-	mad_batch_set_base(&r->batch, sm->fd->base);
-	mad_batch_feed(&r->batch, sm_feed_cap(sm), feed, NULL);
-	mad_batch_wait(&r->batch, finished);
+	reread_start(sm, r);
+	return 0;
+}
+
+int
+sm_qos_read(struct sm *sm, const struct sm_qos_table *t, size_t n, sm_qos_done_fn done,
+    void *arg)
+{
+	struct reread *r = reread_new(sm, n, done, arg);
+
+	if (r == NULL)
+		return -1;
+	r->tables = xcalloc(n, sizeof(*t));
+	memcpy(r->tables, t, n * sizeof(*t));
+	reread_start(sm, r);
 	return 0;
 }
 

@@ -472,6 +472,17 @@ bool sm_qos_port_addr(const struct fabric_port *p, struct mad_addr *a);
 uint32_t sm_qos_sl2vl_mod(const struct fabric_port *p, unsigned in);
 uint32_t sm_qos_vlarb_mod(const struct fabric_port *p, unsigned block);
 void sm_qos_note_held(struct fabric_port *p, uint16_t attr, uint32_t mod, const uint8_t *data);
+/* qos_reread.c, for `qos show` of a node: read these tables (SL2VL of
+ * (at.in, at.port), or VLArb block `block` of at.port) into the mirror;
+ * as sm_qos_reread, 0 with done(arg) called once every answer is in, -1
+ * when not master, QoS off or nothing to read (done is not called). */
+struct sm_qos_table {
+	struct sm_qos_target	at;
+	uint8_t			block;
+	bool			sl2vl;
+};
+int sm_qos_read(struct sm *sm, const struct sm_qos_table *t, size_t n, sm_qos_done_fn done,
+    void *arg);
 /* activate.c: the OperationalVLs a link port should run (both ends' VLCap). */
 uint8_t sm_qos_op_vls(const struct fabric_port *p);
 

@@ -216,6 +216,28 @@ int qos_sl_usable(const struct qos_held *h, const struct fabric_port *p, uint8_t
  * ports not DOWN, switch port 0 when enhanced, CA ports with a GUID). */
 bool qos_port_programmed(const struct fabric_port *p);
 
+/* ---- what the mirror has read (qos show) ---- */
+
+/* The VLArb blocks a table of cap entries spans: 0, 1 or 2 (a table is
+ * blocks 0-1, low, or 2-3, high; 32 entries a block, 64 at most). */
+unsigned qos_vlarb_nblocks(unsigned cap);
+/* Has the port's table been read (a Get's or a Set's answer) and not
+ * forgotten since: SL2VL of (in, p), or VLArb block 0..3 of p.  h NULL:
+ * nothing has. */
+bool qos_table_read(const struct qos_held *h, const struct fabric_port *p, bool sl2vl,
+    unsigned in, unsigned block);
+/* Every block holding an entry of p's high (or low) VLArb table read;
+ * a table of no entries (cap 0) has nothing to read. */
+bool qos_vlarb_read(const struct qos_held *h, const struct fabric_port *p, bool high);
+/* The tables `qos show` gives of p, named as qos_port_tables names them:
+ * its SL2VL of in port 0 (of every in port of a switch when pairs), if
+ * the port maps SLs at all, and the VLArb blocks holding its entries. */
+unsigned qos_port_shown(const struct fabric_port *p, bool pairs, qos_diff_fn fn, void *arg);
+/* Of the tables qos_port_tables names, those h has not read: whether they
+ * differ from t is not known.  fn may be NULL (counted only). */
+unsigned qos_port_unread(const struct qos_tables *t, const struct fabric_port *p,
+    const struct qos_held *h, qos_diff_fn fn, void *arg);
+
 /* qos_config.c: the sm section's qos key (CFG_F_CUSTOM): a struct
  * qos_policy at field. */
 bool sm_qos_parse(struct cfg_ctx *ctx, yaml_node_t *node, void *field);

@@ -340,3 +340,86 @@ qos_sl_usable(const struct qos_held *h, const struct fabric_port *p, uint8_t in,
 		return -1;
 	return *weight > 0;
 }
+
+/* ---- what the mirror has read ---- */
+
+unsigned
+qos_vlarb_nblocks(unsigned cap)
+{
+	return cap == 0 ? 0 : cap <= 32 ? 1 : 2;
+}
+
+/* The mirror's "unknown" is the whole table 0xFF (qos_held.c), so that is
+ * what is compared, not the first entry: a block read from a port may
+ * begin with anything. */
+bool
+qos_table_read(const struct qos_held *h, const struct fabric_port *p, bool sl2vl, unsigned in,
+    unsigned block)
+{
+	if (h == NULL || p->num > h->nports || in > h->nports || block >= QOS_VLARB_BLOCKS)
+		return false;
+	if (sl2vl)
+		return !qos_unknown(qos_held_sl2vl_c(h, (uint8_t)in, p->num), QOS_SL2VL_BYTES);
+	return !qos_unknown(qos_held_vlarb_c(h, p->num, block), QOS_VLARB_BLOCK_BYTES);
+}
+
+bool
+qos_vlarb_read(const struct qos_held *h, const struct fabric_port *p, bool high)
+{
+	struct qos_port_caps c;
+	unsigned first = high ? 2 : 0, n;
+
+	qos_port_caps_of(p, &c);
+	n = qos_vlarb_nblocks(high ? c.high_cap : c.low_cap);
+	for (unsigned b = first; b < first + n; b++)
+		if (!qos_table_read(h, p, false, 0, b))
+			return false;
+	return true;
+}
+
+unsigned
+qos_port_shown(const struct fabric_port *p, bool pairs, qos_diff_fn fn, void *arg)
+{
+	struct qos_port_caps c;
+	unsigned n = 0, nin = pairs && p->node->type == FABRIC_SWITCH ? p->node->nports + 1u : 1u;
+
+	qos_port_caps_of(p, &c);
+	for (unsigned in = 0; c.sl_map && in < nin; in++, n++)
+		fn(arg, "sl2vl", in, 0);
+	for (unsigned b = 0; b < QOS_VLARB_BLOCKS; b++)
+		if (b % 2 < qos_vlarb_nblocks(b < 2 ? c.low_cap : c.high_cap)) {
+			fn(arg, "vlarb", 0, b);
+			n++;
+		}
+	return n;
+}
+
+struct unread_args {
+	const struct fabric_port *p;
+	const struct qos_held	*h;
+	qos_diff_fn		 fn;
+	void			*arg;
+	unsigned		 n;
+};
+
+static void
+unread_one(void *arg, const char *what, unsigned in, unsigned block)
+{
+	struct unread_args *u = arg;
+
+	if (qos_table_read(u->h, u->p, strcmp(what, "sl2vl") == 0, in, block))
+		return;
+	if (u->fn != NULL)
+		u->fn(u->arg, what, in, block);
+	u->n++;
+}
+
+unsigned
+qos_port_unread(const struct qos_tables *t, const struct fabric_port *p,
+    const struct qos_held *h, qos_diff_fn fn, void *arg)
+{
+	struct unread_args u = { .p = p, .h = h, .fn = fn, .arg = arg };
+
+	qos_port_tables(t, p, unread_one, &u);
+	return u.n;
+}

@@ -354,6 +354,82 @@ test_no_policy_keeps_tables(void **state)
 	free(h);
 }
 
+/* What qos show may give as read (issue 42): a table the mirror holds,
+ * never the 0xFF of one it does not; a VLArb table only when every block
+ * holding its entries is known. */
+static void
+test_what_was_read(void **state)
+{
+	struct fabric_node sw = { .type = FABRIC_SWITCH, .nports = 3 };
+	struct fabric_port ports[4];
+	struct qos_policy p;
+	struct qos_tables t;
+	struct qos_held *h = qos_held_new(3, true);
+	struct diffs d = { 0 };
+	uint8_t b[QOS_VLARB_BLOCK_BYTES];
+	ib_port_info_t *pi = (ib_port_info_t *)ports[1].pi;
+
+	(void)state;
+	((ib_switch_info_t *)sw.si)->flags = 0x08;
+	sw.ports = ports;
+	for (uint8_t i = 0; i <= 3; i++)
+		set_port(&ports[i], &sw, i, i == 3 ? IB_LINK_DOWN : IB_LINK_ACTIVE);
+	qos_policy_init(&p);
+	qos_tables_build(&p, &t);
+	assert_int_equal(qos_vlarb_nblocks(0), 0);
+	assert_int_equal(qos_vlarb_nblocks(8), 1);
+	assert_int_equal(qos_vlarb_nblocks(32), 1);
+	assert_int_equal(qos_vlarb_nblocks(33), 2);
+	assert_int_equal(qos_vlarb_nblocks(64), 2);
+	/* shown: SL2VL of in 0 (of every in port, DOWN too, with pairs) and
+	 * the first block of each VLArb table (caps 8) */
+	assert_int_equal(qos_port_shown(&ports[1], false, count_diff, &d), 1 + 2);
+	assert_int_equal(qos_port_shown(&ports[1], true, count_diff, &d), 4 + 2);
+	assert_string_equal(d.last, "vlarb 0 2");
+	/* nothing read: no table, and with no policy the pairs only are
+	 * looked after (VLArb is left alone) */
+	assert_false(qos_table_read(NULL, &ports[1], true, 0, 0));
+	assert_false(qos_table_read(h, &ports[1], true, 0, 0));
+	assert_false(qos_vlarb_read(h, &ports[1], true));
+	assert_false(qos_vlarb_read(NULL, &ports[1], false));
+	assert_int_equal(qos_port_unread(&t, &ports[1], h, NULL, NULL), 3);	/* in 0-2 */
+	t.keep = false;		/* a policy: the VLArb blocks too */
+	assert_int_equal(qos_port_unread(&t, &ports[1], h, NULL, NULL), 3 + 2);
+	assert_int_equal(qos_port_unread(&t, &ports[1], NULL, count_diff, &d), 3 + 2);
+	/* a block read that begins as an unknown one would is still read */
+	memset(b, 0, sizeof(b));
+	b[0] = 0xFF;
+	b[1] = 0xFF;
+	h = qos_held_set_vlarb(h, 1, 2, b);
+	assert_true(qos_table_read(h, &ports[1], false, 0, 2));
+	assert_true(qos_vlarb_read(h, &ports[1], true));
+	assert_false(qos_vlarb_read(h, &ports[1], false));
+	assert_false(qos_vlarb_read(h, &ports[2], true));	/* another port's */
+	/* 40 high entries: blocks 2 and 3, and one of them is not enough */
+	pi->vl_arb_high_cap = 40;
+	assert_false(qos_vlarb_read(h, &ports[1], true));
+	h = qos_held_set_vlarb(h, 1, 3, b);
+	assert_true(qos_vlarb_read(h, &ports[1], true));
+	/* no entries: nothing to read */
+	pi->vl_arb_low_cap = 0;
+	assert_true(qos_vlarb_read(NULL, &ports[1], false));
+	assert_int_equal(qos_port_shown(&ports[1], false, count_diff, &d), 1 + 2);
+	pi->vl_arb_low_cap = 8;
+	pi->vl_arb_high_cap = 8;
+	/* all read, policy's or not: none unread */
+	h = fill_held(&t, &sw, h);
+	assert_int_equal(qos_port_unread(&t, &ports[1], h, NULL, NULL), 0);
+	h = qos_held_set_sl2vl(h, 2, 1, (const uint8_t[QOS_SL2VL_BYTES]){ 0xFF, 0xFF, 0xFF, 0xFF,
+	    0xFF, 0xFF, 0xFF, 0xFF });		/* forgotten (a Set with no answer) */
+	assert_int_equal(qos_port_unread(&t, &ports[1], h, count_diff, &d), 1);
+	assert_string_equal(d.last, "sl2vl 2 0");
+	assert_false(qos_table_read(h, &ports[1], true, 2, 0));
+	/* a port that maps no SLs shows no SL2VL table */
+	((ib_port_info_t *)ports[0].pi)->capability_mask = 0;	/* port 0 speaks for all */
+	assert_int_equal(qos_port_shown(&ports[1], true, count_diff, &d), 2);
+	free(h);
+}
+
 /* OperationalVLs: what both ends of the link support */
 static void
 test_op_vls_of_a_link(void **state)
@@ -455,6 +531,7 @@ main(void)
 		cmocka_unit_test(test_select_sl),
 		cmocka_unit_test(test_checker_on_a_switch),
 		cmocka_unit_test(test_no_policy_keeps_tables),
+		cmocka_unit_test(test_what_was_read),
 		cmocka_unit_test(test_op_vls_of_a_link),
 		cmocka_unit_test(test_lint_shares_sum_to_100),
 		cmocka_unit_test(test_lint_sl_once),
