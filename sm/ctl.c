@@ -124,7 +124,7 @@ port_state_known(const char *s)
 static bool
 port_disabled(const struct sm *sm, const struct fabric_port *p)
 {
-	return sm_port_is_disabled(sm, p->node->guid, p->num) ||
+	return (sm && pds_get(&sm->disabled, p->node->guid, p->num) != NULL) ||
 	    p->phys_state == PORT_PHYS_DISABLED;
 }
 
