@@ -61,9 +61,44 @@ show_result(json_t *r)
 	else
 		printf(", on no port yet\n");
 	printf("\nmembers:\n");
-	cli_print_table(stdout, json_object_get(r, "members"), member_cols);
+	if (json_is_true(json_object_get(r, "default")))
+		printf("every port: the SM's full, the others %s (partitions.default_membership)\n",
+		    cli_str(r, "others", "limited"));
+	else
+		cli_print_table(stdout, json_object_get(r, "members"), member_cols);
 	printf("\nports holding the key:\n");
 	cli_print_table(stdout, json_object_get(r, "ports"), port_cols);
+}
+
+/* A message's lines, the first in the MESSAGE column and the rest under
+ * it: a rejection of a file lists one error a line. */
+static void
+print_message(const char *msg, int col)
+{
+	const char *nl;
+
+	while ((nl = strchr(msg, '\n')) != NULL) {
+		printf("%.*s\n%*s", (int)(nl - msg), msg, col, "");
+		msg = nl + 1;
+	}
+	printf("%s\n", msg);
+}
+
+/* An argument as the operator gave it: a file by its name, not as the
+ * descriptor it travelled as ({"fd": 0, "name": "..."}). */
+static void
+print_arg(const char *k, json_t *v)
+{
+	json_t *name = json_object_get(v, "name");
+	char *text;
+
+	if (json_is_string(v) || (json_is_object(v) && json_is_string(name))) {
+		printf(" %s=%s", k, json_string_value(json_is_string(v) ? v : name));
+		return;
+	}
+	text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	printf(" %s=%s", k, text ? text : "?");
+	free(text);
 }
 
 /* One line a change: when, who (a uid, or fabricd itself), what, how it
@@ -88,18 +123,14 @@ history_result(json_t *rows)
 			snprintf(who, sizeof(who), "uid %lld", (long long)json_integer_value(uid));
 		else
 			snprintf(who, sizeof(who), "fabricd");
-		printf("%-25s  %-10s %-14s %-9s %s\n",
+		printf("%-25s  %-10s %-14s %-9s ",
 		    cli_time_text(json_integer_value(json_object_get(row, "time_ms")), t, sizeof(t)),
-		    who, cli_str(row, "action", ""), cli_str(row, "result", ""),
-		    cli_str(row, "message", ""));
+		    who, cli_str(row, "action", ""), cli_str(row, "result", ""));
+		print_message(cli_str(row, "message", ""), 63);
 		if (json_is_object(detail) && json_object_size(detail) > 0) {
 			printf("%27s", "");
-			json_object_foreach(detail, k, v) {
-				char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-
-				printf(" %s=%s", k, text ? text : json_string_value(v));
-				free(text);
-			}
+			json_object_foreach(detail, k, v)
+				print_arg(k, v);
 			putchar('\n');
 		} else if (json_is_string(detail) && *json_string_value(detail)) {
 			printf("%27s %s\n", "", json_string_value(detail));
@@ -122,19 +153,28 @@ list_result(json_t *rows)
 	printf("%-16s %-12s %-7s %-6s %8s %6s %13s\n", "NAME", "TENANT", "P_KEY", "INDEX",
 	    "MEMBERS", "PORTS", "SWITCH PORTS");
 	json_array_foreach(rows, i, row) {
-		char index[12];
+		char index[12], members[24];
 
 		idx = json_object_get(row, "index");
 		if (json_is_integer(idx))
 			snprintf(index, sizeof(index), "%lld", (long long)json_integer_value(idx));
 		else
 			snprintf(index, sizeof(index), "-");
-		printf("%-16s %-12s %-7s %-6s %8lld %6lld %13lld\n", cli_str(row, "name", ""),
-		    cli_str(row, "tenant", ""), cli_str(row, "pkey", ""), index,
-		    (long long)json_integer_value(json_object_get(row, "members")),
+		/* the default partition's members are every port */
+		if (json_is_true(json_object_get(row, "default")))
+			snprintf(members, sizeof(members), "all");
+		else
+			snprintf(members, sizeof(members), "%lld",
+			    (long long)json_integer_value(json_object_get(row, "members")));
+		printf("%-16s %-12s %-7s %-6s %8s %6lld %13lld\n", cli_str(row, "name", ""),
+		    cli_str(row, "tenant", ""), cli_str(row, "pkey", ""), index, members,
 		    (long long)json_integer_value(json_object_get(row, "ports")),
 		    (long long)json_integer_value(json_object_get(row, "switch_ports")));
 	}
+	if (json_array_size(rows) > 0 && json_is_true(json_object_get(json_array_get(rows, 0),
+	    "default")))
+		printf("(default: the SM's port full, the others %s: partitions.default_membership)\n",
+		    cli_str(json_array_get(rows, 0), "others", "limited"));
 }
 
 static void

@@ -390,6 +390,27 @@ max_stored_id(void)
 	return id;
 }
 
+int64_t
+events_recall_node(const char *desc, const char *message)
+{
+	/* a bounded scan from the newest: an error path, never a long one */
+	sqlite3_stmt *s = ev_store ? store_prepare(ev_store, "SELECT time_ms FROM events WHERE "
+	    "id > (SELECT COALESCE(MAX(id), 0) FROM events) - ?3 AND message = ?2 AND "
+	    "substr(object, 1, length(?1) + 2) = ?1 || ' (' ORDER BY id DESC LIMIT 1") : NULL;
+	int64_t t = 0;
+
+	if (s == NULL)
+		return 0;
+	sqlite3_bind_text(s, 1, desc, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, message, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, EVENTS_RECALL_ROWS);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		t = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return t;
+}
+
 /* At most n rows after id `after` that pass f, in id order: the stored
  * ones, then those only in memory (one written since the table was read
  * is among the rows already).  NULL on a database error. */

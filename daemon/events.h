@@ -39,6 +39,13 @@ void events_attach(struct event_base *base, struct store *store);
 void events_shutdown(void);
 /* Write every queued event now and wait for it (shutdown). */
 void events_flush_all(void);
+/* When the newest stored event about the node named desc (an object
+ * "desc (0x...)", as the SM names nodes) with this message was posted,
+ * among the last EVENTS_RECALL_ROWS; 0 when none: what an error can tell
+ * of a node no longer in the fabric ("node gone"). */
+#define EVENTS_RECALL_ROWS	10000
+int64_t events_recall_node(const char *desc, const char *message);
+
 /* {unwritten, posted, batches} for status. */
 json_t *events_status(void);
 

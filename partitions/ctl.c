@@ -198,6 +198,37 @@ partition_row(const struct pt_partition *p, bool detail)
 	return row;
 }
 
+/* The default partition (0x7fff), first: every port holds it, the SM's
+ * full and the others as partitions.default_membership says; its
+ * members are every port, not a list ("members" null, "default" true). */
+static json_t *
+default_row(bool detail)
+{
+	json_t *ports = holders(PT_PKEY_DEFAULT), *row;
+	int idx = -1;
+	size_t nend = 0;
+	char pkey[8];
+
+	for (size_t i = 0; i < json_array_size(ports); i++) {
+		json_t *h = json_array_get(ports, i);
+
+		nend += !json_is_true(json_object_get(h, "switch_port"));
+		if (idx < 0)	/* where the SM keeps it: index 0 on every port */
+			idx = (int)json_integer_value(json_object_get(h, "index"));
+	}
+	snprintf(pkey, sizeof(pkey), "0x%04x", PT_PKEY_DEFAULT);
+	row = json_pack("{s:s, s:s, s:s, s:o, s:n, s:I, s:I, s:b, s:s}", "name", PT_DEFAULT_NAME,
+	    "tenant", "-", "pkey", pkey, "index", idx >= 0 ? json_integer(idx) : json_null(),
+	    "members", "ports", (json_int_t)nend, "switch_ports",
+	    (json_int_t)(json_array_size(ports) - nend), "default", true, "others",
+	    pt_default_policy_name(pt_state.model->default_policy));
+	if (detail)	/* partition show default: the ports themselves */
+		json_object_set_new(row, "ports", ports);
+	else
+		json_decref(ports);
+	return row;
+}
+
 void
 ctl_partition_list(struct ctl_req *req, json_t *args)
 {
@@ -206,6 +237,7 @@ ctl_partition_list(struct ctl_req *req, json_t *args)
 	if (!ready(req))
 		return;
 	rows = json_array();
+	json_array_append_new(rows, default_row(false));
 	for (size_t i = 0; i < pt_state.model->nparts; i++)
 		json_array_append_new(rows, partition_row(&pt_state.model->parts[i], false));
 	ctl_reply_ok(req, rows);
@@ -219,6 +251,10 @@ ctl_partition_show(struct ctl_req *req, json_t *args)
 
 	if (!ready(req) || (name = arg_required(req, args, "name")) == NULL)
 		return;
+	if (strcmp(name, PT_DEFAULT_NAME) == 0) {
+		ctl_reply_ok(req, default_row(true));
+		return;
+	}
 	if ((p = pt_find(pt_state.model, name)) == NULL) {
 		ctl_reply_error(req, PERR_NOT_FOUND, "no partition \"%s\"", name);
 		return;

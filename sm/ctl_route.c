@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/clock.h"
 #include "common/xmalloc.h"
@@ -24,6 +25,33 @@ struct live_route {
 	char		*src, *dst;
 };
 
+/* A name the fabric no longer has but once had (an unplugged host): say
+ * so, and when it left, instead of "no node has this name". */
+static void
+gone_from_fabric(const struct fabric *f, const char *src, const char *dst, char *err,
+    size_t len)
+{
+	const char *names[] = { src, dst }, *keys[] = { "src", "dst" }, *why;
+	char when[32];
+	struct tm tm;
+
+	for (int i = 0; i < 2; i++) {
+		int64_t t;
+		time_t s;
+
+		if (route_endpoint(f, names[i], &why) != NULL ||
+		    (t = events_recall_node(names[i], "node gone")) == 0)
+			continue;
+		s = (time_t)(t / 1000);
+		gmtime_r(&s, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		snprintf(err, len, "%s: %s is not in the fabric now: it left at %s (event \"node "
+		    "gone\"; fabricctl events --since 1d lists what else changed)", keys[i],
+		    names[i], when);
+		return;
+	}
+}
+
 static void
 route_reply(struct ctl_req *req, const struct fabric *f, const char *src, const char *dst,
     const char *tables, int64_t age_ms)
@@ -33,6 +61,8 @@ route_reply(struct ctl_req *req, const struct fabric *f, const char *src, const 
 	json_t *res;
 
 	if ((res = route_query(f, src, dst, &code, err, sizeof(err))) == NULL) {
+		if (code == PERR_NOT_FOUND)
+			gone_from_fabric(f, src, dst, err, sizeof(err));
 		ctl_reply_error(req, code, "%s", err);
 		return;
 	}

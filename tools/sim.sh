@@ -112,6 +112,7 @@ roce_qos:
   root: $dir/root
   interfaces: all
   poll_interval: 300ms
+  remediate: true
   profile:
     base: nvidia-lossless
     classes:

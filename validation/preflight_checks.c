@@ -264,10 +264,14 @@ pf_check_ports(struct check *c, struct host_view *hv, size_t n)
 			else if (hv[i].first_active == NULL)
 				hv[i].first_active = p;
 		}
-	snprintf(c->detail, sizeof(c->detail), "%zu host ports checked", checked);
+	if (checked == 0)	/* not a pass: nothing was there to check */
+		pf_skipped(c, "no host port in the fabric to check (the hosts check says why)");
+	else
+		snprintf(c->detail, sizeof(c->detail), "%zu host ports checked", checked);
 }
 
-/* "2026-12-01 11:40:02 UTC": when a health check last failed. */
+/* "2026-12-01T11:40:02Z" (ISO 8601, docs/cli.md): when a health check
+ * last failed. */
 static void
 format_when(int64_t ms, char *buf, size_t len)
 {
@@ -275,7 +279,7 @@ format_when(int64_t ms, char *buf, size_t len)
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 /* A cleared failure of a state check (link_down, not_active, degraded)
@@ -502,8 +506,11 @@ pf_routes_end(struct route_walk *w)
 {
 	if (w == NULL)
 		return;
-	snprintf(w->c->detail, sizeof(w->c->detail), "%zu routes walked over the programmed LFTs",
-	    w->pairs);
+	if (w->pairs == 0 && w->c->status == CHECK_PASS)
+		pf_skipped(w->c, "no route between two hosts in the fabric to walk");
+	else
+		snprintf(w->c->detail, sizeof(w->c->detail), "%zu routes walked over the programmed "
+		    "LFTs", w->pairs);
 	route_walk_free(w);
 }
 

@@ -46,7 +46,7 @@ pf --hosts host1,host3
 [ $rc -eq 1 ] || fail "after the clear: exit $rc: $(cat "$T/pf.json")"
 faults_name HealthEvent host3 || fail "no HealthEvent naming host3: $(cat "$T/pf.json")"
 tr -d '\n' < "$T/pf.json" | sed 's/},/}\n/g' | grep '"HealthEvent"' | grep '"port_num": *1' |
-    grep '"health_check": *"symbol_errors"' | grep -q '"when": *"20[0-9-]* [0-9:]* UTC"' ||
+    grep '"health_check": *"symbol_errors"' | grep -q '"when": *"20[0-9-]*T[0-9:]*Z"' ||
     fail "the fault does not name port 1, the check and when: $(cat "$T/pf.json")"
 echo "named $(( $(date +%s) - t_burst )) s after the burst, after the event cleared"
 pf --hosts host1,host2,host4
