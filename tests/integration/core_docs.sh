@@ -13,7 +13,9 @@
 #  4. the three pages pass mandoc -Tlint, or groff's mdoc checks;
 #  5. the README's quick start is two commands and its docs index and the
 #     links in docs/ resolve; every command has an example in README or docs/;
-#     every file of the build they name is one the build makes;
+#     every file of the build they name is one the build makes; the README's
+#     first sections are Quick start, Try it, Documentation, then the
+#     figures, and Quick start stays short;
 #  6. the keys whose change takes a restart (the CFG_RESTART tables) are
 #     exactly those fabricd.yaml(5) lists under Reload and fabricctl(8)'s
 #     reload entry names.
@@ -227,6 +229,22 @@ fi
 readme=$src/README.md
 n=$(sed -n '/^## Quick start/,/^## /p' "$readme" | sed -n '/^```sh/,/^```$/p' | grep -vc '^```')
 [ "$n" -eq 2 ] || bad "README quick start has $n commands, not 2"
+# The way in comes first (issue 42, point 9): the level-2 headings (outside
+# code blocks) begin with Quick start, Try it, Documentation, then the
+# figures; figures and detail go below them, not into Quick start.
+awk '/^[ \t]*```/ { f = !f; next } !f && /^## / { sub(/^## +/, ""); print }' "$readme" |
+    head -4 > "$T/heads"
+i=0
+for want in "Quick start" "Try it" "Documentation" "Measured against OpenSM"; do
+	i=$((i + 1))
+	have=$(sed -n "${i}p" "$T/heads")
+	case $have in
+	"$want"*) ;;
+	*) bad "README's level-2 heading $i is \"$have\", not \"$want...\" (the order: Quick start, Try it, Documentation, Measured against OpenSM)" ;;
+	esac
+done
+n=$(sed -n '/^## Quick start/,/^## /p' "$readme" | wc -l)
+[ "$n" -le 25 ] || bad "README's Quick start is $n lines, over 25: put figures and detail below it"
 # Files other branches add (issues 14, 15, 17 ops, 18): listed in the
 # README before they are merged; remove a name here once it is in the tree.
 pending=""
