@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli/fabricctl.h"
+#include "common/clock.h"
 
 #define EPOCH_MS_MIN 1000000000000LL	/* 2001-09-09: anything less is a duration */
 
@@ -62,21 +63,7 @@ cli_time_text(long long ms, char *buf, size_t len)
 const char *
 cli_duration_text(long long ms, char *buf, size_t len)
 {
-	long long s = ms / 1000;
-
-	if (ms < 0)
-		snprintf(buf, len, "%lld ms", ms);
-	else if (ms < 1000)
-		snprintf(buf, len, "%lld ms", ms);
-	else if (s < 60)
-		snprintf(buf, len, "%.1f s", (double)ms / 1000.0);
-	else if (s < 3600)
-		snprintf(buf, len, "%lldm %02llds", s / 60, s % 60);
-	else if (s < 86400)
-		snprintf(buf, len, "%lldh %02lldm", s / 3600, s / 60 % 60);
-	else
-		snprintf(buf, len, "%lldd %02lldh", s / 86400, s / 3600 % 24);
-	return buf;
+	return clock_duration_text(ms, buf, len);
 }
 
 const char *

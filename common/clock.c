@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <time.h>
 
 #include "common/clock.h"
@@ -33,4 +34,22 @@ int64_t
 clock_mono_ms(void)
 {
 	return (int64_t)(clock_mono_ns() / 1000000);
+}
+
+const char *
+clock_duration_text(long long ms, char *buf, size_t len)
+{
+	long long s = ms / 1000;
+
+	if (ms < 1000)	/* a negative one too: as it is */
+		snprintf(buf, len, "%lld ms", ms);
+	else if (s < 60)
+		snprintf(buf, len, "%.1f s", (double)ms / 1000.0);
+	else if (s < 3600)
+		snprintf(buf, len, "%lldm %02llds", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, len, "%lldh %02lldm", s / 3600, s / 60 % 60);
+	else
+		snprintf(buf, len, "%lldd %02lldh", s / 86400, s / 3600 % 24);
+	return buf;
 }

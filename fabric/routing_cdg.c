@@ -193,7 +193,7 @@ routing_credit_loop(const struct routing_table *t, char *where, size_t len)
 	if (left > 0) {
 		const struct fabric_node *sw = t->lfts[first / 256].sw;
 		snprintf(where, len, "%ld link directions on or behind a cycle of "
-		    "dependencies, the first %s port %u", left,
+		    "dependencies, the first %s:%u", left,
 		    sw->desc[0] ? sw->desc : "a switch", first % 256);
 	}
 out:

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/xmalloc.h"
 #include "daemon/events.h"
 #include "health/hstate.h"
@@ -36,10 +37,13 @@ post_one(const struct held_event *e)
 {
 	if (e->raised)
 		event_post(e->sev, "health", e->object, "%s: %s", hchk_name(e->check), e->detail);
-	else
-		event_post(EV_INFO, "health", e->object, "%s cleared (failing since %" PRId64
-		    " ms ago, %u failed checks)", hchk_name(e->check),
-		    event_now_ms() - e->first_seen_ms, e->failures);
+	else {
+		char since[32];
+
+		event_post(EV_INFO, "health", e->object, "%s cleared (failing for %s, %u failed "
+		    "checks)", hchk_name(e->check), clock_duration_text(event_now_ms() -
+		    e->first_seen_ms, since, sizeof(since)), e->failures);
+	}
 }
 
 /* One event for the n held transitions like e (same check, direction, severity). */

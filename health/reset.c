@@ -53,10 +53,11 @@ outcome(const struct mad_result *res)
 static void
 answer(struct reset_op *op)
 {
+	char obj[FABRIC_NODE_DESC_LEN + 32];
 	json_t *o;
 
 	if (op->pc != 1) {
-		ctl_reply_error(op->req, PERR_FABRIC, "%s port %u: the PortCounters Set %s: the "
+		ctl_reply_error(op->req, PERR_FABRIC, "%s:%u: the PortCounters Set %s: the "
 		    "counters may or may not be cleared", op->desc, op->port,
 		    op->pc == -1 ? "got no answer" : "was rejected");
 		return;
@@ -78,8 +79,8 @@ answer(struct reset_op *op)
 		json_object_set_new(o, "extended", json_string(why));
 	} else
 		json_object_set_new(o, "extended", json_string("no answer"));
-	event_post(EV_INFO, "health", op->desc, "counters of %s port %u cleared by an operator",
-	    op->desc, op->port);
+	snprintf(obj, sizeof(obj), "%s:%u", op->desc, op->port);
+	event_post(EV_INFO, "health", obj, "counters cleared by an operator");
 	ctl_reply_ok(op->req, o);
 }
 
@@ -166,7 +167,7 @@ ctl_port_reset_counters(struct ctl_req *req, json_t *args)
 	op->lid = n->type == FABRIC_SWITCH ? n->lid : n->ports[port].lid;
 	snprintf(op->desc, sizeof(op->desc), "%s", n->desc);
 	if (op->lid == 0) {
-		ctl_reply_error(req, PERR_UNAVAILABLE, "%s port %u has no LID yet", n->desc, port);
+		ctl_reply_error(req, PERR_UNAVAILABLE, "%s:%u has no LID yet", n->desc, port);
 		free(op);
 		return;
 	}

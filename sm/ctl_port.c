@@ -50,6 +50,14 @@ op_json(const struct port_op *op, const char *action, bool answered)
 	    "was_disabled", op->was_in_set);
 }
 
+/* An event's object: NODE:PORT, named once (docs/cli.md). */
+static const char *
+op_object(const struct port_op *op, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%u", op->label, op->port);
+	return buf;
+}
+
 static void
 on_set(const struct mad_result *res, void *owner, void *arg)
 {
@@ -57,6 +65,7 @@ on_set(const struct mad_result *res, void *owner, void *arg)
 	struct port_op *op = arg;
 	bool disable = op->phys == PORT_PHYS_DISABLED;
 	const char *action = disable ? "disabled" : "enabled";
+	char obj[FABRIC_NODE_DESC_LEN + 32];
 
 	if (mad_reply_ok(res)) {
 		const ib_port_info_t *pi = (const ib_port_info_t *)((const ib_smp_t *)res->mad)->data;
@@ -64,8 +73,8 @@ on_set(const struct mad_result *res, void *owner, void *arg)
 		json_t *o = op_json(op, action, true);
 
 		json_object_set_new(o, "phys_state", json_string(fabric_phys_state_name(now)));
-		event_post(EV_INFO, "sm", op->label, "%s port %u %s by an operator "
-		    "(PortPhysicalState now %s)", op->label, op->port, action, fabric_phys_state_name(now));
+		event_post(EV_INFO, "sm", op_object(op, obj, sizeof(obj)), "%s by an operator "
+		    "(PortPhysicalState now %s)", action, fabric_phys_state_name(now));
 		/* The model still holds the link a disable took down (ibsim
 		 * sends no trap for it): a heavy sweep drops it and routes
 		 * around it.  After an enable the link trains on its own and
@@ -74,13 +83,13 @@ on_set(const struct mad_result *res, void *owner, void *arg)
 		ctl_reply_ok(op->req, o);
 	} else if (res->status == -EPERM) {
 		/* the write gate held it back (fence.c): nothing reached the port */
-		ctl_reply_error(op->req, PERR_UNAVAILABLE, "%s port %u: not sent: this SM may no "
+		ctl_reply_error(op->req, PERR_UNAVAILABLE, "%s:%u: not sent: this SM may no "
 		    "longer write the fabric (it lost mastership or its writer lease); %s",
 		    op->label, op->port, disable ? "it stays in the disabled set" :
 		    "it is out of the disabled set: run port enable again on the master");
 	} else {
-		event_post(EV_WARNING, "sm", op->label, "%s port %u: the PortInfo Set that "
-		    "%s it got %s", op->label, op->port, disable ? "disables" : "enables",
+		event_post(EV_WARNING, "sm", op_object(op, obj, sizeof(obj)), "the PortInfo Set "
+		    "that %s it got %s", disable ? "disables" : "enables",
 		    res->status ? "no answer" : "a rejection");
 		/* Unanswered, it may still have landed (a CA's own port takes
 		 * down the link its answer comes back over): a heavy sweep
@@ -88,13 +97,13 @@ on_set(const struct mad_result *res, void *owner, void *arg)
 		if (res->status && disable)
 			sm_sweep_request(sm, true);
 		if (res->status)
-			ctl_reply_error(op->req, PERR_FABRIC, "%s port %u: the PortInfo Set got no "
+			ctl_reply_error(op->req, PERR_FABRIC, "%s:%u: the PortInfo Set got no "
 			    "answer: the port may or may not be %s; %s", op->label, op->port, action,
 			    disable ? "it stays in the disabled set, and the audit disables it "
 			    "when it reads it" : "it is out of the disabled set: run port enable "
 			    "again, or check it with smpquery");
 		else
-			ctl_reply_error(op->req, PERR_FABRIC, "%s port %u rejected the PortInfo Set "
+			ctl_reply_error(op->req, PERR_FABRIC, "%s:%u rejected the PortInfo Set "
 			    "(MAD status 0x%04x)%s", op->label, op->port, res->mad_status,
 			    disable ? "; it stays in the disabled set" : "");
 	}
@@ -111,13 +120,13 @@ send_phys(struct sm *sm, struct ctl_req *req, struct fabric_port *p, uint8_t phy
 	struct port_op *op;
 
 	if (!fabric_port_path(p, a.path, &a.hops)) {
-		ctl_reply_error(req, PERR_FABRIC, "no directed route to %s port %u", p->node->desc,
+		ctl_reply_error(req, PERR_FABRIC, "no directed route to %s:%u", p->node->desc,
 		    p->num);
 		return;
 	}
 	port_phys_set_build(p->pi, phys, pi);
 	if (p->node->type != FABRIC_SWITCH && !sm_port_key_fields(sm, p, pi)) {
-		ctl_reply_error(req, PERR_UNAVAILABLE, "%s port %u holds an M_Key fabricd is "
+		ctl_reply_error(req, PERR_UNAVAILABLE, "%s:%u holds an M_Key fabricd is "
 		    "waiting to recover (its lease): try again later", p->node->desc, p->num);
 		return;
 	}
@@ -167,7 +176,7 @@ on_committed(bool ok, const char *err, void *arg)
 		ctl_reply_error(c->req, PERR_UNAVAILABLE, "not written: etcd did not take the "
 		    "change (%s); nothing was sent to the port", err);
 	} else if (n == NULL || c->e.port > n->nports)
-		ctl_reply_error(c->req, PERR_FABRIC, "%s port %u left the fabric while etcd took "
+		ctl_reply_error(c->req, PERR_FABRIC, "%s:%u left the fabric while etcd took "
 		    "the change: no PortInfo Set was sent (the set holds it)", c->e.desc, c->e.port);
 	else
 		send_phys(sm, c->req, &n->ports[c->e.port], c->phys, c->was_in_set);
@@ -270,7 +279,7 @@ ctl_port_disable(struct ctl_req *req, json_t *args)
 		return;
 	}
 	if (p->node->type != FABRIC_SWITCH && p->guid == sm->own_guid) {
-		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s port %u is fabricd's own port: "
+		ctl_reply_error(req, PERR_INVALID_ARGUMENT, "%s:%u is fabricd's own port: "
 		    "disabling it cuts the SM off the fabric", p->node->desc, p->num);
 		return;
 	}
@@ -304,9 +313,9 @@ on_unreachable_committed(bool ok, const char *err, void *arg)
 	if (!ok) {
 		undo(c->sm, c);
 		ctl_reply_error(c->req, PERR_UNAVAILABLE, "not written: etcd did not take the "
-		    "change (%s); %s port %u stays in the disabled set", err, c->e.desc, c->e.port);
+		    "change (%s); %s:%u stays in the disabled set", err, c->e.desc, c->e.port);
 	} else
-		ctl_reply_error(c->req, PERR_FABRIC, "%s port %u is out of the disabled set, but "
+		ctl_reply_error(c->req, PERR_FABRIC, "%s:%u is out of the disabled set, but "
 		    "the node is not reachable: no PortInfo Set was sent (enable it from the other "
 		    "end of its link, or where it is)", c->e.desc, c->e.port);
 	free(c);
@@ -354,7 +363,7 @@ enable_nothing(struct ctl_req *req, const struct fabric_port *p)
 	o = json_pack("{s:s, s:o, s:i, s:s, s:b, s:b, s:s}", "node", label, "guid",
 	    sm_guid_json(p->node->guid), "port", p->num, "action", "none", "answered", false,
 	    "was_disabled", false, "phys_state", fabric_phys_state_name(p->phys_state));
-	json_object_set_new(o, "message", json_sprintf("%s port %u is not disabled "
+	json_object_set_new(o, "message", json_sprintf("%s:%u is not disabled "
 	    "(PortPhysicalState %s): nothing sent", label, p->num,
 	    fabric_phys_state_name(p->phys_state)));
 	ctl_reply_ok(req, o);

@@ -90,6 +90,7 @@ log_level: info
 sm:
   enabled: true
   sweep_interval: 2s
+  audit_interval: 10s
   qos:
     classes:
       training:   { sl: 1, vl: 1, share: 50, priority: high, pkeys: [0x0a01] }

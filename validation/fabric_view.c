@@ -176,7 +176,7 @@ view_hosts_free(struct view_hosts *vh)
 void
 view_port_name(const struct fabric_port *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s port %u", p->node->desc[0] ? p->node->desc : "?", p->num);
+	snprintf(buf, len, "%s:%u", p->node->desc[0] ? p->node->desc : "?", p->num);
 }
 
 int

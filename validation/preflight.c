@@ -245,11 +245,11 @@ check_pkey(struct check *c, struct host_view *hv, size_t n, const char *tenant)
 			idx = partitions_pkey_index(p->guid, pkey, NULL);
 			if (idx < 0)
 				pf_fault(c, hv[i].host, hv[i].ports[j].hca, p, "PKeyMissing",
-				    "%s port %u does not hold P_Key 0x%04x (%s)", hv[i].host, p->num,
+				    "%s:%u does not hold P_Key 0x%04x (%s)", hv[i].host, p->num,
 				    pkey, tenant);
 			else if (want >= 0 && idx != want)
 				pf_fault(c, hv[i].host, hv[i].ports[j].hca, p, "PKeyIndexMismatch",
-				    "%s port %u holds P_Key 0x%04x at index %d, not %d", hv[i].host,
+				    "%s:%u holds P_Key 0x%04x at index %d, not %d", hv[i].host,
 				    p->num, pkey, idx, want);
 			else if (want < 0)
 				want = idx;
@@ -538,7 +538,7 @@ qos_check(struct preflight *pf)
 		    sizeof(why));
 		if (rc == 0)
 			pf_fault(&c, NULL, NULL, &n->ports[t->port], "QosSlUnusable",
-			    "%s port %u (from port %u): %s", n->desc, t->port, t->in, why);
+			    "%s:%u (from port %u): %s", n->desc, t->port, t->in, why);
 		ok += rc == 1;
 		unknown += rc < 0;
 	}
@@ -640,13 +640,13 @@ live_fault(struct check *c, const struct sm_port_live *l)
 	if (p == NULL)
 		return;
 	if (p->peer != NULL)
-		snprintf(far, sizeof(far), " (cable to %s port %u)", p->peer->node->desc,
+		snprintf(far, sizeof(far), " (cable to %s:%u)", p->peer->node->desc,
 		    p->peer->num);
 	if (!l->answered)
-		pf_fault(c, NULL, NULL, p, "RouteLinkUnreadable", "%s port %u%s did not answer a "
+		pf_fault(c, NULL, NULL, p, "RouteLinkUnreadable", "%s:%u%s did not answer a "
 		    "PortInfo Get: a route crosses it", n->desc, p->num, far);
 	else
-		pf_fault(c, NULL, NULL, p, "RouteLinkDown", "%s port %u%s is %s (physical state %s), "
+		pf_fault(c, NULL, NULL, p, "RouteLinkDown", "%s:%u%s is %s (physical state %s), "
 		    "read live; the routes the switches hold cross it", n->desc, p->num, far,
 		    fabric_port_state_name(l->state), fabric_phys_state_name(l->phys_state));
 }

@@ -222,7 +222,7 @@ pf_host_lost(struct check *c, struct fabric *f, const char *host)
 
 	for (k = 0; k < nl; k++)
 		added = pf_fault(c, host, lost[k].hca, lost[k].peer, "IBPortDown",
-		    "%s port %u is gone from the fabric (was cabled to %s port %u, now %s)", host,
+		    "%s:%u is gone from the fabric (was cabled to %s:%u, now %s)", host,
 		    lost[k].port, lost[k].peer_desc, lost[k].peer_port,
 		    lost[k].peer ? fabric_port_state_name(lost[k].peer->state) : "unreachable");
 	/* the host's own port, for callers that look for it by number */
@@ -255,11 +255,11 @@ pf_check_ports(struct check *c, struct host_view *hv, size_t n)
 			checked++;
 			if (p->state != FABRIC_PORT_ACTIVE || p->peer == NULL)
 				pf_fault(c, hv[i].host, hv[i].ports[j].hca, p, "IBPortDown",
-				    "%s port %u is %s (expected ACTIVE)", hv[i].host, p->num,
+				    "%s:%u is %s (expected ACTIVE)", hv[i].host, p->num,
 				    p->peer ? fabric_port_state_name(p->state) : "not connected");
 			else if (p->degraded)
 				pf_fault(c, hv[i].host, hv[i].ports[j].hca, p, "IBPortDegraded",
-				    "%s port %u runs below the speed/width both ends support",
+				    "%s:%u runs below the speed/width both ends support",
 				    hv[i].host, p->num);
 			else if (hv[i].first_active == NULL)
 				hv[i].first_active = p;
@@ -317,7 +317,7 @@ pf_health_port(struct check *c, const char *host, const char *hca, const struct 
 		return;
 	if (failed)
 		format_when(e.last_seen_ms, when, sizeof(when));
-	if (pf_fault(c, host, hca, p, "HealthEvent", "%s %s port %u: %s%s%s%s%s%s%s", role,
+	if (pf_fault(c, host, hca, p, "HealthEvent", "%s %s:%u: %s%s%s%s%s%s%s", role,
 	    p->node->desc, p->num, health_port_status_name(st), failed ? ", " : "",
 	    failed ? e.check : "", failed ? " failing at " : "", when,
 	    failed && e.cleared ? " (cleared since): " : ": ", failed ? e.detail : "") && failed) {
@@ -417,11 +417,11 @@ check_one_route(struct route_walk *w, const struct host_view *a, const struct ho
 		p = &n->ports[hops[i].out_port];
 		route_port_add(w, p, hops[i].in_port);
 		if (p->state != FABRIC_PORT_ACTIVE || p->peer == NULL)
-			pf_fault(w->c, NULL, NULL, p, "RouteLinkDown", "route %s -> %s leaves %s port %u, %s",
+			pf_fault(w->c, NULL, NULL, p, "RouteLinkDown", "route %s -> %s leaves %s:%u, %s",
 			    a->host, b->host, n->desc, p->num, fabric_port_state_name(p->state));
 		else if (p->degraded)
 			pf_fault(w->c, NULL, NULL, p, "RouteLinkDegraded", "route %s -> %s crosses degraded "
-			    "%s port %u", a->host, b->host, n->desc, p->num);
+			    "%s:%u", a->host, b->host, n->desc, p->num);
 		route_health(w, p);
 		if (p->peer != NULL)
 			route_health(w, p->peer);

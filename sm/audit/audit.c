@@ -35,6 +35,17 @@
 #include "daemon/events.h"
 #include "sm/audit/audit.h"
 
+/* An event's object: the port, NODE:PORT (its message then names only the
+ * table and block: docs/cli.md, an object named once). */
+static const char *
+port_object(const struct fabric_node *n, uint8_t port, char *buf, size_t len)
+{
+	char name[FABRIC_NODE_DESC_LEN + 24];
+
+	snprintf(buf, len, "%s:%u", sm_node_label(n, name, sizeof(name)), port);
+	return buf;
+}
+
 static const struct audit_checker *const checkers[] = {
 	&audit_lft_checker,
 	&audit_pkey_checker,
@@ -97,7 +108,7 @@ record_finding(struct sm *sm, const struct fabric_node *n, const struct audit_ch
 	memset(f, 0, sizeof(*f));
 	f->time_ms = event_now_ms();
 	f->table = c->table;
-	snprintf(f->where, sizeof(f->where), "%s port %u", sm_node_label(n, name, sizeof(name)),
+	snprintf(f->where, sizeof(f->where), "%s:%u", sm_node_label(n, name, sizeof(name)),
 	    g->port);
 	f->port = g->port;
 	f->block = g->block;
@@ -115,7 +126,7 @@ finding_of(struct sm *sm, const struct audit_checker *c, const struct fabric_nod
 	char name[FABRIC_NODE_DESC_LEN + 24], where[sizeof(sm->audit->found[0].where)];
 	size_t i, total = sm->audit->nfound;
 
-	snprintf(where, sizeof(where), "%s port %u", sm_node_label(n, name, sizeof(name)), g->port);
+	snprintf(where, sizeof(where), "%s:%u", sm_node_label(n, name, sizeof(name)), g->port);
 	for (i = 0; i < SM_AUDIT_FINDINGS && i < total; i++) {
 		struct sm_audit_finding *f = &sm->audit->found[(total - 1 - i) % SM_AUDIT_FINDINGS];
 		if (f->table == c->table && f->block == g->block && strcmp(f->where, where) == 0)
@@ -172,8 +183,8 @@ on_repair_reply(struct sm *sm, void *op, struct fabric_node *n, const struct aud
 		if (f)
 			f->repaired = true;
 		guid_map_put(&sm->audit->told, diff_key(n, op_chk(op), g), NULL);
-		event_post(EV_INFO, "sm", sm_node_label(n, name, sizeof(name)),
-		    "audit: %s of %s port %u block %u put back", c->table, name, g->port, g->block);
+		event_post(EV_INFO, "sm", port_object(n, g->port, name, sizeof(name)),
+		    "audit: %s block %u put back", c->table, g->block);
 		return;
 	}
 	sm->audit->repair_failed++;
@@ -183,16 +194,16 @@ on_repair_reply(struct sm *sm, void *op, struct fabric_node *n, const struct aud
 		 * or may not have landed.  Not "told": the next pass reads it
 		 * again and decides from what it finds. */
 		guid_map_put(&sm->audit->told, diff_key(n, op_chk(op), g), NULL);
-		event_post(EV_WARNING, "sm", sm_node_label(n, name, sizeof(name)),
-		    "audit: %s of %s port %u block %u: the repair got no answer; read again at "
-		    "the next pass", c->table, name, g->port, g->block);
+		event_post(EV_WARNING, "sm", port_object(n, g->port, name, sizeof(name)),
+		    "audit: %s block %u: the repair got no answer; read again at the next "
+		    "pass", c->table, g->block);
 		return;
 	}
 	if (f)
 		f->repair_failed = true;
-	event_post(EV_ERROR, "sm", sm_node_label(n, name, sizeof(name)),
-	    "audit: %s of %s port %u block %u not put back (the port did not keep it); not "
-	    "written again until it changes", c->table, name, g->port, g->block);
+	event_post(EV_ERROR, "sm", port_object(n, g->port, name, sizeof(name)),
+	    "audit: %s block %u not put back (the port did not keep it); not written again "
+	    "until it changes", c->table, g->block);
 }
 
 static void
@@ -232,9 +243,9 @@ on_audit_reply(const struct mad_result *res, void *owner, void *op)
 		return;		/* told already; a repair it did not keep is not retried */
 	guid_map_put(&sm->audit->told, key, (void *)1);
 	record_finding(sm, n, c, &g, diff);
-	event_post(EV_WARNING, "sm", sm_node_label(n, name, sizeof(name)),
-	    "audit: %s of %s port %u block %u differs from what fabricd programmed: %s%s",
-	    c->table, name, g.port, g.block, diff, v == AUDIT_DIFF ? "; putting it back" : "");
+	event_post(EV_WARNING, "sm", port_object(n, g.port, name, sizeof(name)),
+	    "audit: %s block %u differs from what fabricd programmed: %s%s", c->table,
+	    g.block, diff, v == AUDIT_DIFF ? "; putting it back" : "");
 	if (v == AUDIT_DIFF)
 		repair(sm, op, n, c, &g, set);
 }

@@ -72,19 +72,22 @@ mkey_fields(struct sm *sm, const struct fabric_port *p, ib_port_info_t *pi)
 	case SM_MKEY_WAIT:
 		return false;
 	case SM_MKEY_STUCK:
-		if (!st->told)
-			event_post(EV_ERROR, "sm", sm_node_label(p->node, name, sizeof(name)),
-			    "%s port %u holds an M_Key fabricd does not know and its lease never "
-			    "lapses: reset the port or give fabricd its secret", name, p->num);
+		if (!st->told) {
+			sm_node_label(p->node, name, sizeof(name));
+			snprintf(name + strlen(name), sizeof(name) - strlen(name), ":%u", p->num);
+			event_post(EV_ERROR, "sm", name, "holds an M_Key fabricd does not know "
+			    "and its lease never lapses: reset the port or give fabricd its secret");
+		}
 		st->told = true;
 		return false;
 	case SM_MKEY_SEND:
 		break;
 	}
 	if (st && st->unknown && !st->told) {
-		event_post(EV_WARNING, "sm", sm_node_label(p->node, name, sizeof(name)),
-		    "%s port %u refused fabricd's M_Key; its lease has run out: writing it again",
-		    name, p->num);
+		sm_node_label(p->node, name, sizeof(name));
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), ":%u", p->num);
+		event_post(EV_WARNING, "sm", name, "refused fabricd's M_Key; its lease has run "
+		    "out: writing it again");
 		st->told = true;
 	}
 	pi->m_key = htobe64(sm_mkey_of(&sm->mkey, p->guid));

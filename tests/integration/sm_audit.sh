@@ -153,10 +153,13 @@ done
 echo "put back after $(( $(date +%s) - t0 )) s, $((passes - passes0)) audit passes since (interval $INTERVAL s)"
 
 # 4. Each one an event naming the node, port, table and block.
-ev=$(ctl --json events --limit 200 | jq -r '.. | .message? // empty' | grep '^audit:')
-for want in "LFT of sw-l2 port 0 block $((h1 / 64))" "P_KeyTable of host2 port 1 block 0" \
-    "P_KeyTable of sw-l1 port 2 block 0" "P_KeyTable of host3 port 1 block 0" \
-    "QoS of host3 port 1 block 0" "MFT of sw-l2 port 0 block $(( (MLID - 0xc000) / 32 ))"; do
+# The port is the event's object (NODE:PORT, named once), the message
+# names the table and block.
+ev=$(ctl --json events --limit 200 | jq -r '.. | objects | select(has("message") and has("object")) |
+    "\(.object) \(.message)"' | grep ' audit:')
+for want in "sw-l2:0 audit: LFT block $((h1 / 64))" "host2:1 audit: P_KeyTable block 0" \
+    "sw-l1:2 audit: P_KeyTable block 0" "host3:1 audit: P_KeyTable block 0" \
+    "host3:1 audit: QoS block 0" "sw-l2:0 audit: MFT block $(( (MLID - 0xc000) / 32 ))"; do
 	printf '%s\n' "$ev" | grep "differs" | grep -q "$want" || fail "no event for $want: $ev"
 	printf '%s\n' "$ev" | grep "put back" | grep -q "$want" || fail "not told put back: $want: $ev"
 done

@@ -132,7 +132,7 @@ done
 # shows as no longer cabled to host2)
 faults_name IBPortDown host2 || fail "no IBPortDown fault naming host2: $(cat "$T/pf.json")"
 tr -d '\n' < "$T/pf.json" | sed 's/},/}\n/g' | grep '"IBPortDown"' | grep '"host": *"host2"' |
-	grep '"host_port": *1' | grep -q '"port": *"sw-l1 port [0-9]*"' ||
+	grep '"host_port": *1' | grep -q '"port": *"sw-l1:[0-9]*"' ||
 	fail "the fault does not name host2 port 1 and its leaf port: $(cat "$T/pf.json")"
 fd_stop
 pass

@@ -48,11 +48,11 @@ while :; do
 done
 cat "$T/slurm"
 grep -q '^scontrol' "$T/slurm" && fail "a switch link's fault drained a host: $(cat "$T/slurm")"
-grep "^# fabricd: HealthEvent sw-l1 port $up:" "$T/slurm" | grep -q 'no node to drain' ||
+grep "^# fabricd: HealthEvent sw-l1:$up:" "$T/slurm" | grep -q 'no node to drain' ||
 	fail "sw-l1 port $up not named as a reason: $(cat "$T/slurm")"
 [ -z "$(sort "$T/slurm" | uniq -d)" ] || fail "lines printed twice: $(sort "$T/slurm" | uniq -d)"
 ctl --json preflight --hosts $all > "$T/pf.json"
-n=$(jq --arg p "sw-l1 port $up" '[.faults[] | select(.code == "HealthEvent" and .port == $p)] | length' "$T/pf.json")
+n=$(jq --arg p "sw-l1:$up" '[.faults[] | select(.code == "HealthEvent" and .port == $p)] | length' "$T/pf.json")
 [ "$n" = 1 ] || fail "sw-l1 port $up's HealthEvent $n times: $(jq -c .faults "$T/pf.json")"
 # the counter clears; the event stays inside the window, so the rest of
 # the test uses host1,host2 (one leaf, no route over the uplink)

@@ -1,0 +1,99 @@
+#!/bin/sh
+# docs/cli.md's output promises, over the human output of the commands an
+# operator runs on make sim's simulation (issue 42, point 8), after a day's
+# changes (a port disabled and enabled, counters cleared, a cable pulled,
+# the audit putting back a table someone else wrote):
+#  - times are ISO 8601 (5f2420a: a pre-flight fault's "2026-12-06
+#    18:20:44 UTC"), never raw epoch milliseconds;
+#  - durations are for people (5f2420a: "failing since 6128 ms ago");
+#  - ports are NODE:PORT (5f2420a: "sw-l1 port 3" in pre-flight faults,
+#    audit events and port disable);
+#  - an event names its object once (5f2420a: "sw-l2  sw-l2 port 1
+#    disabled by an operator");
+#  - help fits 100 columns (core_cli.sh checks every command's).
+. "$FABRICD_SRC/tests/lib/sm.sh"
+sim_test_setup jq ibportstate
+SIM_TOPO="-k 4 -h 8 -s 2" sh "$FABRICD_SRC/tools/sim.sh" start "$FABRICD_BUILD" "$T/sim" \
+    > "$T/sim.out" 2>&1 || fail "tools/sim.sh start: $(tail -20 "$T/sim.out")"
+fd_on_exit "sh '$FABRICD_SRC/tools/sim.sh' stop '$FABRICD_BUILD' '$T/sim' > /dev/null 2>&1"
+SIM_DIR=$T/sim
+SIM_PID=$(cat "$SIM_DIR/ibsim.pid")
+SOCK=$SIM_DIR/fabricd.sock
+export FABRICD_SOCKET="$SOCK"
+IBSIM_SOCKNAME=$(sed -n 's/^export IBSIM_SOCKNAME="\([^"]*\)".*/\1/p' "$SIM_DIR/sim.env")
+export IBSIM_SOCKNAME
+sm_wait_up 30 || fail "subnet not up"
+
+# ---- a day's changes ----
+ctl port disable sw-l2:1 > /dev/null || fail "port disable"
+ctl port enable sw-l2:1 > /dev/null || fail "port enable"
+ctl port reset-counters sw-l2:2 > /dev/null || fail "port reset-counters"
+# someone else enables a port fabricd keeps disabled: the audit puts it back
+ctl port disable sw-l3:1 > /dev/null || fail "port disable sw-l3:1"
+sim_diag ibportstate "$(sm_lid_of sw-l3)" 1 enable > /dev/null || fail "ibportstate enable"
+sim_console 'PerformanceSet "sw-l4"[2] PortCounters.SymbolErrorCounter=3000' || fail console
+sim_console 'Unlink "host25"[1]' || fail console
+health_wait_rounds 3 60
+i=0
+until ctl --json events --limit 500 | grep -q '"audit: '; do	# make sim audits every 10 s
+	[ $i -ge 60 ] && fail "no audit event 30 s after ibportstate enabled a disabled port"
+	i=$((i + 1))
+	sleep 0.5
+done
+ctl port enable sw-l3:1 > /dev/null || fail "port enable sw-l3:1"
+
+# ---- what an operator reads ----
+run() {	# NAME CMD...: its human output into $T/out/NAME
+	_n=$1
+	shift
+	ctl "$@" > "$T/out/$_n" 2>&1
+}
+mkdir -p "$T/out"
+run status status
+run events events --limit 500
+run nodes nodes
+run ports ports
+run ports_down ports --state down
+run links links
+run health health
+run health_port health port sw-l4:2
+run preflight preflight --hosts 'host[17-32]'
+run partitions partition list
+run history partition history
+run routing routing
+run route route host1 host9
+run qos qos show host3:1
+run sa sa
+run jobs jobs
+for f in "$T"/out/*; do
+	[ -s "$f" ] || fail "$(basename "$f"): no output"
+done
+
+bad=0
+complain() { echo "$1: $2"; bad=$((bad + 1)); }
+for f in "$T"/out/*; do
+	n=$(basename "$f")
+	# times: ISO 8601, not "YYYY-MM-DD HH:MM:SS UTC", not epoch ms
+	l=$(grep -En '[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}(:[0-9]{2})? ?(UTC)?' "$f" | head -1)
+	[ -z "$l" ] || complain "$n" "a time not in ISO 8601: $l"
+	l=$(grep -En '(^|[^0-9x])1[6-9][0-9]{11}([^0-9]|$)' "$f" | head -1)
+	[ -z "$l" ] || complain "$n" "epoch milliseconds: $l"
+	# durations: no "NNNN ms" past a second
+	l=$(grep -En '(^|[^0-9.])[0-9]{4,} ?ms\b' "$f" | head -1)
+	[ -z "$l" ] || complain "$n" "a duration in raw milliseconds: $l"
+	# ports: NODE:PORT, not "sw-l1 port 3"
+	l=$(grep -En '(^|[^a-z0-9_-])(sw|host)-?[a-z0-9-]*[0-9] port [0-9]' "$f" | head -1)
+	[ -z "$l" ] || complain "$n" "a port not written NODE:PORT: $l"
+done
+# events: the object once, in the object column, not again in the message
+ctl --json events --limit 500 | jq -r '.. | objects | select(has("message") and (.object // "") != "") |
+    (.object | sub(" \\(0x[0-9a-f]+\\)$"; "")) as $o | ($o | split(":")[0]) as $node |
+    select((.message | contains($o)) or (.message | startswith($node + " ")) or
+	(.message | startswith($node + ":"))) | "\(.object)  \(.message)"' > "$T/twice"
+[ ! -s "$T/twice" ] || complain events "the object named again in the message: $(head -3 "$T/twice")"
+# the day's changes are there to be judged
+grep -q 'sw-l2:1 .*disabled by an operator' "$T/out/events" || complain events "no port disable event: $(grep -c . "$T/out/events") lines"
+grep -q 'audit:' "$T/out/events" || complain events "no audit event"
+[ $bad -eq 0 ] || fail "$bad broken promise(s) of docs/cli.md (above)"
+echo "cli_promises: $(ls "$T/out" | wc -l) commands' human output: ISO times, durations for people, NODE:PORT, objects named once"
+pass
