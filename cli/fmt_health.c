@@ -37,9 +37,20 @@ health_result(json_t *res)
 	    (long long)json_integer_value(json_object_get(last, "ports")),
 	    json_number_value(json_object_get(last, "seconds")));
 	if (json_array_size(ports)) {
-		printf("\nworst ports:\n");
-		cli_print_table(stdout, ports, (const char *const[]){ "port", "status",
-		    "errors_per_min", "events", "node_guid", NULL });
+		json_t *p;
+		size_t i;
+
+		/* the rate is the last round's: a burst that raised an event
+		 * reads 0 here a round later, while the event (below) says
+		 * the rate it was raised at */
+		printf("\nworst ports:\n%-24s %-9s %22s %6s  %s\n", "PORT", "STATUS",
+		    "ERRORS/MIN LAST ROUND", "EVENTS", "NODE GUID");
+		json_array_foreach(ports, i, p)
+			printf("%-24s %-9s %22.1f %6lld  %s\n", cli_str(p, "port", ""),
+			    cli_str(p, "status", ""),
+			    json_number_value(json_object_get(p, "errors_per_min")),
+			    (long long)json_integer_value(json_object_get(p, "events")),
+			    cli_str(p, "node_guid", ""));
 	}
 	isolation_text(json_object_get(res, "isolation"));
 	printf("\n");

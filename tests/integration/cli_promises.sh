@@ -10,7 +10,8 @@
 #    audit events and port disable);
 #  - an event names its object once (5f2420a: "sw-l2  sw-l2 port 1
 #    disabled by an operator");
-#  - help fits 100 columns (core_cli.sh checks every command's).
+#  - help fits 100 columns (core_cli.sh checks every command's);
+#  - health's worst ports say their rate is the last round's.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup jq ibportstate
 SIM_TOPO="-k 4 -h 8 -s 2" sh "$FABRICD_SRC/tools/sim.sh" start "$FABRICD_BUILD" "$T/sim" \
@@ -94,6 +95,10 @@ ctl --json events --limit 500 | jq -r '.. | objects | select(has("message") and 
 # the day's changes are there to be judged
 grep -q 'sw-l2:1 .*disabled by an operator' "$T/out/events" || complain events "no port disable event: $(grep -c . "$T/out/events") lines"
 grep -q 'audit:' "$T/out/events" || complain events "no audit event"
+# health's worst ports: the rate says which window it is (5f2420a: "ERRORS
+# PER MIN 0.000" beside an active event saying thousands a minute)
+grep -q 'sw-l4:2 ' "$T/out/health" && grep -q 'ERRORS/MIN LAST ROUND' "$T/out/health" ||
+    complain health "worst ports without sw-l4:2 or without saying the rate is the last round's: $(cat "$T/out/health")"
 [ $bad -eq 0 ] || fail "$bad broken promise(s) of docs/cli.md (above)"
 echo "cli_promises: $(ls "$T/out" | wc -l) commands' human output: ISO times, durations for people, NODE:PORT, objects named once"
 pass
