@@ -157,8 +157,9 @@ struct ports_filter {
 	bool			 degraded;
 };
 
-/* --state: "disabled" the disabled ports; "down" those whose link is not
- * up for a reason of their own, disabled ones too; else PortState. */
+/* --state: "disabled" the disabled ports; "down" the cabled ports whose
+ * link is down (a port that never had a peer since the start is no
+ * cable pulled: left out) and the disabled ones; else PortState. */
 static bool
 state_matches(const struct ports_filter *w, const struct fabric_port *p)
 {
@@ -166,8 +167,10 @@ state_matches(const struct ports_filter *w, const struct fabric_port *p)
 		return true;
 	if (strcasecmp(w->state, "disabled") == 0)
 		return port_disabled(w->sm, p);
-	if (strcasecmp(w->state, "down") == 0 && port_disabled(w->sm, p))
-		return true;
+	if (strcasecmp(w->state, "down") == 0)
+		return port_disabled(w->sm, p) || (p->state == FABRIC_PORT_DOWN &&
+		    (w->sm == NULL || p->node->type != FABRIC_SWITCH ||
+		    sm_port_was_linked(w->sm, p)));
 	return strcasecmp(w->state, fabric_port_state_key(p->state)) == 0;
 }
 

@@ -332,6 +332,7 @@ observer_stop(struct fabricd *fd, struct sm *sm)
 	sm_mcast_free(sm);
 	sa_state_free(sm->sa);
 	free(sm->qos_tables);
+	sm_ports_seen_free(sm);
 	fd->sm = NULL;
 	free(sm);
 }

@@ -201,6 +201,7 @@ read_done(void *owner)
 	sm->fabric = o->next;
 	o->next = NULL;
 	sm->published++;
+	sm_ports_seen_note(sm, sm->fabric);
 	fabric_free(old);
 	o->published++;
 	o->fails = 0;

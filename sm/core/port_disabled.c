@@ -16,4 +16,5 @@ sm_port_admin_stop(struct sm *sm)
 {
 	mad_batch_free(&sm->admin);
 	pds_free(&sm->disabled);
+	sm_ports_seen_free(sm);
 }

@@ -293,6 +293,7 @@ struct sm {
 	/* `port disable|enable` (ctl_port.c): the durable set, and the
 	 * batch its Sets go through (apart from any sweep's phase) */
 	struct port_disabled_set disabled;
+	struct guid_map		 linked;	/* ports that had a peer (ports_seen.c) */
 	struct mad_batch	 admin;
 
 	/* loss recovery (recover.c): unreachable nodes' probe backoff */
@@ -433,6 +434,12 @@ void sm_replica_stop(struct sm *sm);
 void sm_replica_config_changed(struct sm *sm);
 /* For status: whose QoS policy this node holds; NULL without ha. */
 const char *sm_replica_qos_verdict(const struct sm *sm);
+
+/* ports_seen.c: the ports that have had a peer since the start (a pulled
+ * cable, not a port no cable reached), noted at each published model. */
+void sm_ports_seen_note(struct sm *sm, const struct fabric *f);
+bool sm_port_was_linked(const struct sm *sm, const struct fabric_port *p);
+void sm_ports_seen_free(struct sm *sm);
 
 /* port_disabled.c: the operator disabled this port (it stays down). */
 bool sm_port_disabled(const struct sm *sm, const struct fabric_port *p);

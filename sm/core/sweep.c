@@ -342,6 +342,7 @@ step_publish(struct sm *sm)
 	sm->fabric = sm->next;
 	sm->next = NULL;
 	sm->published++;
+	sm_ports_seen_note(sm, sm->fabric);
 	fabric_free(old);
 	if (sm->cur.ok && !sm->subnet_up) {
 		sm->subnet_up = true;

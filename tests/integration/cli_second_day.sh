@@ -17,7 +17,9 @@
 #  6. the pre-flight of that host skips the ports and routes checks, where
 #     5f2420a passed them with "0 host ports checked";
 #  7. job log of a job that wrote nothing says so on stderr (5f2420a: no
-#     output at all, exit 0).
+#     output at all, exit 0);
+#  8. ports --state down lists the port whose cable was pulled, not the
+#     uncabled ones (5f2420a: every uncabled spine port, 40 here).
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup jq smpquery
 SIM_TOPO="-k 4 -h 8 -s 2" sh "$FABRICD_SRC/tools/sim.sh" start "$FABRICD_BUILD" "$T/sim" \
@@ -69,7 +71,12 @@ at=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+:/) { n = $i; sub(/:.*/, 
 ctl partition list | grep -Eq '^default +- +0x7fff +0 +all ' ||
     fail "partition list (human): $(ctl partition list)"
 
-# 5. and 6. host5's cable out
+# 5., 6. and 8. host5's cable out; before it, ports --state down lists no
+# port, though the spines have uncabled ones
+uncabled=$(ctl --json ports | jq '[.ports[] | select(.state == "down")] | length')
+[ "$uncabled" -gt 0 ] || fail "the tree has no uncabled port to leave out"
+[ "$(ctl --json ports --state down | jq '.ports | length')" = 0 ] ||
+    fail "ports --state down lists uncabled ports: $(ctl --json ports --state down | jq -c '[.ports[].object]')"
 sim_console 'Unlink "host5"[1]' || fail console
 i=0
 until ctl --json nodes | jq -e 'all(.nodes[]; .description != "host5")' > /dev/null 2>&1; do
@@ -77,6 +84,8 @@ until ctl --json nodes | jq -e 'all(.nodes[]; .description != "host5")' > /dev/n
 	i=$((i + 1))
 	sleep 0.1
 done
+leaf=$(ctl --json ports --state down | jq -r '[.ports[].object] | join(",")')
+[ "$leaf" = sw-l1:5 ] || fail "ports --state down after host5's cable went: [$leaf], want sw-l1:5 (of $uncabled uncabled)"
 ctl route host1 host5 > "$T/route.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "route to host5: exit $rc"
