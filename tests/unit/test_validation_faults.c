@@ -21,7 +21,7 @@ static json_t *
 folded(const char *code, size_t n)
 {
 	struct check c;
-	char host[16];
+	char host[32];	/* "host" and a size_t in full */
 
 	pf_check_init(&c, "hosts");
 	for (size_t i = 0; i < n; i++) {
