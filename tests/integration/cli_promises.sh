@@ -14,15 +14,7 @@
 #  - health's worst ports say their rate is the last round's.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup jq ibportstate
-SIM_TOPO="-k 4 -h 8 -s 2" sh "$FABRICD_SRC/tools/sim.sh" start "$FABRICD_BUILD" "$T/sim" \
-    > "$T/sim.out" 2>&1 || fail "tools/sim.sh start: $(tail -20 "$T/sim.out")"
-fd_on_exit "sh '$FABRICD_SRC/tools/sim.sh' stop '$FABRICD_BUILD' '$T/sim' > /dev/null 2>&1"
-SIM_DIR=$T/sim
-SIM_PID=$(cat "$SIM_DIR/ibsim.pid")
-SOCK=$SIM_DIR/fabricd.sock
-export FABRICD_SOCKET="$SOCK"
-IBSIM_SOCKNAME=$(sed -n 's/^export IBSIM_SOCKNAME="\([^"]*\)".*/\1/p' "$SIM_DIR/sim.env")
-export IBSIM_SOCKNAME
+make_sim_up
 sm_wait_up 30 || fail "subnet not up"
 
 # ---- a day's changes ----

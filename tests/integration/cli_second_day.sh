@@ -22,15 +22,7 @@
 #     uncabled ones (5f2420a: every uncabled spine port, 40 here).
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup jq smpquery
-SIM_TOPO="-k 4 -h 8 -s 2" sh "$FABRICD_SRC/tools/sim.sh" start "$FABRICD_BUILD" "$T/sim" \
-    > "$T/sim.out" 2>&1 || fail "tools/sim.sh start: $(tail -20 "$T/sim.out")"
-fd_on_exit "sh '$FABRICD_SRC/tools/sim.sh' stop '$FABRICD_BUILD' '$T/sim' > /dev/null 2>&1"
-SIM_DIR=$T/sim
-SOCK=$SIM_DIR/fabricd.sock
-export FABRICD_SOCKET="$SOCK"
-SIM_PID=$(cat "$SIM_DIR/ibsim.pid")	# for sim_console
-IBSIM_SOCKNAME=$(sed -n 's/^export IBSIM_SOCKNAME="\([^"]*\)".*/\1/p' "$SIM_DIR/sim.env")
-export IBSIM_SOCKNAME
+make_sim_up
 sm_wait_up 30 || fail "subnet not up"
 
 # 1. no daemon

@@ -116,12 +116,7 @@ stale=$(awk -F '\037' '$3 == "stale" { print $1 ":" $2 " (\"" $4 "\")" }' "$T/ex
 # ---- the fabric and the daemon: make sim's own (tools/sim.sh) ----
 # The configuration is the one `make sim` writes, doubles and all; only the
 # tree is smaller than make sim's 324 hosts.
-SIM_TOPO="-k 4 -h 8 -s 2" sh "$FABRICD_SRC/tools/sim.sh" start "$FABRICD_BUILD" "$T/sim" \
-    > "$T/sim.out" 2>&1 || fail "tools/sim.sh start: $(tail -20 "$T/sim.out")"
-fd_on_exit "sh '$FABRICD_SRC/tools/sim.sh' stop '$FABRICD_BUILD' '$T/sim' > /dev/null 2>&1"
-SIM_DIR=$T/sim
-SOCK=$SIM_DIR/fabricd.sock
-export FABRICD_SOCKET="$SOCK"
+make_sim_up
 grep -q "^export PATH=.*FABRICD_SOCKET=\"$SOCK\"" "$T/sim.out" ||
     fail "make sim printed no line to paste: $(cat "$T/sim.out")"
 sm_wait_up 30 || fail "subnet not up"

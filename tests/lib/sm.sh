@@ -40,6 +40,24 @@ sim_fabric_up() {
 	sm_wait_up "$_wait" || fail "subnet not up within ${_wait}s"
 }
 
+# make_sim_up: `make sim`'s own simulation (tools/sim.sh: its
+# configuration, doubles and all) in $T/sim, on a tree smaller than its
+# 324 hosts (4 leaves x 8 hosts, 2 spines), stopped at exit; then SIM_DIR,
+# SIM_PID (for sim_console), IBSIM_SOCKNAME and SOCK (exported as
+# FABRICD_SOCKET) as sim_start and fd_setup would set them, and what make
+# sim printed in $T/sim.out.
+make_sim_up() {
+	SIM_TOPO="-k 4 -h 8 -s 2" sh "$FABRICD_SRC/tools/sim.sh" start "$FABRICD_BUILD" "$T/sim" \
+	    > "$T/sim.out" 2>&1 || fail "tools/sim.sh start: $(tail -20 "$T/sim.out")"
+	fd_on_exit "sh '$FABRICD_SRC/tools/sim.sh' stop '$FABRICD_BUILD' '$T/sim' > /dev/null 2>&1"
+	SIM_DIR=$T/sim
+	SIM_PID=$(cat "$SIM_DIR/ibsim.pid")
+	SOCK=$SIM_DIR/fabricd.sock
+	export FABRICD_SOCKET="$SOCK"
+	IBSIM_SOCKNAME=$(sed -n 's/^export IBSIM_SOCKNAME="\([^"]*\)".*/\1/p' "$SIM_DIR/sim.env")
+	export IBSIM_SOCKNAME
+}
+
 # sm_start_fabricd HOST [YAML-EXTRA]: fabricd as the SM attached to HOST.
 # The one setting it lowers is sweep_interval, 2 s (SM_SWEEP) against the
 # default 10 s, so that a test which waits for a sweep to see a change
