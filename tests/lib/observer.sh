@@ -311,7 +311,7 @@ observer_pair_checks() {
 	sim_console "Unlink \"$leaf\"[$port]" || fail console
 	state=$(sim_diag -H host2 smpquery portinfo "$leaflid" "$port" | sed -n 's/^LinkState:\.*//p')
 	[ "$state" = Down ] || fail "smpquery: $leaf port $port is \"$state\" after the Unlink"
-	capture -e "$T/pf.out" pf_fails RouteLinkDown "$leaf port $port" "host2,$far"
+	capture -e "$T/pf.out" pf_fails RouteLinkDown "$leaf:$port" "host2,$far"
 	echo "the master stopped, $leaf[$port] unlinked: host2,$far fails naming it"
 	capture -e "$T/pf.out" pf_passes "host2,$near"
 	echo "host2,$near (their route stays in $leaf) passes"
