@@ -200,6 +200,7 @@ const char *ctl_req_who(const struct ctl_req *req) { return req->who; }
 struct fabricd *ctl_req_daemon(const struct ctl_req *req) { (void)req; return ctl_daemon; }
 bool ctl_req_admin(const struct ctl_req *req) { return req->admin; }
 bool ctl_req_gone(const struct ctl_req *req) { return req->conn == NULL; }
+size_t ctl_req_unsent(const struct ctl_req *req) { return req->conn ? ctl_conn_unsent(req->conn) : 0; }
 const char *ctl_req_command(const struct ctl_req *req) { return req->cmd; }
 
 void

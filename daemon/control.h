@@ -84,6 +84,9 @@ const char *ctl_req_who(const struct ctl_req *req);
 struct fabricd *ctl_req_daemon(const struct ctl_req *req);
 bool ctl_req_admin(const struct ctl_req *req);
 bool ctl_req_gone(const struct ctl_req *req);
+/* Bytes of earlier replies its client has not read (0 once gone): a long
+ * stream sends its next part when this is low, never faster than it reads. */
+size_t ctl_req_unsent(const struct ctl_req *req);
 const char *ctl_req_command(const struct ctl_req *req);
 /* Called once if the client disconnects before the final reply. */
 void ctl_req_on_gone(struct ctl_req *req, void (*cb)(struct ctl_req *, void *), void *arg);

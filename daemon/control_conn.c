@@ -146,17 +146,30 @@ conn_on_kill(evutil_socket_t fd, short what, void *arg)
 	conn_free(arg);
 }
 
-static void
-conn_check_output(struct ctl_conn *c)
+/*
+ * A client is behind when replies it has not read wait before the new one:
+ * a single reply may be as large as CTL_MAX_REPLY (metrics of a 1,296-host
+ * fabric are 4.2 MB), and counting it against CTL_OUT_DROP would drop a
+ * client that reads everything, for the size of its answer.
+ */
+static bool
+conn_too_far_behind(struct ctl_conn *c)
 {
 	size_t n = out_len(c);
 
-	if (n > CTL_OUT_DROP) {
-		log_warnx("control: %s does not read its replies (%zu bytes waiting); "
-		    "disconnecting", c->who, n);
-		cc.slow_dropped++;
-		conn_doom(c);
-	} else if (n > CTL_OUT_PAUSE && !c->paused) {
+	if (n <= CTL_OUT_DROP)
+		return false;
+	log_warnx("control: %s does not read its replies (%zu bytes waiting); "
+	    "disconnecting", c->who, n);
+	cc.slow_dropped++;
+	conn_doom(c);
+	return true;
+}
+
+static void
+conn_check_pause(struct ctl_conn *c)
+{
+	if (out_len(c) > CTL_OUT_PAUSE && !c->paused) {
 		c->paused = true;
 		conn_update_reading(c);
 	}
@@ -165,12 +178,18 @@ conn_check_output(struct ctl_conn *c)
 void
 ctl_conn_send(struct ctl_conn *c, const char *text, size_t len)
 {
-	if (c->doomed)
+	if (c->doomed || conn_too_far_behind(c))
 		return;
 	bufferevent_write(c->bev, text, len);
 	bufferevent_write(c->bev, "\n", 1);
 	c->queued += len + 1;
-	conn_check_output(c);
+	conn_check_pause(c);
+}
+
+size_t
+ctl_conn_unsent(const struct ctl_conn *c)
+{
+	return out_len(c);
 }
 
 /*

@@ -14,8 +14,9 @@
  *   that long (a client that does not read);
  * - memory: a line is at most PROTO_MAX_REQUEST bytes; once CTL_OUT_PAUSE
  *   bytes of replies wait for a client, its further requests wait in the
- *   kernel until it reads; past CTL_OUT_DROP (a stream nobody reads) it
- *   is dropped.
+ *   kernel until it reads; a client with more than CTL_OUT_DROP unread
+ *   when the next reply comes (a stream nobody reads) is dropped, so one
+ *   reply of up to CTL_MAX_REPLY always goes out whole.
  * Credentials come from the kernel at accept (SO_PEERCRED, SO_PEERGROUPS),
  * never from /etc/group: a process that dropped a group has lost it here.
  */
@@ -87,6 +88,8 @@ void ctl_conn_set_policy(const struct ctl_policy *p);
 /* Queue one line (a newline is added).  Dropped for a connection that is
  * being closed. */
 void ctl_conn_send(struct ctl_conn *c, const char *text, size_t len);
+/* Bytes of replies the client has not taken yet (a stream paces on it). */
+size_t ctl_conn_unsent(const struct ctl_conn *c);
 /* Close once everything queued has been written. */
 void ctl_conn_close_when_flushed(struct ctl_conn *c);
 
