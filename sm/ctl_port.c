@@ -155,10 +155,10 @@ undo(struct sm *sm, const struct port_commit *c)
 {
 	if (c->phys == PORT_PHYS_DISABLED && !c->was_in_set) {
 		pds_remove(&sm->disabled, c->e.node_guid, c->e.port);
-		(void)pds_store_remove(sm->fd->store, c->e.node_guid, c->e.port);
+		(void)pds_store_remove(sm->fd->store, sm->subnet, c->e.node_guid, c->e.port);
 	} else if (c->phys == PORT_PHYS_POLLING && c->was_in_set) {
 		pds_add(&sm->disabled, c->e.node_guid, c->e.port, c->e.desc, c->e.set_ms);
-		(void)pds_store_add(sm->fd->store, &c->e);
+		(void)pds_store_add(sm->fd->store, sm->subnet, &c->e);
 	}
 	ha_mirror_changed(sm->mirror);
 }
@@ -291,7 +291,7 @@ ctl_port_disable(struct ctl_req *req, json_t *args)
 	snprintf(e.desc, sizeof(e.desc), "%s", p->node->desc);
 	e.set_ms = event_now_ms();
 	/* Stored before the Set: a restart in between still keeps it down. */
-	if (pds_store_add(sm->fd->store, &e) != 0) {
+	if (pds_store_add(sm->fd->store, sm->subnet, &e) != 0) {
 		ctl_reply_error(req, PERR_INTERNAL, "the disabled port could not be stored "
 		    "(database error, logged); nothing sent");
 		return;
@@ -335,7 +335,7 @@ enable_unreachable(struct ctl_req *req, struct sm *sm, const struct port_disable
 
 	if (refused(req, sm))
 		return;
-	if (pds_store_remove(sm->fd->store, ent.node_guid, ent.port) != 0) {
+	if (pds_store_remove(sm->fd->store, sm->subnet, ent.node_guid, ent.port) != 0) {
 		ctl_reply_error(req, PERR_INTERNAL, "the disabled port could not be removed "
 		    "(database error, logged)");
 		return;
@@ -416,7 +416,7 @@ ctl_port_enable(struct ctl_req *req, json_t *args)
 		ent = *old;
 	else
 		ent = (struct port_disabled){ .node_guid = p->node->guid, .port = p->num };
-	if (pds_store_remove(sm->fd->store, p->node->guid, p->num) != 0) {
+	if (pds_store_remove(sm->fd->store, sm->subnet, p->node->guid, p->num) != 0) {
 		ctl_reply_error(req, PERR_INTERNAL, "the disabled port could not be removed "
 		    "(database error, logged); nothing sent");
 		return;

@@ -359,14 +359,14 @@ sm_start(struct fabricd *fd, const void *cfgp)
 	sm->qos_tables = qos_tables_new();
 	sm_mcast_ensure_groups(sm);
 	sm->mc->nevents = 0;	/* made before anyone could subscribe */
-	if (sm_lids_load(&sm->lids, fd->store) < 0)
+	if (sm_lids_load(&sm->lids, fd->store, sm->subnet) < 0)
 		log_warnx("sm: persisted LIDs not loaded; assigning afresh");
 	if (fd->store)
-		sm->writer = model_writer_new(fd->base, fd->store);
+		sm->writer = model_writer_new(fd->base, fd->store, sm->subnet);
 	mkey_configure(sm, cfg);
-	if (sm->mkey.enabled && sm_mkey_load(&sm->mkey, fd->store) < 0)
+	if (sm->mkey.enabled && sm_mkey_load(&sm->mkey, fd->store, sm->subnet) < 0)
 		log_warnx("sm: stored M_Keys not loaded");
-	if (pds_load(&sm->disabled, fd->store) < 0)
+	if (pds_load(&sm->disabled, fd->store, sm->subnet) < 0)
 		log_warnx("sm: stored disabled ports not loaded");
 	else if (sm->disabled.n)
 		log_info("sm: %zu port%s disabled by an operator stay disabled", sm->disabled.n,

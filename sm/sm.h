@@ -18,6 +18,9 @@
 
 struct sm;	/* one subnet manager: the daemon's (struct fabricd's sm) */
 
+/* A subnet's name (sm.subnets): letters, digits, '-', '_', '.'. */
+#define SM_SUBNET_NAME_MAX	31
+
 /*
  * Every function below takes the SM it asks; sm may be NULL (the SM is
  * disabled): then there is no fabric, no master, no QoS, and a

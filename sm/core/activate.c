@@ -41,7 +41,7 @@ on_port_set(const struct mad_result *res, void *owner, void *arg)
 		sm_port_update(p, ((const ib_smp_t *)res->mad)->data);
 		if (sm->mkey.enabled && holds_gid(p) &&
 		    sm_mkey_accepted(&sm->mkey, p->guid, sm_mkey_of(&sm->mkey, p->guid))) {
-			sm_mkey_save(sm->fd->store, p->guid, sm_mkey_of(&sm->mkey, p->guid));
+			sm_mkey_save(sm->fd->store, sm->subnet, p->guid, sm_mkey_of(&sm->mkey, p->guid));
 			ha_mirror_changed(sm->mirror);
 		}
 		return;

@@ -59,7 +59,7 @@ remember(struct sm_lids *l, uint64_t guid, uint16_t lid)
 
 /* Inside the caller's transaction. */
 void
-sm_lids_save(struct sm_lids *l, struct store *store)
+sm_lids_save(struct sm_lids *l, struct store *store, const char *subnet)
 {
 	sqlite3_stmt *st;
 	char hex[GUID_STR_LEN];
@@ -69,13 +69,14 @@ sm_lids_save(struct sm_lids *l, struct store *store)
 		return;
 	for (i = 0; i < l->nunsaved; i++) {
 		st = store_prepare(store,
-		    "INSERT OR REPLACE INTO sm_lids (guid, lid, time_ms) VALUES (?, ?, ?)");
+		    "INSERT OR REPLACE INTO sm_lids (guid, lid, time_ms, subnet) VALUES (?, ?, ?, ?)");
 		if (st == NULL)
 			return;
 		sqlite3_bind_text(st, 1, guid_format(l->unsaved_guid[i], hex, sizeof(hex)), -1,
 		    SQLITE_TRANSIENT);
 		sqlite3_bind_int(st, 2, l->unsaved_lid[i]);
 		sqlite3_bind_int64(st, 3, event_now_ms());
+		sqlite3_bind_text(st, 4, subnet, -1, SQLITE_TRANSIENT);
 		store_step_done(store, st);
 	}
 	l->nunsaved = 0;
@@ -95,7 +96,7 @@ sm_lids_take_unsaved(struct sm_lids *l, uint64_t **guids, uint16_t **lids)
 }
 
 int
-sm_lids_load(struct sm_lids *l, struct store *store)
+sm_lids_load(struct sm_lids *l, struct store *store, const char *subnet)
 {
 	sqlite3_stmt *st;
 
@@ -103,8 +104,9 @@ sm_lids_load(struct sm_lids *l, struct store *store)
 	l->owner = xcalloc(FABRIC_MAX_LID + 1, sizeof(*l->owner));
 	if (store == NULL)
 		return 0;
-	if ((st = store_prepare(store, "SELECT guid, lid FROM sm_lids")) == NULL)
+	if ((st = store_prepare(store, "SELECT guid, lid FROM sm_lids WHERE subnet = ?")) == NULL)
 		return -1;
+	sqlite3_bind_text(st, 1, subnet, -1, SQLITE_TRANSIENT);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *text = (const char *)sqlite3_column_text(st, 0);
 		uint64_t guid = 0;

@@ -124,14 +124,15 @@ sm_mkey_accepted(struct sm_mkey *k, uint64_t port_guid, uint64_t key)
 }
 
 int
-sm_mkey_load(struct sm_mkey *k, struct store *st)
+sm_mkey_load(struct sm_mkey *k, struct store *st, const char *subnet)
 {
 	sqlite3_stmt *s;
 
 	if (st == NULL)
 		return 0;
-	if ((s = store_prepare(st, "SELECT port_guid, mkey FROM sm_mkeys")) == NULL)
+	if ((s = store_prepare(st, "SELECT port_guid, mkey FROM sm_mkeys WHERE subnet = ?")) == NULL)
 		return -1;
+	sqlite3_bind_text(s, 1, subnet, -1, SQLITE_TRANSIENT);
 	while (sqlite3_step(s) == SQLITE_ROW)
 		port_state(k, (uint64_t)sqlite3_column_int64(s, 0), true)->key =
 		    (uint64_t)sqlite3_column_int64(s, 1);
@@ -140,16 +141,17 @@ sm_mkey_load(struct sm_mkey *k, struct store *st)
 }
 
 void
-sm_mkey_save(struct store *st, uint64_t port_guid, uint64_t key)
+sm_mkey_save(struct store *st, const char *subnet, uint64_t port_guid, uint64_t key)
 {
 	sqlite3_stmt *s;
 
 	if (st == NULL || (s = store_prepare(st, "INSERT OR REPLACE INTO sm_mkeys "
-	    "(port_guid, mkey, set_ms) VALUES (?, ?, ?)")) == NULL)
+	    "(port_guid, mkey, set_ms, subnet) VALUES (?, ?, ?, ?)")) == NULL)
 		return;
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)port_guid);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)key);
 	sqlite3_bind_int64(s, 3, event_now_ms());
+	sqlite3_bind_text(s, 4, subnet, -1, SQLITE_TRANSIENT);
 	store_step_done(st, s);
 }
 

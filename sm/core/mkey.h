@@ -69,8 +69,8 @@ int sm_mkey_accepted(struct sm_mkey *k, uint64_t port_guid, uint64_t key);
 char *sm_mkey_seal(const struct sm_mkey *k, const char *plain, size_t len);
 char *sm_mkey_open(const struct sm_mkey *k, const char *sealed, size_t *len);
 
-int sm_mkey_load(struct sm_mkey *k, struct store *st);
-void sm_mkey_save(struct store *st, uint64_t port_guid, uint64_t key);
+int sm_mkey_load(struct sm_mkey *k, struct store *st, const char *subnet);
+void sm_mkey_save(struct store *st, const char *subnet, uint64_t port_guid, uint64_t key);
 void sm_mkey_free(struct sm_mkey *k);
 
 #endif

@@ -28,11 +28,11 @@ struct sm_lids {
 };
 
 /* Read what store remembers (store NULL: nothing).  0 or -1. */
-int sm_lids_load(struct sm_lids *l, struct store *store);
+int sm_lids_load(struct sm_lids *l, struct store *store, const char *subnet);
 /* Give every LID-carrying port of f its LID; returns the events posted. */
 unsigned sm_lids_assign(struct sm_lids *l, struct fabric *f);
 /* Write the new assignments, inside the caller's transaction. */
-void sm_lids_save(struct sm_lids *l, struct store *store);
+void sm_lids_save(struct sm_lids *l, struct store *store, const char *subnet);
 /* Hand the new assignments over (the arrays are the caller's to free);
  * returns how many. */
 size_t sm_lids_take_unsaved(struct sm_lids *l, uint64_t **guids, uint16_t **lids);

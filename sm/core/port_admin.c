@@ -77,15 +77,17 @@ pds_free(struct port_disabled_set *s)
 }
 
 int
-pds_load(struct port_disabled_set *s, struct store *st)
+pds_load(struct port_disabled_set *s, struct store *st, const char *subnet)
 {
 	sqlite3_stmt *q;
 	int rc;
 
 	if (st == NULL)
 		return 0;
-	if ((q = store_prepare(st, "SELECT node_guid, port, desc, set_ms FROM sm_disabled_ports")) == NULL)
+	if ((q = store_prepare(st, "SELECT node_guid, port, desc, set_ms FROM sm_disabled_ports "
+	    "WHERE subnet = ?")) == NULL)
 		return -1;
+	sqlite3_bind_text(q, 1, subnet, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
 		pds_add(s, (uint64_t)sqlite3_column_int64(q, 0), (uint8_t)sqlite3_column_int(q, 1),
 		    (const char *)sqlite3_column_text(q, 2), sqlite3_column_int64(q, 3));
@@ -110,15 +112,16 @@ write_one(struct store *st, sqlite3_stmt *q)
 }
 
 int
-pds_store_add(struct store *st, const struct port_disabled *e)
+pds_store_add(struct store *st, const char *subnet, const struct port_disabled *e)
 {
 	sqlite3_stmt *q;
 
 	if (st == NULL)
 		return 0;
 	if ((q = store_prepare(st, "INSERT OR REPLACE INTO sm_disabled_ports "
-	    "(node_guid, port, desc, set_ms) VALUES (?, ?, ?, ?)")) == NULL)
+	    "(node_guid, port, desc, set_ms, subnet) VALUES (?, ?, ?, ?, ?)")) == NULL)
 		return -1;
+	sqlite3_bind_text(q, 5, subnet, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(q, 1, (sqlite3_int64)e->node_guid);
 	sqlite3_bind_int(q, 2, e->port);
 	sqlite3_bind_text(q, 3, e->desc, -1, SQLITE_TRANSIENT);
@@ -127,14 +130,16 @@ pds_store_add(struct store *st, const struct port_disabled *e)
 }
 
 int
-pds_store_remove(struct store *st, uint64_t guid, uint8_t port)
+pds_store_remove(struct store *st, const char *subnet, uint64_t guid, uint8_t port)
 {
 	sqlite3_stmt *q;
 
 	if (st == NULL)
 		return 0;
-	if ((q = store_prepare(st, "DELETE FROM sm_disabled_ports WHERE node_guid = ? AND port = ?")) == NULL)
+	if ((q = store_prepare(st, "DELETE FROM sm_disabled_ports "
+	    "WHERE node_guid = ? AND port = ? AND subnet = ?")) == NULL)
 		return -1;
+	sqlite3_bind_text(q, 3, subnet, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(q, 1, (sqlite3_int64)guid);
 	sqlite3_bind_int(q, 2, port);
 	return write_one(st, q);

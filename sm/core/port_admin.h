@@ -49,9 +49,9 @@ void pds_free(struct port_disabled_set *s);
 
 /* sqlite: the whole set at start-up; one row written or removed in its
  * own transaction.  0 or -1 (logged by the store). */
-int pds_load(struct port_disabled_set *s, struct store *st);
-int pds_store_add(struct store *st, const struct port_disabled *e);
-int pds_store_remove(struct store *st, uint64_t guid, uint8_t port);
+int pds_load(struct port_disabled_set *s, struct store *st, const char *subnet);
+int pds_store_add(struct store *st, const char *subnet, const struct port_disabled *e);
+int pds_store_remove(struct store *st, const char *subnet, uint64_t guid, uint8_t port);
 
 /* The 64-byte PortInfo Set that writes PortPhysicalState phys (2 or 3)
  * on a port whose PortInfo was last read as `last`: LinkState NOP,

@@ -195,14 +195,16 @@ adopt_lids(struct sm *sm, json_t *a, struct store_batch *b)
 	}
 	took = sm_lids_replace(&sm->lids, guids, lids, n);
 	if (b) {
-		store_batch_sql(b, "DELETE FROM sm_lids");
+		store_batch_sql(b, "DELETE FROM sm_lids WHERE subnet = ?");
+		store_batch_text(b, sm->subnet);
 		for (unsigned lid = 1; lid <= FABRIC_MAX_LID; lid++) {
 			char g[GUID_STR_LEN];
 
 			if (sm->lids.owner[lid] == 0)
 				continue;
-			store_batch_sql(b, "INSERT OR REPLACE INTO sm_lids (guid, lid, time_ms) "
-			    "VALUES (?, ?, ?)");
+			store_batch_sql(b, "INSERT OR REPLACE INTO sm_lids (subnet, guid, lid, time_ms) "
+			    "VALUES (?, ?, ?, ?)");
+			store_batch_text(b, sm->subnet);
 			store_batch_text(b, guid_format(sm->lids.owner[lid], g, sizeof(g)));
 			store_batch_int(b, lid);
 			store_batch_int(b, event_now_ms());
@@ -220,8 +222,10 @@ adopt_disabled(struct sm *sm, json_t *a, struct store_batch *b)
 	size_t i;
 
 	pds_free(&sm->disabled);
-	if (b)
-		store_batch_sql(b, "DELETE FROM sm_disabled_ports");
+	if (b) {
+		store_batch_sql(b, "DELETE FROM sm_disabled_ports WHERE subnet = ?");
+		store_batch_text(b, sm->subnet);
+	}
 	json_array_foreach(a, i, e) {
 		uint64_t guid = hex64(json_array_get(e, 0));
 		json_int_t port = json_integer_value(json_array_get(e, 1));
@@ -233,7 +237,8 @@ adopt_disabled(struct sm *sm, json_t *a, struct store_batch *b)
 		pds_add(&sm->disabled, guid, (uint8_t)port, desc, ms);
 		if (b) {
 			store_batch_sql(b, "INSERT OR REPLACE INTO sm_disabled_ports "
-			    "(node_guid, port, desc, set_ms) VALUES (?, ?, ?, ?)");
+			    "(subnet, node_guid, port, desc, set_ms) VALUES (?, ?, ?, ?, ?)");
+			store_batch_text(b, sm->subnet);
 			store_batch_int(b, (int64_t)guid);
 			store_batch_int(b, port);
 			store_batch_text(b, desc);
@@ -265,8 +270,10 @@ adopt_mkeys(struct sm *sm, json_t *sealed, int64_t rev, struct store_batch *b)
 	for (i = 0; i < sm->mkey.ports.cap; i++)	/* what the master does not list: none */
 		if (sm->mkey.ports.keys[i])
 			((struct sm_mkey_port *)sm->mkey.ports.vals[i])->key = 0;
-	if (b)
-		store_batch_sql(b, "DELETE FROM sm_mkeys");
+	if (b) {
+		store_batch_sql(b, "DELETE FROM sm_mkeys WHERE subnet = ?");
+		store_batch_text(b, sm->subnet);
+	}
 	json_array_foreach(a, i, e) {
 		uint64_t guid = hex64(json_array_get(e, 0)), key = hex64(json_array_get(e, 1));
 
@@ -274,8 +281,9 @@ adopt_mkeys(struct sm *sm, json_t *sealed, int64_t rev, struct store_batch *b)
 			continue;
 		sm_mkey_accepted(&sm->mkey, guid, key);
 		if (b) {
-			store_batch_sql(b, "INSERT OR REPLACE INTO sm_mkeys (port_guid, mkey, set_ms) "
-			    "VALUES (?, ?, ?)");
+			store_batch_sql(b, "INSERT OR REPLACE INTO sm_mkeys (subnet, port_guid, mkey, "
+			    "set_ms) VALUES (?, ?, ?, ?)");
+			store_batch_text(b, sm->subnet);
 			store_batch_int(b, (int64_t)guid);
 			store_batch_int(b, (int64_t)key);
 			store_batch_int(b, event_now_ms());

@@ -175,6 +175,9 @@ struct mc_db;
 
 struct sm {
 	struct fabricd		*fd;
+	/* Which subnet: sm.subnets' name, "" where the daemon serves one.
+	 * Its store rows carry it (schemas/150_sm_subnet.sql). */
+	char			 subnet[SM_SUBNET_NAME_MAX + 1];
 	const struct sm_listener *listeners[SM_MAX_LISTENERS];
 	size_t			 nlisteners;
 	struct sm_config	 cfg;

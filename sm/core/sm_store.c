@@ -14,11 +14,12 @@
 /* The sweep's row, and the trim of the history, as one batch for the
  * store's writer thread: nothing on the loop waits for it. */
 static void
-add_record(struct store_batch *b, const struct sweep_record *r)
+add_record(struct store_batch *b, const char *subnet, const struct sweep_record *r)
 {
 	store_batch_sql(b, "INSERT INTO sm_sweeps (kind, start_ms, duration_ms,"
 	    " mads, retries, timeouts, changes, lft_blocks, port_sets, unreachable,"
-	    " unreachable_what, ok, qos_sets, cause) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	    " unreachable_what, ok, qos_sets, cause, subnet)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	store_batch_text(b, r->kind == SWEEP_HEAVY ? "heavy" : "light");
 	store_batch_int(b, r->start_ms);
 	store_batch_int(b, r->duration_ms);
@@ -33,6 +34,7 @@ add_record(struct store_batch *b, const struct sweep_record *r)
 	store_batch_int(b, r->ok);
 	store_batch_int(b, r->qos_sets);
 	store_batch_text(b, r->periodic ? "periodic" : "event");
+	store_batch_text(b, subnet);
 	/* Light sweeps every few seconds: keep a bounded history. */
 	store_batch_sql(b, "DELETE FROM sm_sweeps WHERE id <= (SELECT max(id) FROM sm_sweeps) - 10000");
 }
@@ -56,6 +58,6 @@ sm_store_sweep(struct sm *sm, bool write_model)
 	if (write_model && sm->fabric)
 		model_writer_update(sm->writer, sm->fabric);
 	b = store_batch_new();
-	add_record(b, &sm->cur);
+	add_record(b, sm->subnet, &sm->cur);
 	store_write_later(st, b);
 }

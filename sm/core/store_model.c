@@ -73,6 +73,7 @@ struct digest_map {
 
 struct model_writer {
 	struct store	*store;
+	char		*subnet;	/* the rows' tag (sm.subnets' name, or "") */
 	struct event	*ev;
 	struct op	*q;
 	size_t		 head, tail, cap;
@@ -266,20 +267,22 @@ push_node(struct model_writer *w, const struct fabric_node *n)
  * one transaction each; the loop only builds them.  sql must be a
  * literal: statements are cached by its address. */
 static void
-add_guid_stmt(struct store_batch *b, const char *sql, const char *guid)
+add_guid_stmt(struct store_batch *b, const char *sql, const char *subnet, const char *guid)
 {
 	store_batch_sql(b, sql);
+	store_batch_text(b, subnet);
 	store_batch_text(b, guid);
 }
 
 static void
-add_port(struct store_batch *b, const char *node, const struct port_row *r)
+add_port(struct store_batch *b, const char *subnet, const char *node, const struct port_row *r)
 {
 	char g[GUID_STR_LEN], peer[GUID_STR_LEN];
 
-	store_batch_sql(b, "INSERT INTO sm_ports (node_guid, num, guid, lid, state,"
+	store_batch_sql(b, "INSERT INTO sm_ports (subnet, node_guid, num, guid, lid, state,"
 	    " phys_state, width_active, speed_active, ext_speed_active, degraded, peer_guid, peer_port)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	store_batch_text(b, subnet);
 	store_batch_text(b, node);
 	store_batch_int(b, r->num);
 	store_batch_text(b, guid_format(r->guid, g, sizeof(g)));
@@ -302,17 +305,18 @@ add_port(struct store_batch *b, const char *node, const struct port_row *r)
 /* A node's rows replace what was stored for it: ports first (they
  * reference the node). */
 static void
-add_node(struct store_batch *b, const struct op *o)
+add_node(struct store_batch *b, const char *subnet, const struct op *o)
 {
 	char g[GUID_STR_LEN];
 
 	guid_format(o->guid, g, sizeof(g));
-	add_guid_stmt(b, "DELETE FROM sm_ports WHERE node_guid = ?", g);
-	add_guid_stmt(b, "DELETE FROM sm_nodes WHERE guid = ?", g);
+	add_guid_stmt(b, "DELETE FROM sm_ports WHERE subnet = ? AND node_guid = ?", subnet, g);
+	add_guid_stmt(b, "DELETE FROM sm_nodes WHERE subnet = ? AND guid = ?", subnet, g);
 	if (o->kind == OP_GONE)
 		return;
-	store_batch_sql(b, "INSERT INTO sm_nodes (guid, type, nports, description, lid, hops, path)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?)");
+	store_batch_sql(b, "INSERT INTO sm_nodes (subnet, guid, type, nports, description, lid,"
+	    " hops, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+	store_batch_text(b, subnet);
 	store_batch_text(b, g);
 	store_batch_text(b, o->type);
 	store_batch_int(b, (int)o->nports);
@@ -321,15 +325,17 @@ add_node(struct store_batch *b, const struct op *o)
 	store_batch_int(b, (int)o->hops);
 	store_batch_text(b, o->path);
 	for (size_t i = 0; i < o->nrows; i++)
-		add_port(b, g, &o->ports[i]);
+		add_port(b, subnet, g, &o->ports[i]);
 }
 
 static void
-add_lid(struct store_batch *b, uint64_t guid, uint16_t lid)
+add_lid(struct store_batch *b, const char *subnet, uint64_t guid, uint16_t lid)
 {
 	char g[GUID_STR_LEN];
 
-	store_batch_sql(b, "INSERT OR REPLACE INTO sm_lids (guid, lid, time_ms) VALUES (?, ?, ?)");
+	store_batch_sql(b, "INSERT OR REPLACE INTO sm_lids (subnet, guid, lid, time_ms)"
+	    " VALUES (?, ?, ?, ?)");
+	store_batch_text(b, subnet);
 	store_batch_text(b, guid_format(guid, g, sizeof(g)));
 	store_batch_int(b, lid);
 	store_batch_int(b, event_now_ms());
@@ -341,7 +347,7 @@ static bool
 add_op(struct model_writer *w, struct store_batch *b, struct op *o, int64_t deadline_us)
 {
 	if (o->kind != OP_LIDS) {
-		add_node(b, o);
+		add_node(b, w->subnet, o);
 		w->rows += 1 + o->nrows;
 		return true;
 	}
@@ -349,7 +355,7 @@ add_op(struct model_writer *w, struct store_batch *b, struct op *o, int64_t dead
 		size_t end = o->lids_done + LIDS_PER_STEP;
 
 		for (; o->lids_done < o->nlids && o->lids_done < end; o->lids_done++, w->rows++)
-			add_lid(b, o->lid_guid[o->lids_done], o->lid_lid[o->lids_done]);
+			add_lid(b, w->subnet, o->lid_guid[o->lids_done], o->lid_lid[o->lids_done]);
 		if (clock_mono_us() >= deadline_us || store_batch_statements(b) >= BATCH_STATEMENTS)
 			break;
 	}
@@ -434,11 +440,12 @@ map_grow(struct digest_map *m)
 static void
 load_stored(struct model_writer *w)
 {
-	sqlite3_stmt *s = store_prepare(w->store, "SELECT guid FROM sm_nodes");
+	sqlite3_stmt *s = store_prepare(w->store, "SELECT guid FROM sm_nodes WHERE subnet = ?");
 
 	map_init(&w->stored, 1024);
 	if (s == NULL)
 		return;
+	sqlite3_bind_text(s, 1, w->subnet, -1, SQLITE_STATIC);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		uint64_t g;
 
@@ -452,11 +459,12 @@ load_stored(struct model_writer *w)
 }
 
 struct model_writer *
-model_writer_new(struct event_base *base, struct store *store)
+model_writer_new(struct event_base *base, struct store *store, const char *subnet)
 {
 	struct model_writer *w = xcalloc(1, sizeof(*w));
 
 	w->store = store;
+	w->subnet = xstrdup(subnet);
 	w->failures_seen = store_write_failures(store);
 	if (base)
 		w->ev = evtimer_new(base, slice_cb, w);
@@ -559,5 +567,6 @@ model_writer_free(struct model_writer *w)
 		event_free(w->ev);
 	free(w->q);
 	free(w->stored.slot);
+	free(w->subnet);
 	free(w);
 }

@@ -17,7 +17,8 @@
 struct model_writer;
 
 /* base NULL: every write happens at once (unit tests). */
-struct model_writer *model_writer_new(struct event_base *base, struct store *store);
+struct model_writer *model_writer_new(struct event_base *base, struct store *store,
+    const char *subnet);
 /* Queue the rows of every node of f that changed since written, and the
  * removal of nodes gone; returns how many nodes were queued. */
 size_t model_writer_update(struct model_writer *w, const struct fabric *f);

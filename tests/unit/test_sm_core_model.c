@@ -215,7 +215,7 @@ test_lids(void **state)
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(store_open(dir, &fake.store), 0);
 	fabricd = &fake;
-	assert_int_equal(sm_lids_load(&lids, fake.store), 0);
+	assert_int_equal(sm_lids_load(&lids, fake.store, ""), 0);
 
 	/* fresh: h2 already holds LID 9 (kept); the rest get 1, 2, ... */
 	tiny_build(&t);
@@ -229,14 +229,14 @@ test_lids(void **state)
 	assert_int_equal(t.sw1->lid, 4);
 	assert_int_equal(t.sw2->lid, 5);
 	assert_int_equal(store_begin(fake.store), 0);
-	sm_lids_save(&lids, fake.store);
+	sm_lids_save(&lids, fake.store, "");
 	assert_int_equal(store_commit(fake.store), 0);
 	fabric_free(t.f);
 
 	/* restart: the database wins over LIDs the ports hold, and a port
 	 * holding another port's LID does not get it */
 	sm_lids_free(&lids);
-	assert_int_equal(sm_lids_load(&lids, fake.store), 0);
+	assert_int_equal(sm_lids_load(&lids, fake.store, ""), 0);
 	tiny_build(&t);
 	fabric_sort(t.f);
 	hold(&t.h1->ports[1], 9);	/* h2's */

@@ -196,32 +196,32 @@ set_in_store(void **state)
 
 	(void)state;
 	assert_int_equal(store_open(dir, &st), 0);
-	assert_int_equal(pds_load(&s, st), 0);
+	assert_int_equal(pds_load(&s, st, ""), 0);
 	assert_int_equal(s.n, 0);
-	assert_int_equal(pds_store_add(st, &e), 0);
+	assert_int_equal(pds_store_add(st, "", &e), 0);
 	e.port = 1;
-	assert_int_equal(pds_store_add(st, &e), 0);
-	assert_int_equal(pds_store_add(st, &e), 0);		/* again: one row */
+	assert_int_equal(pds_store_add(st, "", &e), 0);
+	assert_int_equal(pds_store_add(st, "", &e), 0);		/* again: one row */
 	store_close(st);
 
 	/* a restart: a new store over the same file */
 	assert_int_equal(store_open(dir, &st), 0);
-	assert_int_equal(pds_load(&back, st), 0);
+	assert_int_equal(pds_load(&back, st, ""), 0);
 	assert_int_equal(back.n, 2);
 	assert_non_null(pds_get(&back, 0xfffe000000000001ull, 36));
 	assert_string_equal(pds_get(&back, 0xfffe000000000001ull, 1)->desc, "leaf \"7\"; 'x'");
 	assert_int_equal(pds_get(&back, 0xfffe000000000001ull, 1)->set_ms, 1234);
-	assert_int_equal(pds_store_remove(st, 0xfffe000000000001ull, 36), 0);
-	assert_int_equal(pds_store_remove(st, 0xfffe000000000001ull, 36), 0);	/* no row: fine */
+	assert_int_equal(pds_store_remove(st, "", 0xfffe000000000001ull, 36), 0);
+	assert_int_equal(pds_store_remove(st, "", 0xfffe000000000001ull, 36), 0);	/* no row: fine */
 	pds_free(&back);
-	assert_int_equal(pds_load(&back, st), 0);
+	assert_int_equal(pds_load(&back, st, ""), 0);
 	assert_int_equal(back.n, 1);
 	assert_null(pds_get(&back, 0xfffe000000000001ull, 36));
 	/* the schema refuses port 0 and 255 */
 	e.port = 0;
-	assert_int_not_equal(pds_store_add(st, &e), 0);
+	assert_int_not_equal(pds_store_add(st, "", &e), 0);
 	e.port = 255;
-	assert_int_not_equal(pds_store_add(st, &e), 0);
+	assert_int_not_equal(pds_store_add(st, "", &e), 0);
 	store_close(st);
 	pds_free(&back);
 	pds_free(&s);

@@ -95,7 +95,7 @@ teardown(void **state)
 static void
 test_rows_follow_the_model(void **state)
 {
-	struct model_writer *w = model_writer_new(NULL, fake.store);
+	struct model_writer *w = model_writer_new(NULL, fake.store, "");
 	struct fabric *f = star(4);
 	uint64_t *g = xcalloc(2, sizeof(*g));
 	uint16_t *l = xcalloc(2, sizeof(*l));
@@ -127,7 +127,7 @@ test_rows_follow_the_model(void **state)
 
 	/* a restart on a smaller fabric: every stored node looked at again,
 	 * the two CAs gone are removed with their ports */
-	w = model_writer_new(NULL, fake.store);
+	w = model_writer_new(NULL, fake.store, "");
 	f = star(2);
 	assert_int_equal(model_writer_update(w, f), 3 + 2);
 	assert_int_equal(count("SELECT count(*) FROM sm_nodes"), 3);
@@ -147,7 +147,7 @@ static void
 test_big_model_in_slices(void **state)
 {
 	struct event_base *base = event_base_new();
-	struct model_writer *w = model_writer_new(base, fake.store);
+	struct model_writer *w = model_writer_new(base, fake.store, "");
 	struct fabric *f = star(6000);
 	json_t *st;
 	double max_ms, max_cpu_ms = 0;
