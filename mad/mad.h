@@ -61,8 +61,13 @@ struct mad_counters {
 	uint64_t refused;	/* SubnSets the write gate held back (never sent) */
 };
 
+#define MAD_CA_NAME_LEN	20	/* UMAD_CA_NAME_LEN */
+
 struct mad_engine_config {
 	uint64_t	port_guid;	/* 0: the first port found */
+	/* or by device and port (sm.subnets' "mlx5_0:1"): ca[0] 0: by GUID */
+	char		ca[MAD_CA_NAME_LEN];
+	unsigned	ca_port;
 	unsigned	window;		/* 1..MAD_WINDOW_MAX */
 	unsigned	timeout_ms;	/* per try */
 	unsigned	retries;	/* extra tries after the first */

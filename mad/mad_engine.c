@@ -601,7 +601,9 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 
 	me->base = base;
 	me->fd = me->issm_fd = me->pipe_rd = me->pipe_wr = -1;
-	if (umad_init() < 0 ||
+	if (umad_init() < 0)
+		goto fail;
+	if (cfg->ca[0] ? mad_find_ca_port(cfg->ca, (int)cfg->ca_port, me->ca, &port, &me->port_guid) < 0 :
 	    mad_find_port(cfg->port_guid, cfg->optional, me->ca, &port, &me->port_guid) < 0)
 		goto fail;
 	me->port_num = port;

@@ -4,6 +4,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <endian.h>
 
@@ -12,6 +13,7 @@
 
 #include "common/guid.h"
 #include "common/log.h"
+#include "mad/mad.h"
 #include "mad/port_open.h"
 
 int
@@ -44,6 +46,28 @@ mad_find_port(uint64_t want, bool optional, char *ca_out, int *port_out, uint64_
 	}
 	log_warnx("mad: no port with GUID " GUID_FMT, want);
 	return -1;
+}
+
+_Static_assert(MAD_CA_NAME_LEN == UMAD_CA_NAME_LEN, "mad.h's device name length");
+
+int
+mad_find_ca_port(const char *ca, int port, char *ca_out, int *port_out, uint64_t *guid_out)
+{
+	__be64 guids[UMAD_CA_MAX_PORTS + 1];
+	int n = umad_get_ca_portguids(ca, guids, UMAD_CA_MAX_PORTS + 1);
+
+	if (n <= 0) {
+		log_warnx("mad: no InfiniBand device %s", ca);
+		return -1;
+	}
+	if (port < 1 || port >= n || guids[port] == 0) {
+		log_warnx("mad: %s has no port %d", ca, port);
+		return -1;
+	}
+	snprintf(ca_out, UMAD_CA_NAME_LEN, "%s", ca);
+	*port_out = port;
+	*guid_out = be64toh(guids[port]);
+	return 0;
 }
 
 /*

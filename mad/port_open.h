@@ -13,6 +13,8 @@
  * at debug level only when optional and there is no device at all). */
 int mad_find_port(uint64_t want, bool optional, char *ca_out, int *port_out,
     uint64_t *guid_out);
+/* The same for a device named ca and its port number. */
+int mad_find_ca_port(const char *ca, int port, char *ca_out, int *port_out, uint64_t *guid_out);
 /* Registers the agents on the umad port fd: agent[class] is its id, -1
  * none; serve: they take the requests an SM and its SA answer (else only
  * the SA's Reports, an observer's); *kernel_rmpp says whether the kernel
