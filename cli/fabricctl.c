@@ -297,13 +297,16 @@ chan_write(struct reader *r, const char *buf, size_t len)
 	return r->ssl ? cli_tls_write_all(r->ssl, buf, len) : send_all(r->fd, buf, len);
 }
 
+/* --subnet NAME: the subnet a request asks about (sm.subnets), NULL none. */
+static const char *subnet_opt;
+
 static int
 send_request(struct reader *r, const struct cli_command *cmd, json_t *args,
     const struct cli_files *files, int id)
 {
 	int fd = r->fd;
-	json_t *req = json_pack("{s:i, s:i, s:s, s:O}", "v", PROTO_VERSION, "id", id,
-	    "cmd", cmd->wire, "args", args);
+	json_t *req = json_pack("{s:i, s:i, s:s, s:O, s:s*}", "v", PROTO_VERSION, "id", id,
+	    "cmd", cmd->wire, "args", args, "subnet", subnet_opt);
 	char *text = json_dumps(req, JSON_COMPACT);
 	size_t len = strlen(text), off = 0;
 	int rc = 0;
@@ -625,6 +628,7 @@ main(int argc, char **argv)
 		{ "key", required_argument, NULL, 'K' },
 		{ "ca", required_argument, NULL, 'A' },
 		{ "client-config", required_argument, NULL, 'F' },
+		{ "subnet", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *client_config = getenv("FABRICCTL_REMOTE_CONFIG");
@@ -645,6 +649,7 @@ main(int argc, char **argv)
 		case 'K': free(remote.key); remote.key = strdup(optarg); break;
 		case 'A': free(remote.ca); remote.ca = strdup(optarg); break;
 		case 'F': client_config = optarg; break;
+		case 'N': subnet_opt = optarg; break;
 		case 'V': printf("fabricctl %s (protocol %d)\n", FABRICD_VERSION, PROTO_VERSION);
 			return 0;
 		case 'h': cli_usage_all(stdout); return 0;
@@ -667,12 +672,28 @@ main(int argc, char **argv)
 		cli_completion_bash(stdout);
 		return 0;
 	}
-	/* --json is global but may also follow the command. */
+	/* --json and --subnet are global but may also follow the command. */
 	for (int i = 1; i < argc; i++) {
+		int words = 0;
+
 		if (strcmp(argv[i], "--json") == 0) {
 			json_out = 1;
-			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(char *));
-			argc--, i--;
+			words = 1;
+		} else if (strncmp(argv[i], "--subnet=", 9) == 0) {
+			subnet_opt = argv[i] + 9;
+			words = 1;
+		} else if (strcmp(argv[i], "--subnet") == 0) {
+			if (i + 1 == argc) {
+				fprintf(stderr, "fabricctl: --subnet needs a subnet's name\n");
+				return EXIT_USAGE;
+			}
+			subnet_opt = argv[i + 1];
+			words = 2;
+		}
+		if (words) {
+			memmove(&argv[i], &argv[i + words], (size_t)(argc - i - words + 1) * sizeof(char *));
+			argc -= words;
+			i--;
 		}
 	}
 	if ((cmd = cli_parse(argc, argv, &args)) == NULL)

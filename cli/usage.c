@@ -137,7 +137,7 @@ cli_usage_one(FILE *out, const struct cli_command *c)
 void
 cli_usage_all(FILE *out)
 {
-	fprintf(out, "usage: fabricctl [-s socket] [--json] command [arguments]\n"
+	fprintf(out, "usage: fabricctl [-s socket] [--json] [--subnet NAME] command [arguments]\n"
 	    "       fabricctl --remote HOST:PORT[,HOST:PORT...] --cert FILE --key FILE --ca FILE\n"
 	    "                 [--json] command [arguments]   (or --client-config FILE)\n"
 	    "       fabricctl --version | help [command] | completion bash\n\ncommands:\n");
@@ -149,7 +149,9 @@ cli_usage_all(FILE *out)
 		fprintf(out, "  %-28s ", cli_commands[i].words);
 		print_wrapped(out, line, strlen(line), 31);
 	}
-	fprintf(out, "\n\"fabricctl COMMAND --help\" shows a command's arguments.\n");
+	fprintf(out, "\n--subnet NAME: the subnet of a daemon that serves several (sm.subnets): the SM's\n"
+	    "commands and status ask that subnet's SM; the others serve the first.\n"
+	    "\"fabricctl COMMAND --help\" shows a command's arguments.\n");
 }
 
 /* "(one of a, b, c)" at the end of a description: the values offered. */

@@ -57,6 +57,7 @@ struct ctl_req {
 	void		*gone_arg;
 	struct ctl_file	 files[CTL_MAX_FDS];
 	size_t		 nfiles;
+	char		 subnet[CTL_SUBNET_NAME_MAX + 1];	/* "" when none named */
 	struct ctl_req	*next;		/* in the connection's pending list */
 };
 
@@ -369,7 +370,8 @@ files_read(void *arg, struct ctl_files_result *r)
 }
 
 static void
-dispatch(struct ctl_conn *c, size_t ci, json_t *id, json_t *args, struct ctl_fds *fds)
+dispatch(struct ctl_conn *c, size_t ci, json_t *id, json_t *args, struct ctl_fds *fds,
+    const char *subnet)
 {
 	const struct ctl_command *cmd = &ctl_commands[ci];
 	struct ctl_req *req;
@@ -388,6 +390,7 @@ dispatch(struct ctl_conn *c, size_t ci, json_t *id, json_t *args, struct ctl_fds
 	req->uid = ctl_conn_uid(c);
 	req->admin = ctl_conn_role(c) == ROLE_ADMIN;
 	snprintf(req->who, sizeof(req->who), "%s", ctl_conn_who(c));
+	snprintf(req->subnet, sizeof(req->subnet), "%s", subnet ? subnet : "");
 	req->next = *pending_of(c);
 	*pending_of(c) = req;
 	if (collect_files(req, &ctl_specs[ci], args, fds, fdv, why, sizeof(why)) != 0) {
@@ -465,6 +468,81 @@ control_set_sm_probe(ctl_sm_probe probe, void *arg)
 	sm_probe_arg = arg;
 }
 
+/* sm.subnets' names, the primary first (control.h) */
+#define CTL_MAX_SUBNETS	16
+static char subnet_names[CTL_MAX_SUBNETS][CTL_SUBNET_NAME_MAX + 1];
+static size_t nsubnet_names;
+
+void
+control_set_subnets(const char *const *names, size_t n)
+{
+	nsubnet_names = 0;
+	for (size_t i = 0; i < n && i < CTL_MAX_SUBNETS; i++)
+		snprintf(subnet_names[nsubnet_names++], sizeof(subnet_names[0]), "%s", names[i]);
+}
+
+const char *
+ctl_req_subnet(const struct ctl_req *req)
+{
+	return req->subnet[0] ? req->subnet : NULL;
+}
+
+/* The commands a subnet's SM answers: they take any subnet; status shows
+ * the one named; the rest (partitions, health, RoCE, validation, the
+ * daemon's own) serve the primary subnet. */
+static bool
+command_per_subnet(const char *wire)
+{
+	static const char *const per_subnet[] = {
+		"nodes", "ports", "links", "route", "mcast", "sa", "routing",
+		"routing.rebalance", "topology", "topology.diff", "audit", "sweep",
+		"port.disable", "port.enable", "qos.show", "qos.env", "status", NULL
+	};
+
+	for (size_t i = 0; per_subnet[i]; i++)
+		if (strcmp(per_subnet[i], wire) == 0)
+			return true;
+	return false;
+}
+
+/* Why the request's "subnet" cannot be served (into why), or false. */
+static bool
+refuse_subnet(const char *cmd, json_t *subnet, char *why, size_t len)
+{
+	const char *name = json_string_value(subnet);
+	size_t i, off;
+
+	if (subnet == NULL)
+		return false;
+	if (name == NULL || *name == '\0' || strlen(name) > CTL_SUBNET_NAME_MAX) {
+		snprintf(why, len, "\"subnet\" must be a subnet's name (at most %d characters)",
+		    CTL_SUBNET_NAME_MAX);
+		return true;
+	}
+	if (nsubnet_names == 0) {
+		snprintf(why, len, "--subnet %.*s: this fabricd serves one subnet (no sm.subnets "
+		    "in its configuration); leave --subnet out", utf8_cut(name, 32), name);
+		return true;
+	}
+	for (i = 0; i < nsubnet_names && strcmp(subnet_names[i], name) != 0; i++)
+		;
+	if (i == nsubnet_names) {
+		off = (size_t)snprintf(why, len, "--subnet %.*s: no such subnet here; the subnets "
+		    "are", utf8_cut(name, 32), name);
+		for (i = 0; i < nsubnet_names && off < len; i++)
+			off += (size_t)snprintf(why + off, len - off, "%s %s", i ? "," : "",
+			    subnet_names[i]);
+		return true;
+	}
+	if (i > 0 && !command_per_subnet(cmd)) {
+		snprintf(why, len, "--subnet %s: %s serves the first subnet, %s, only (partitions, "
+		    "health, RoCE, validation and the daemon's own commands are not per subnet yet)",
+		    name, cmd, subnet_names[0]);
+		return true;
+	}
+	return false;
+}
+
 static void
 handle_line(struct ctl_conn *c, const char *line, size_t len, struct ctl_fds *fds)
 {
@@ -503,12 +581,14 @@ handle_line(struct ctl_conn *c, const char *line, size_t len, struct ctl_fds *fd
 		send_error(c, id, PERR_PERMISSION, text);
 		if (role == ROLE_NONE)	/* nothing else to offer: free the slot */
 			ctl_conn_close_when_flushed(c);
+	} else if (refuse_subnet(name, json_object_get(msg, "subnet"), text, sizeof(text))) {
+		send_error(c, id, PERR_INVALID_ARGUMENT, text);
 	} else if (!refuse_not_master(c, id, name)) {
 		if (args == NULL) {
 			args = json_object();
 			json_object_set_new(msg, "args", args);
 		}
-		dispatch(c, ci, id, args, fds);
+		dispatch(c, ci, id, args, fds, json_string_value(json_object_get(msg, "subnet")));
 	}
 	json_decref(msg);
 }

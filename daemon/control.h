@@ -66,6 +66,19 @@ struct ctl_sm_state {
 typedef void (*ctl_sm_probe)(void *arg, struct ctl_sm_state *out);
 void control_set_sm_probe(ctl_sm_probe probe, void *arg);
 
+/*
+ * The subnets this daemon serves (sm.subnets, the first the primary one),
+ * set by the SM module while it runs; none: one subnet, unnamed.  A
+ * request may name one (fabricctl --subnet, "subnet" beside "cmd"): the
+ * SM's commands then ask that subnet's SM (ctl_req_subnet); status shows
+ * it; every other command serves the primary subnet only and refuses
+ * another.  An unknown name is an invalid argument.
+ */
+#define CTL_SUBNET_NAME_MAX	31
+void control_set_subnets(const char *const *names, size_t n);
+/* The subnet the request named, NULL when none. */
+const char *ctl_req_subnet(const struct ctl_req *req);
+
 /* Connection counts, limits, refusals: the "control" part of status. */
 json_t *control_status(void);
 

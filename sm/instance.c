@@ -5,13 +5,27 @@
  * second instance needs only a second pointer.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "daemon/control.h"
 #include "sm/core/sm_internal.h"
 #include "sm/face.h"
 
 struct sm *sm_of_daemon(const struct fabricd *fd) { return fd ? fd->sm : NULL; }
-struct sm *sm_of_req(const struct ctl_req *req) { return sm_of_daemon(ctl_req_daemon(req)); }
+
+/* The SM of the subnet the request names (daemon/control.c checked the
+ * name against sm.subnets), else the daemon's first. */
+struct sm *
+sm_of_req(const struct ctl_req *req)
+{
+	struct sm *sm = sm_of_daemon(ctl_req_daemon(req));
+	const char *name = ctl_req_subnet(req);
+
+	for (struct sm *s = sm; name && s; s = s->next_subnet)
+		if (strcmp(s->subnet, name) == 0)
+			return s;
+	return sm;
+}
 
 struct fabric *sm_fabric(const struct sm *sm) { return sm ? sm->fabric : NULL; }
 bool sm_subnet_up(const struct sm *sm) { return sm && sm->subnet_up; }

@@ -42,6 +42,7 @@
 #include "sm/mcast/mcast.h"
 #include "sm/core/sm_internal.h"
 #include "sm/face.h"
+#include "sm/subnets.h"
 
 /* sm_test_use_io(): a fake fabric in place of the engine. */
 static struct {
@@ -63,11 +64,11 @@ sm_test_use_io(const struct mad_io *io, uint64_t port_guid, uint8_t port_num)
 
 /* What the SM sends through, and as which port. */
 static void
-sm_attach_io(struct sm *sm, struct fabricd *fd)
+sm_attach_io(struct sm *sm, struct fabricd *fd, struct mad_engine *me)
 {
-	struct mad_io io = test_io.on ? test_io.io : mad_io_engine(fd->me);
+	struct mad_io io = test_io.on ? test_io.io : mad_io_engine(me);
 
-	sm->me = test_io.on ? NULL : fd->me;
+	sm->me = test_io.on ? NULL : me;
 	mad_batch_init(&sm->batch, &io, sm);
 	mad_batch_set_base(&sm->batch, fd->base);
 	mad_batch_init(&sm->side, &io, sm);
@@ -170,8 +171,17 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_UINT("audit_mad_budget", struct sm_config, audit_mad_budget, 1, 1000000),
 	CFG_F_BOOL("ipoib_broadcast", struct sm_config, ipoib_default),
 	CFG_F_CUSTOM("observer", struct sm_config, observer, parse_observer),
+	CFG_F_CUSTOM("subnets", struct sm_config, subnets, sm_subnets_parse),
 	CFG_F_END
 };
+
+/* The fields, then what sm.subnets cannot go with. */
+static void
+sm_config_parse(struct cfg_ctx *ctx, yaml_node_t *section, void *cfg)
+{
+	cfg_parse_fields(ctx, section, sm_fields, cfg);
+	sm_subnets_check(ctx, section, cfg);
+}
 
 static void
 sm_config_init(void *p)
@@ -239,6 +249,10 @@ sm_mad_config(const void *cfgp, struct mad_engine_config *mc)
 {
 	const struct sm_config *cfg = cfgp;
 
+	if (cfg->nsubnets > 0) {	/* the daemon's engine: the first subnet's */
+		sm_subnet_engine_config(cfg, 0, mc);
+		return cfg->enabled;
+	}
 	*mc = (struct mad_engine_config){
 		.port_guid = cfg->port_guid, .window = (unsigned)cfg->max_outstanding,
 		.timeout_ms = (unsigned)cfg->timeout_ms, .retries = (unsigned)cfg->retries,
@@ -305,7 +319,7 @@ observer_start(struct fabricd *fd, const struct sm_config *cfg)
 	sm->fd = fd;
 	sm->cfg = *cfg;
 	sm->cfg.mkey_secret = NULL;
-	sm_attach_io(sm, fd);
+	sm_attach_io(sm, fd, fd->me);
 	/* the SA's Reports are ours to answer, nothing else */
 	sm_observer_reports_start(sm, sm_observer_patch);
 	sm->state = SM_STATE_NOTACTIVE;		/* never sweeps, never master */
@@ -337,22 +351,21 @@ observer_stop(struct fabricd *fd, struct sm *sm)
 	free(sm);
 }
 
-static int
-sm_start(struct fabricd *fd, const void *cfgp)
+/* One SM, on me, for the subnet called name ("" without sm.subnets). */
+static struct sm *
+sm_instance_start(struct fabricd *fd, const struct sm_config *cfg, struct mad_engine *me,
+    const char *name)
 {
-	const struct sm_config *cfg = cfgp;
-	struct sm *sm;
+	struct sm *sm = xcalloc(1, sizeof(*sm));
 
-	if (!cfg->enabled)
-		return observer_start(fd, cfg);
-	if (fd->me == NULL && !test_io.on)
-		return -1;	/* the daemon could not open the port (logged) */
-	sm = xcalloc(1, sizeof(*sm));
 	sm->fd = fd;
 	sm->cfg = *cfg;
-	sm_attach_io(sm, fd);
-	fd->sm = sm;
-	ha_scope(fd->ha, cfg->subnet_prefix);	/* the intent's keys are this subnet's */
+	snprintf(sm->subnet, sizeof(sm->subnet), "%s", name);
+	sm_attach_io(sm, fd, me);
+	if (fd->sm == NULL) {		/* the daemon's: what other modules serve */
+		fd->sm = sm;
+		ha_scope(fd->ha, cfg->subnet_prefix);	/* the intent's keys are this subnet's */
+	}
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
 	sm->mc = mc_db_new();
 	sm->sa = sa_state_new();
@@ -373,13 +386,36 @@ sm_start(struct fabricd *fd, const void *cfgp)
 		    sm->disabled.n == 1 ? "" : "s");
 	sm_replica_start(sm);
 	sm_fence_start(sm);
-	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT ", priority %llu",
-	    sm->own_guid, (unsigned long long)cfg->priority);
+	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT "%s%s, "
+	    "priority %llu", sm->own_guid, name[0] ? " for subnet " : "", name,
+	    (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);
 	(void)sm_listen(sm, &sm_ctl_listener);	/* the first: room is always there */
-	control_set_sm_probe(mastership, sm);
+	if (fd->sm == sm)
+		control_set_sm_probe(mastership, sm);
 	sm_audit_start(sm);
 	sm_sweep_request(sm, true);
+	return sm;
+}
+
+static int
+sm_start(struct fabricd *fd, const void *cfgp)
+{
+	const struct sm_config *cfg = cfgp;
+	bool others = cfg->nsubnets > 1;
+
+	if (!cfg->enabled)
+		return observer_start(fd, cfg);
+	if (fd->me == NULL && !test_io.on)
+		return -1;	/* the daemon could not open the port (logged) */
+	if (others && fd->ha) {
+		event_post(EV_ERROR, "sm", NULL, "sm.subnets with ha: the etcd intent is kept "
+		    "for one subnet; the SM serves the first subnet, %s, only", cfg->subnets[0].name);
+		others = false;
+	}
+	sm_instance_start(fd, cfg, fd->me, cfg->nsubnets ? cfg->subnets[0].name : "");
+	if (others)
+		sm_subnets_start(fd, cfg, sm_instance_start);
 	return 0;
 }
 
@@ -390,21 +426,26 @@ static const struct cfg_restart_key sm_restart_keys[] = {
 	CFG_RESTART("sm.enabled", CFG_BOOL, struct sm_config, enabled),
 	CFG_RESTART("sm.port_guid", CFG_UINT, struct sm_config, port_guid),
 	CFG_RESTART("sm.observer.enabled", CFG_BOOL, struct sm_config, observer.enabled),
+	CFG_RESTART_CUSTOM("sm.subnets"),	/* sm_reload_check */
 	CFG_RESTART_END
 };
 
-static int
-sm_reload(struct fabricd *fd, const void *cfgp)
+/* sm.subnets: each port's engine and SM start with the daemon. */
+static enum reload_result
+sm_reload_check(struct fabricd *fd, const void *cfgp, char *why, size_t len)
 {
-	const struct sm_config *cfg = cfgp;
-	struct sm *sm = fd->sm;
+	const struct sm_config *now = fabricd_module_config(fd, MOD_SM), *cfg = cfgp;
 
-	if (sm == NULL)
-		return 0;	/* disabled, and staying so (sm_restart_keys) */
-	if (sm->observer) {
-		sm_observer_reload(sm, &cfg->observer);
-		return 0;
+	if (!sm_subnets_same(now, cfg)) {
+		snprintf(why, len, "sm.subnets changes only at restart");
+		return RELOAD_RESTART_NEEDED;
 	}
+	return RELOAD_APPLIED;
+}
+
+static void
+sm_instance_reload(struct sm *sm, const struct sm_config *cfg)
+{
 	sm->cfg.priority = cfg->priority;
 	sm->cfg.routing = cfg->routing;
 	memcpy(sm->cfg.updn_roots, cfg->updn_roots, sizeof(sm->cfg.updn_roots));
@@ -439,22 +480,32 @@ sm_reload(struct fabricd *fd, const void *cfgp)
 	sm_standby_reload(sm);		/* the poll period may follow the sweep's */
 	sm_replica_config_changed(sm);	/* the QoS policy, as other SM nodes see it */
 	sm_sweep_request(sm, true);	/* routing may have changed */
+}
+
+static int
+sm_reload(struct fabricd *fd, const void *cfgp)
+{
+	const struct sm_config *cfg = cfgp;
+
+	if (fd->sm == NULL)
+		return 0;	/* disabled, and staying so (sm_restart_keys) */
+	if (fd->sm->observer) {
+		sm_observer_reload(fd->sm, &cfg->observer);
+		return 0;
+	}
+	for (struct sm *sm = fd->sm; sm; sm = sm->next_subnet)
+		sm_instance_reload(sm, cfg);
 	return 0;
 }
 
 static void
-sm_stop(struct fabricd *fd)
+sm_instance_stop(struct sm *sm)
 {
-	struct sm *sm = fd->sm;
+	struct fabricd *fd = sm->fd;
 	size_t i;
 
-	if (sm == NULL)
-		return;
-	if (sm->observer) {
-		observer_stop(fd, sm);
-		return;
-	}
-	control_set_sm_probe(NULL, NULL);
+	if (fd->sm == sm)
+		control_set_sm_probe(NULL, NULL);
 	for (i = 0; i < sm->nwaiters; i++)
 		ctl_reply_error(sm->waiters[i], PERR_UNAVAILABLE, "the subnet manager stopped");
 	sm->nwaiters = 0;
@@ -494,8 +545,22 @@ sm_stop(struct fabricd *fd)
 	sm_mcast_free(sm);
 	sa_state_free(sm->sa);
 	free(sm->qos_tables);
-	fd->sm = NULL;
+	if (fd->sm == sm)
+		fd->sm = NULL;
 	free(sm);
+}
+
+static void
+sm_stop(struct fabricd *fd)
+{
+	if (fd->sm == NULL)
+		return;
+	if (fd->sm->observer) {
+		observer_stop(fd, fd->sm);
+		return;
+	}
+	sm_subnets_stop(fd, sm_instance_stop);
+	sm_instance_stop(fd->sm);
 }
 
 static json_t *
@@ -507,6 +572,12 @@ sm_status(struct fabricd *fd)
 		return json_pack("{s:s}", "state", c->enabled ? "error" : "disabled");
 	if (fd->sm->observer)
 		return sm_observer_json(fd->sm);
+	if (c->nsubnets > 0) {
+		json_t *st = sm_status_json(fd->sm);
+
+		json_object_set_new(st, "subnets", sm_subnets_status(fd->sm, sm_status_json));
+		return st;
+	}
 	return sm_status_json(fd->sm);
 }
 
@@ -526,9 +597,11 @@ const struct fabricd_module sm_module = {
 	.config_size = sizeof(struct sm_config),
 	.config_init = sm_config_init,
 	.config_fields = sm_fields,
+	.config_parse = sm_config_parse,
 	.mad_config = sm_mad_config,
 	.start = sm_start,
 	.restart_keys = sm_restart_keys,
+	.reload_check = sm_reload_check,
 	.reload = sm_reload,
 	.stop = sm_stop,
 	.status = sm_status,

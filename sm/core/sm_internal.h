@@ -46,6 +46,15 @@ struct sm_observer_config {
 	uint64_t	 max_outstanding;	/* SA queries in flight, 1..MAD_WINDOW_MAX */
 };
 
+/* One of sm.subnets: a port this daemon serves, and its subnet's name. */
+#define SM_MAX_SUBNETS	8
+struct sm_subnet_config {
+	char		 name[SM_SUBNET_NAME_MAX + 1];
+	uint64_t	 guid;			/* the port by GUID, or */
+	char		 ca[MAD_CA_NAME_LEN];	/* by device and number */
+	unsigned	 port;
+};
+
 struct sm_config {
 	bool		 enabled;
 	uint64_t	 port_guid;		/* 0: first port */
@@ -70,6 +79,8 @@ struct sm_config {
 	uint64_t	 mkey_lease_ms;		/* M_KeyLeasePeriod (whole seconds) */
 	bool		 ipoib_default;		/* IPoIB broadcast group of 0x7fff */
 	struct sm_observer_config observer;
+	struct sm_subnet_config subnets[SM_MAX_SUBNETS];	/* none: one, unnamed */
+	size_t		 nsubnets;
 };
 
 enum sweep_kind { SWEEP_LIGHT, SWEEP_HEAVY };
@@ -178,6 +189,8 @@ struct sm {
 	/* Which subnet: sm.subnets' name, "" where the daemon serves one.
 	 * Its store rows carry it (schemas/150_sm_subnet.sql). */
 	char			 subnet[SM_SUBNET_NAME_MAX + 1];
+	struct sm		*next_subnet;	/* the daemon's next SM (sm/subnets.c) */
+	bool			 own_engine;	/* it opened sm->me, and closes it */
 	const struct sm_listener *listeners[SM_MAX_LISTENERS];
 	size_t			 nlisteners;
 	struct sm_config	 cfg;

@@ -54,6 +54,43 @@ for want in 'dup.yaml:3:3: duplicate key "priority" (first given at line 2)' \
 	printf '%s\n' "$out" | grep -qF "$want" || fail "missing error: $want; got: $out"
 done
 
+# sm.subnets (issue 43): every wrong item at its own place
+cat > "$T/subnets.yaml" <<YAML
+sm:
+  enabled: true
+  port_guid: 0x1
+  subnets:
+    - name: plane1
+      port: mlx5_0:1
+    - name: plane1
+      port: mlx5_1:1
+    - name: "bad name"
+      port: mlx5_2:0
+    - name: p4
+      port: mlx5_0:1
+    - port: 0x2
+    - name: p6
+      port: nonsense
+      speed: fast
+YAML
+out=$("$FABRICD" -n -c "$T/subnets.yaml" 2>&1) && fail "bad sm.subnets accepted: $out"
+for want in 'subnets.yaml:7:7: subnet "plane1" is named twice' \
+	    "subnets.yaml:9:13: a subnet name is 1-31 letters" \
+	    'subnets.yaml:10:13: expected DEVICE:PORT with a device name of at most 19 characters and a port 1-254 (mlx5_0:1), found "mlx5_2:0"' \
+	    'subnets.yaml:11:7: subnets "plane1" and "p4" name the same port' \
+	    'subnets.yaml:13:7: a subnet needs a name and a port' \
+	    'subnets.yaml:15:13: expected DEVICE:PORT (mlx5_0:1) or a port GUID' \
+	    'subnets.yaml:16:7: unknown key "speed" in a subnet (name, port)' \
+	    'subnets.yaml:2:3: port_guid and subnets both name ports'; do
+	printf '%s\n' "$out" | grep -qF "$want" || fail "missing error: $want; got: $out"
+done
+printf 'sm:\n  subnets:\n    - name: a\n      port: ibp0:1\n' > "$T/subnets_off.yaml"
+out=$("$FABRICD" -n -c "$T/subnets_off.yaml" 2>&1) && fail "sm.subnets with the SM off accepted"
+printf '%s\n' "$out" | grep -qF 'subnets_off.yaml:2:3: subnets needs enabled: true' || fail "subnets off: $out"
+printf 'sm:\n  enabled: true\n  subnets:\n    - name: a\n      port: ibp0:1\n    - name: b\n      port: 0x0002c90300000a02\n' \
+    > "$T/subnets_ok.yaml"
+out=$("$FABRICD" -n -c "$T/subnets_ok.yaml" 2>/dev/null) || fail "good sm.subnets rejected: $out"
+
 printf 'metrics:\n  listen: 9683\n' > "$T/listen.yaml"
 out=$("$FABRICD" -n -c "$T/listen.yaml" 2>&1) && fail "metrics.listen without a host accepted"
 printf '%s\n' "$out" | grep -qF 'listen.yaml:2:11: expected ADDRESS:PORT' || fail "metrics.listen: $out"
