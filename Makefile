@@ -51,7 +51,8 @@ TOOL_BINS = $(TOOL_SRCS:tools/%.c=$(O)/tools/%)
 SQL      = $(sort $(wildcard schemas/*.sql))
 
 all: deps-quiet $(O)/fabricd $(O)/fabricctl $(TOOL_BINS) $(UNIT_BINS) $(O)/tests/libroce_nlfake.so \
-    $(O)/tests/libmadlog.so $(O)/tests/libumad_sendspy.so $(O)/tests/libfileblock.so \
+    $(O)/tests/libmadlog.so $(O)/tests/libumad_sendspy.so $(O)/tests/libmultisim.so \
+    $(O)/tests/libfileblock.so \
     $(O)/tests/liboptsl2vl.so $(O)/tests/libreport_inject.so $(O)/tests/libsa_gettable.so \
     $(O)/bench/routebench \
     $(O)/fabricctl.bash
@@ -159,6 +160,13 @@ $(O)/tests/libumad_sendspy.so: tests/fixtures/mad/sendspy.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -isystem /usr/include/infiniband -fPIC -shared \
 	    -o $@ $< -ldl
+
+# Several umad devices in one process, each on its own ibsim (LD_PRELOAD
+# instead of umad2sim): fabricd's planes, two subnets at once.
+$(O)/tests/libmultisim.so: tests/fixtures/mad/multisim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -isystem /usr/include/infiniband -fPIC -shared \
+	    -o $@ $< -ldl -lpthread
 
 # The SQL migrations are compiled into the daemon so that an installed
 # fabricd never depends on finding schema files at run time.

@@ -7,7 +7,8 @@
 #   sim_diag ibnetdiscover               # infiniband-diags tool, attached to host1
 #   sim_diag -H host3 -t 30 ibroute 5    # other host, other timeout
 #   sim_console 'Unlink "sw-l1"[20]'
-#   sim_stop
+#   sim_start_second B.net               # a second simulator, its own socket
+#   sim_stop                             # (both)
 #
 # Each simulator gets its own IBSIM_SOCKNAME (exported, so that fabricd or
 # opensm started by the test join the same one) and its own directory
@@ -30,6 +31,8 @@ SIM_PRELOAD=${SIM_PRELOAD:-$(sim_find_preload)}
 SIM_PID=
 SIM_HOLDER=
 SIM_OWN_DIR=
+SIM2_PID=
+SIM2_HOLDER=
 
 sim_fail() {
 	echo "ibsim.sh: $*" >&2
@@ -107,6 +110,34 @@ sim_start() {
 		i=$((i + 1))
 		sleep 0.1
 	done
+}
+
+# sim_start_second NETFILE [EXTRA IBSIM FLAGS...]: one more simulator
+# beside sim_start's (a process on two subnets: tests/fixtures/mad/
+# multisim.c), in $SIM_DIR/second with its own console and socket name:
+# SIM2_DIR, SIM2_PID, SIM2_SOCKNAME.  IBSIM_SOCKNAME and the rest stay
+# the first one's; sim_stop stops both.
+sim_start_second() {
+	_s1_dir=$SIM_DIR _s1_pid=$SIM_PID _s1_holder=$SIM_HOLDER _s1_own=$SIM_OWN_DIR
+	_s1_sock=${IBSIM_SOCKNAME:-}
+	SIM_DIR=$SIM_DIR/second SIM_OWN_DIR='' SIM_PID='' SIM_HOLDER=''
+	sim_start "$@"
+	_rc=$?
+	SIM2_DIR=$SIM_DIR SIM2_PID=$SIM_PID SIM2_HOLDER=$SIM_HOLDER SIM2_SOCKNAME=$IBSIM_SOCKNAME
+	SIM_DIR=$_s1_dir SIM_PID=$_s1_pid SIM_HOLDER=$_s1_holder SIM_OWN_DIR=$_s1_own
+	IBSIM_SOCKNAME=$_s1_sock
+	export IBSIM_SOCKNAME
+	return $_rc
+}
+
+# sim_second_console COMMAND: sim_console on the second simulator.
+sim_second_console() {
+	_s1_dir=$SIM_DIR _s1_pid=$SIM_PID
+	SIM_DIR=$SIM2_DIR SIM_PID=$SIM2_PID
+	sim_console "$1"
+	_rc=$?
+	SIM_DIR=$_s1_dir SIM_PID=$_s1_pid
+	return $_rc
 }
 
 # sim_console COMMAND: one console line (see `Help` in ibsim).  Waits until
@@ -219,22 +250,25 @@ sim_stop_opensm() {
 	OSM_PID=
 }
 
-# sim_stop: stop ibsim and the FIFO writer, remove fake-sysfs leftovers of
-# clients that died, and the directory if sim_start made it.  Idempotent.
+# sim_stop: stop ibsim (both, after sim_start_second) and the FIFO
+# writers, remove fake-sysfs leftovers of clients that died, and the
+# directory if sim_start made it.  Idempotent.
 sim_stop() {
 	if [ -n "$OSM_PID" ]; then
 		kill "$OSM_PID" 2>/dev/null
 		wait "$OSM_PID" 2>/dev/null
 		OSM_PID=
 	fi
-	for p in $SIM_PID $SIM_HOLDER; do
+	for p in $SIM_PID $SIM_HOLDER $SIM2_PID $SIM2_HOLDER; do
 		kill "$p" 2>/dev/null
 	done
-	for p in $SIM_PID $SIM_HOLDER; do
+	for p in $SIM_PID $SIM_HOLDER $SIM2_PID $SIM2_HOLDER; do
 		wait "$p" 2>/dev/null
 	done
 	SIM_PID=
 	SIM_HOLDER=
+	SIM2_PID=
+	SIM2_HOLDER=
 	if [ -n "${SIM_DIR:-}" ]; then
 		rm -rf "$SIM_DIR"/run/sys-* 2>/dev/null
 		if [ -n "$SIM_OWN_DIR" ] && [ -z "${SIM_KEEP:-}" ]; then
