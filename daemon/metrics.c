@@ -4,6 +4,7 @@
  * the control socket drops a client with more than 4 MiB unread, and a large
  * fabric's exposition is more than that (15 MB at 1,296 hosts).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,17 +58,55 @@ status_get(json_t *o, const char *path)
 	return o ? json_object_get(o, path) : NULL;
 }
 
+static bool
+status_has(json_t *v)
+{
+	return json_is_number(v) || json_is_boolean(v);
+}
+
+void
+metrics_from_statuses(struct prom *p, json_t *const *status, const char *label,
+    const char *const *values, size_t nstatus, const struct status_metric *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool family = false;
+
+		for (size_t s = 0; s < nstatus; s++) {
+			json_t *v = status_get(status[s], t[i].path);
+			struct prom_label l = { label, values ? values[s] : NULL };
+
+			if (!status_has(v))
+				continue;
+			if (!family)
+				prom_family(p, t[i].name, t[i].type, t[i].help);
+			family = true;
+			prom_sample_double(p, t[i].name, &l, label ? 1 : 0,
+			    json_is_boolean(v) ? (json_is_true(v) ? 1 : 0) : json_number_value(v));
+		}
+	}
+}
+
 void
 metrics_from_status(struct prom *p, json_t *status, const struct status_metric *t, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		json_t *v = status_get(status, t[i].path);
+	metrics_from_statuses(p, &status, NULL, NULL, 1, t, n);
+}
 
-		if (!json_is_number(v) && !json_is_boolean(v))
-			continue;
-		prom_family(p, t[i].name, t[i].type, t[i].help);
-		prom_sample_double(p, t[i].name, NULL, 0,
-		    json_is_boolean(v) ? (json_is_true(v) ? 1 : 0) : json_number_value(v));
+void
+metrics_state_sets(struct prom *p, const char *name, const char *help,
+    const char *const *current, const char *label, const char *const *values, size_t nvalues,
+    const char *const *states)
+{
+	struct prom_label l[2];
+
+	prom_family(p, name, "gauge", help);
+	for (size_t v = 0; v < nvalues; v++) {
+		l[0] = (struct prom_label){ label, values ? values[v] : NULL };
+		for (size_t i = 0; states[i]; i++) {
+			l[1] = (struct prom_label){ "state", states[i] };
+			prom_sample_u64(p, name, label ? l : l + 1, label ? 2 : 1,
+			    current[v] && strcmp(current[v], states[i]) == 0);
+		}
 	}
 }
 
@@ -75,13 +114,7 @@ void
 metrics_state_set(struct prom *p, const char *name, const char *help, const char *current,
     const char *const *states)
 {
-	struct prom_label l[1];
-
-	prom_family(p, name, "gauge", help);
-	for (size_t i = 0; states[i]; i++) {
-		l[0] = (struct prom_label){ "state", states[i] };
-		prom_sample_u64(p, name, l, 1, current && strcmp(current, states[i]) == 0);
-	}
+	metrics_state_sets(p, name, help, &current, NULL, NULL, 1, states);
 }
 
 /* The MAD engine is the daemon's (every module's SMPs and PerfMgt MADs):

@@ -41,6 +41,13 @@ void metrics_from_status(struct prom *p, json_t *status, const struct status_met
  * NULL-terminated); the Prometheus way of exposing an enumeration. */
 void metrics_state_set(struct prom *p, const char *name, const char *help, const char *current,
     const char *const *states);
+/* The same for n instances of a part (the SMs of sm.subnets): each family
+ * once, each instance's sample labelled label="values[i]". */
+void metrics_from_statuses(struct prom *p, json_t *const *status, const char *label,
+    const char *const *values, size_t nstatus, const struct status_metric *table, size_t n);
+void metrics_state_sets(struct prom *p, const char *name, const char *help,
+    const char *const *current, const char *label, const char *const *values, size_t nvalues,
+    const char *const *states);
 
 /* metrics_http.c: serve GET /metrics on cfg->metrics_listen when set.
  * 0 when nothing is to be served or the listener is up. */

@@ -73,7 +73,7 @@ on_set(const struct mad_result *res, void *owner, void *arg)
 		json_t *o = op_json(op, action, true);
 
 		json_object_set_new(o, "phys_state", json_string(fabric_phys_state_name(now)));
-		event_post(EV_INFO, "sm", op_object(op, obj, sizeof(obj)), "%s by an operator "
+		event_post(EV_INFO, sm_source(sm), op_object(op, obj, sizeof(obj)), "%s by an operator "
 		    "(PortPhysicalState now %s)", action, fabric_phys_state_name(now));
 		/* The model still holds the link a disable took down (ibsim
 		 * sends no trap for it): a heavy sweep drops it and routes
@@ -88,7 +88,7 @@ on_set(const struct mad_result *res, void *owner, void *arg)
 		    op->label, op->port, disable ? "it stays in the disabled set" :
 		    "it is out of the disabled set: run port enable again on the master");
 	} else {
-		event_post(EV_WARNING, "sm", op_object(op, obj, sizeof(obj)), "the PortInfo Set "
+		event_post(EV_WARNING, sm_source(sm), op_object(op, obj, sizeof(obj)), "the PortInfo Set "
 		    "that %s it got %s", disable ? "disables" : "enables",
 		    res->status ? "no answer" : "a rejection");
 		/* Unanswered, it may still have landed (a CA's own port takes

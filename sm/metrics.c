@@ -88,6 +88,47 @@ ms_to_seconds(json_t *o, const char *key)
 		json_object_set_new(o, key, json_real((double)json_integer_value(ms) / 1000.0));
 }
 
+#define SM_METRICS_MAX	16	/* SMs a daemon runs (sm.subnets) */
+
+/* Every SM of the daemon, from the first: one family each, one sample an
+ * SM, labelled subnet="NAME" under sm.subnets (none without). */
+static void
+sm_metrics_subnets(struct prom *p, struct sm *first, const char *const *states,
+    const char *const *subnet_states)
+{
+	json_t *st[SM_METRICS_MAX], *audit[SM_METRICS_MAX];
+	const char *names[SM_METRICS_MAX], *state[SM_METRICS_MAX], *sub[SM_METRICS_MAX];
+	const char *label = first->subnet[0] ? "subnet" : NULL;
+	size_t n = 0, na = 0;
+
+	for (struct sm *sm = first; sm && n < SM_METRICS_MAX; sm = sm->next_subnet) {
+		if ((st[n] = sm_status_json(sm)) == NULL)
+			continue;
+		names[n] = sm->subnet;
+		state[n] = json_string_value(json_object_get(st[n], "state"));
+		sub[n] = json_string_value(json_object_get(json_object_get(st[n], "subnet"), "state"));
+		ms_to_seconds(json_object_get(st[n], "subnet"), "last_sweep_ms");
+		n++;
+	}
+	metrics_state_sets(p, "fabricd_sm_state", "SMInfo state of this SM (1 for the current one)",
+	    state, label, names, n, states);
+	metrics_state_sets(p, "fabricd_sm_subnet_state", "the subnet as this SM sees it", sub,
+	    label, names, n, subnet_states);
+	metrics_from_statuses(p, st, label, names, n, sm_series,
+	    sizeof(sm_series) / sizeof(sm_series[0]));
+	for (size_t i = 0; i < n; i++)
+		json_decref(st[i]);
+	for (struct sm *sm = first; sm && na < SM_METRICS_MAX; sm = sm->next_subnet) {
+		if ((audit[na] = sm_audit_json(sm)) == NULL)
+			continue;
+		names[na++] = sm->subnet;
+	}
+	metrics_from_statuses(p, audit, label, names, na, audit_series,
+	    sizeof(audit_series) / sizeof(audit_series[0]));
+	for (size_t i = 0; i < na; i++)
+		json_decref(audit[i]);
+}
+
 void
 sm_metrics(struct fabricd *fd, struct prom *p)
 {
@@ -113,17 +154,7 @@ sm_metrics(struct fabricd *fd, struct prom *p)
 		json_decref(st);
 		return;
 	}
-	if (sm == NULL || (st = sm_status_json(sm)) == NULL)
+	if (sm == NULL)
 		return;
-	metrics_state_set(p, "fabricd_sm_state", "SMInfo state of this SM (1 for the current one)",
-	    json_string_value(json_object_get(st, "state")), states);
-	metrics_state_set(p, "fabricd_sm_subnet_state", "the subnet as this SM sees it",
-	    json_string_value(json_object_get(json_object_get(st, "subnet"), "state")), subnet);
-	ms_to_seconds(json_object_get(st, "subnet"), "last_sweep_ms");
-	metrics_from_status(p, st, sm_series, sizeof(sm_series) / sizeof(sm_series[0]));
-	json_decref(st);
-	if ((st = sm_audit_json(sm)) != NULL) {
-		metrics_from_status(p, st, audit_series, sizeof(audit_series) / sizeof(audit_series[0]));
-		json_decref(st);
-	}
+	sm_metrics_subnets(p, sm, states, subnet);
 }

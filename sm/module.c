@@ -318,6 +318,7 @@ observer_start(struct fabricd *fd, const struct sm_config *cfg)
 	sm = xcalloc(1, sizeof(*sm));
 	sm->fd = fd;
 	sm->cfg = *cfg;
+	snprintf(sm->source, sizeof(sm->source), "sm");
 	sm->cfg.mkey_secret = NULL;
 	sm_attach_io(sm, fd, fd->me);
 	/* the SA's Reports are ours to answer, nothing else */
@@ -361,6 +362,7 @@ sm_instance_start(struct fabricd *fd, const struct sm_config *cfg, struct mad_en
 	sm->fd = fd;
 	sm->cfg = *cfg;
 	snprintf(sm->subnet, sizeof(sm->subnet), "%s", name);
+	snprintf(sm->source, sizeof(sm->source), "sm%s%s", name[0] ? "/" : "", name);
 	sm_attach_io(sm, fd, me);
 	if (fd->sm == NULL) {		/* the daemon's: what other modules serve */
 		fd->sm = sm;
@@ -386,7 +388,7 @@ sm_instance_start(struct fabricd *fd, const struct sm_config *cfg, struct mad_en
 		    sm->disabled.n == 1 ? "" : "s");
 	sm_replica_start(sm);
 	sm_fence_start(sm);
-	event_post(EV_INFO, "sm", NULL, "subnet manager started on port " GUID_FMT "%s%s, "
+	event_post(EV_INFO, sm_source(sm), NULL, "subnet manager started on port " GUID_FMT "%s%s, "
 	    "priority %llu", sm->own_guid, name[0] ? " for subnet " : "", name,
 	    (unsigned long long)cfg->priority);
 	sm_sweep_start_timer(sm);

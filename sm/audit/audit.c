@@ -183,7 +183,7 @@ on_repair_reply(struct sm *sm, void *op, struct fabric_node *n, const struct aud
 		if (f)
 			f->repaired = true;
 		guid_map_put(&sm->audit->told, diff_key(n, op_chk(op), g), NULL);
-		event_post(EV_INFO, "sm", port_object(n, g->port, name, sizeof(name)),
+		event_post(EV_INFO, sm_source(sm), port_object(n, g->port, name, sizeof(name)),
 		    "audit: %s block %u put back", c->table, g->block);
 		return;
 	}
@@ -194,14 +194,14 @@ on_repair_reply(struct sm *sm, void *op, struct fabric_node *n, const struct aud
 		 * or may not have landed.  Not "told": the next pass reads it
 		 * again and decides from what it finds. */
 		guid_map_put(&sm->audit->told, diff_key(n, op_chk(op), g), NULL);
-		event_post(EV_WARNING, "sm", port_object(n, g->port, name, sizeof(name)),
+		event_post(EV_WARNING, sm_source(sm), port_object(n, g->port, name, sizeof(name)),
 		    "audit: %s block %u: the repair got no answer; read again at the next "
 		    "pass", c->table, g->block);
 		return;
 	}
 	if (f)
 		f->repair_failed = true;
-	event_post(EV_ERROR, "sm", port_object(n, g->port, name, sizeof(name)),
+	event_post(EV_ERROR, sm_source(sm), port_object(n, g->port, name, sizeof(name)),
 	    "audit: %s block %u not put back (the port did not keep it); not written again "
 	    "until it changes", c->table, g->block);
 }
@@ -243,7 +243,7 @@ on_audit_reply(const struct mad_result *res, void *owner, void *op)
 		return;		/* told already; a repair it did not keep is not retried */
 	guid_map_put(&sm->audit->told, key, (void *)1);
 	record_finding(sm, n, c, &g, diff);
-	event_post(EV_WARNING, "sm", port_object(n, g.port, name, sizeof(name)),
+	event_post(EV_WARNING, sm_source(sm), port_object(n, g.port, name, sizeof(name)),
 	    "audit: %s block %u differs from what fabricd programmed: %s%s", c->table,
 	    g.block, diff, v == AUDIT_DIFF ? "; putting it back" : "");
 	if (v == AUDIT_DIFF)

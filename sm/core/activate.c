@@ -75,7 +75,7 @@ mkey_fields(struct sm *sm, const struct fabric_port *p, ib_port_info_t *pi)
 		if (!st->told) {
 			sm_node_label(p->node, name, sizeof(name));
 			snprintf(name + strlen(name), sizeof(name) - strlen(name), ":%u", p->num);
-			event_post(EV_ERROR, "sm", name, "holds an M_Key fabricd does not know "
+			event_post(EV_ERROR, sm_source(sm), name, "holds an M_Key fabricd does not know "
 			    "and its lease never lapses: reset the port or give fabricd its secret");
 		}
 		st->told = true;
@@ -86,7 +86,7 @@ mkey_fields(struct sm *sm, const struct fabric_port *p, ib_port_info_t *pi)
 	if (st && st->unknown && !st->told) {
 		sm_node_label(p->node, name, sizeof(name));
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), ":%u", p->num);
-		event_post(EV_WARNING, "sm", name, "refused fabricd's M_Key; its lease has run "
+		event_post(EV_WARNING, sm_source(sm), name, "refused fabricd's M_Key; its lease has run "
 		    "out: writing it again");
 		st->told = true;
 	}

@@ -14,6 +14,7 @@
 
 struct diff {
 	unsigned	 n;		/* changes found */
+	const char	*source;	/* the events' (sm_source) */
 };
 
 static void
@@ -21,7 +22,7 @@ post(struct diff *d, enum event_severity sev, const char *obj, const char *fmt, 
     const char *b)
 {
 	if (d->n++ < DIFF_EVENTS_MAX)
-		event_post(sev, "sm", obj, fmt, a, b);
+		event_post(sev, d->source, obj, fmt, a, b);
 }
 
 static void
@@ -82,9 +83,9 @@ nodes_missing(struct diff *d, const struct fabric *from, const struct fabric *to
 }
 
 unsigned
-sm_diff_events(const struct fabric *old, const struct fabric *cur)
+sm_diff_events(const struct fabric *old, const struct fabric *cur, const char *source)
 {
-	struct diff d = { 0 };
+	struct diff d = { 0, source };
 	char text[160];
 
 	if (old == NULL) {
@@ -97,7 +98,7 @@ sm_diff_events(const struct fabric *old, const struct fabric *cur)
 			else
 				ca++;
 		snprintf(text, sizeof(text), "%zu switches, %zu CAs", sw, ca);
-		event_post(EV_INFO, "sm", NULL, "fabric discovered: %s", text);
+		event_post(EV_INFO, source, NULL, "fabric discovered: %s", text);
 		return 1;
 	}
 	nodes_missing(&d, old, cur, false);
@@ -106,7 +107,7 @@ sm_diff_events(const struct fabric *old, const struct fabric *cur)
 	links_missing(&d, cur, old, true);
 	if (d.n > DIFF_EVENTS_MAX) {
 		snprintf(text, sizeof(text), "%u", d.n - DIFF_EVENTS_MAX);
-		event_post(EV_WARNING, "sm", NULL, "%s more fabric changes not listed", text);
+		event_post(EV_WARNING, source, NULL, "%s more fabric changes not listed", text);
 	}
 	return d.n;
 }

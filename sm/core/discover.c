@@ -198,7 +198,7 @@ duplicate_guid(struct sm *sm, uint64_t guid, const struct fabric_port *from)
 	guid_format(guid, obj, sizeof(obj));
 	if (from)
 		sm_node_label(from->node, name, sizeof(name));
-	event_post(EV_ERROR, "sm", obj,
+	event_post(EV_ERROR, sm_source(sm), obj,
 	    "duplicate GUID: a second node answers behind %s:%u; not merged",
 	    from ? name : "the SM's port", from ? from->num : 0);
 	sm->cur.changes++;

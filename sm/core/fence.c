@@ -140,7 +140,7 @@ resume_when_entitled(struct sm *sm)
 	if (!sm->fence.unprogrammed || sm->fence.resuming || sm->state != SM_STATE_MASTER ||
 	    !sm_may_write(sm))
 		return;
-	event_post(EV_INFO, "sm", NULL, "this SM holds the etcd writer lease and has read the "
+	event_post(EV_INFO, sm_source(sm), NULL, "this SM holds the etcd writer lease and has read the "
 	    "intent: programming the subnet");
 	sm->fence.resuming = true;	/* one sweep, not one a tick until it decides */
 	sm_sweep_request(sm, true);

@@ -30,7 +30,7 @@ bad_mkey(struct sm *sm, const ib_mad_notice_attr_t *n)
 
 	if (p && p->node->type == FABRIC_SWITCH)
 		p = &p->node->ports[0];
-	event_post(EV_WARNING, "sm", p ? p->node->desc : NULL,
+	event_post(EV_WARNING, sm_source(sm), p ? p->node->desc : NULL,
 	    "trap 256: port LID %u refused an SMP with a bad M_Key from LID %u%s", lid, from,
 	    ours ? " (ours: the port holds a key fabricd does not know)" : "");
 	if (p && sm->mkey.enabled && ours)

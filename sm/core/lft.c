@@ -267,7 +267,7 @@ check_roots(struct sm *sm)
 			    len ? ", " : "", sm->cfg.updn_roots[r]);
 	}
 	if (nmissing && !sm->roots_warned) {
-		event_post(EV_WARNING, "sm", NULL, "updn: %zu configured root%s not a switch "
+		event_post(EV_WARNING, sm_source(sm), NULL, "updn: %zu configured root%s not a switch "
 		    "of the fabric: %s", nmissing, nmissing > 1 ? "s are" : " is", missing);
 		sm->roots_warned = true;
 	}
@@ -287,10 +287,10 @@ say_engine(struct sm *sm)
 		return;
 	memcpy(sm->routing_said, said, sizeof(said));
 	if (refused)
-		event_post(EV_WARNING, "sm", NULL, "routing: ftree refused (%s); routed with updn",
+		event_post(EV_WARNING, sm_source(sm), NULL, "routing: ftree refused (%s); routed with updn",
 		    sm->rt->reason);
 	else
-		event_post(EV_INFO, "sm", NULL, "routing: %s engine (%s%s)",
+		event_post(EV_INFO, sm_source(sm), NULL, "routing: %s engine (%s%s)",
 		    routing_engine_name(sm->rt->engine),
 		    sm->cfg.routing == ROUTING_AUTO ? "auto: " : "", sm->rt->reason);
 }
@@ -310,7 +310,7 @@ check_loops(struct sm *sm)
 	}
 	rc = routing_credit_loop(sm->rt, where, sizeof(where));
 	if (rc == 1 && !sm->loop_warned)
-		event_post(EV_WARNING, "sm", NULL, "routing: the minhop tables have a credit loop "
+		event_post(EV_WARNING, sm_source(sm), NULL, "routing: the minhop tables have a credit loop "
 		    "(%s); updn or ftree route without one", where);
 	sm->loop_warned = rc == 1;
 }
@@ -400,7 +400,7 @@ routes_ready(struct sm *sm, struct routing_table *rt, const char *err, int kept)
 	say_engine(sm);
 	check_loops(sm);
 	if (sm->rt->updn_fallback && !sm->roots_warned) {
-		event_post(EV_WARNING, "sm", NULL, "updn: the %s roots left switch pairs without "
+		event_post(EV_WARNING, sm_source(sm), NULL, "updn: the %s roots left switch pairs without "
 		    "a legal path; routed from one central root instead",
 		    sm->cfg.nupdn_roots ? "configured" : "detected");
 		sm->roots_warned = true;

@@ -183,27 +183,27 @@ give(struct sm_lids *l, struct fabric *f, struct fabric_port *p, uint16_t lid, u
 
 /* Events for this sweep's new LIDs; returns how many. */
 static unsigned
-post_assignments(struct sm_lids *l)
+post_assignments(struct sm_lids *l, const char *source)
 {
 	char obj[96];
 	size_t i;
 
 	if (l->nassigned > SM_LID_EVENTS_MAX) {
-		event_post(EV_INFO, "sm", NULL, "%zu LIDs assigned", l->nassigned);
+		event_post(EV_INFO, source, NULL, "%zu LIDs assigned", l->nassigned);
 		return 1;
 	}
 	for (i = 0; i < l->nassigned; i++) {
 		struct fabric_port *p = l->assigned[i];
 
 		snprintf(obj, sizeof(obj), "%s:%u", p->node->desc, p->num);
-		event_post(EV_INFO, "sm", obj, "LID %u assigned to port " GUID_FMT, p->lid,
+		event_post(EV_INFO, source, obj, "LID %u assigned to port " GUID_FMT, p->lid,
 		    p->guid);
 	}
 	return (unsigned)l->nassigned;
 }
 
 unsigned
-sm_lids_assign(struct sm_lids *l, struct fabric *f)
+sm_lids_assign(struct sm_lids *l, struct fabric *f, const char *source)
 {
 	uint8_t *taken = xcalloc(FABRIC_MAX_LID + 1, 1);
 	struct fabric_node *n;
@@ -245,7 +245,7 @@ sm_lids_assign(struct sm_lids *l, struct fabric *f)
 		}
 	}
 out:
-	events = post_assignments(l);
+	events = post_assignments(l, source);
 	free(taken);
 	return events;
 }

@@ -30,7 +30,7 @@ struct sm_lids {
 /* Read what store remembers (store NULL: nothing).  0 or -1. */
 int sm_lids_load(struct sm_lids *l, struct store *store, const char *subnet);
 /* Give every LID-carrying port of f its LID; returns the events posted. */
-unsigned sm_lids_assign(struct sm_lids *l, struct fabric *f);
+unsigned sm_lids_assign(struct sm_lids *l, struct fabric *f, const char *source);
 /* Write the new assignments, inside the caller's transaction. */
 void sm_lids_save(struct sm_lids *l, struct store *store, const char *subnet);
 /* Hand the new assignments over (the arrays are the caller's to free);
@@ -44,6 +44,6 @@ void sm_lids_free(struct sm_lids *l);
 /* Mark the links running below what both ends support. */
 void sm_mark_degraded(struct fabric *f);
 /* Events for what changed between two models; returns how many. */
-unsigned sm_diff_events(const struct fabric *old, const struct fabric *cur);
+unsigned sm_diff_events(const struct fabric *old, const struct fabric *cur, const char *source);
 
 #endif

@@ -196,7 +196,7 @@ read_done(void *owner)
 		obs_hops(o->next, sm->own_lid);
 	sm_mark_degraded(o->next);
 	fabric_sort(o->next);
-	changes = sm_diff_events(old, o->next);
+	changes = sm_diff_events(old, o->next, "sm");
 	sm->topology_changed = old == NULL || changes > 0;
 	sm->fabric = o->next;
 	o->next = NULL;

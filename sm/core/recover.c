@@ -120,7 +120,7 @@ recover_ca(struct sm *sm, struct fabric_port *from)
 			n->ports[j].guid = 0;	/* another port answers with it now */
 	}
 	fabric_link(from, &n->ports[oq->num]);
-	event_post(EV_WARNING, "sm", sm_node_label(n, name, sizeof(name)),
+	event_post(EV_WARNING, sm_source(sm), sm_node_label(n, name, sizeof(name)),
 	    "%s does not answer behind %s:%u, whose link is up: unreachable, kept with its "
 	    "routes; probed again at light sweeps", name,
 	    sm_node_label(from->node, at, sizeof(at)), from->num);
@@ -174,7 +174,7 @@ recover_switch(struct sm *sm, struct fabric_port *from, const struct fabric_port
 		else if (pn == NULL && op->node->type != FABRIC_SWITCH)
 			recover_ca(sm, &n->ports[j]);
 	}
-	event_post(EV_WARNING, "sm", sm_node_label(n, name, sizeof(name)),
+	event_post(EV_WARNING, sm_source(sm), sm_node_label(n, name, sizeof(name)),
 	    "%s does not answer behind %s:%u, whose link is up: unreachable, kept with its "
 	    "links and routes; probed again at light sweeps", name,
 	    sm_node_label(from->node, at, sizeof(at)), from->num);

@@ -129,9 +129,9 @@ compare_qos(struct sm *sm)
 		return;
 	sm->qos_differs = !same;
 	if (same)
-		event_post(EV_INFO, "sm", NULL, "this node's QoS policy is the master's again");
+		event_post(EV_INFO, sm_source(sm), NULL, "this node's QoS policy is the master's again");
 	else
-		event_post(EV_WARNING, "sm", NULL, "this node's QoS policy (sm.qos in its file) "
+		event_post(EV_WARNING, sm_source(sm), NULL, "this node's QoS policy (sm.qos in its file) "
 		    "differs from the master's: at a failover it would program its own; give "
 		    "both nodes the same file");
 }
@@ -261,7 +261,7 @@ adopt_mkeys(struct sm *sm, json_t *sealed, int64_t rev, struct store_batch *b)
 		a = json_array();	/* the master gave no key yet */
 	} else if ((plain = sm_mkey_open(&sm->mkey, json_string_value(sealed) ?: "", &len))
 	    == NULL) {
-		event_post(EV_ERROR, "sm", NULL, "the M_Key records in etcd (revision %" PRId64 ") "
+		event_post(EV_ERROR, sm_source(sm), NULL, "the M_Key records in etcd (revision %" PRId64 ") "
 		    "do not open with this node's M_Key secret: kept its own; give every SM node "
 		    "the same sm.mkey secret", rev);
 		return;

@@ -189,6 +189,8 @@ struct sm {
 	/* Which subnet: sm.subnets' name, "" where the daemon serves one.
 	 * Its store rows carry it (schemas/150_sm_subnet.sql). */
 	char			 subnet[SM_SUBNET_NAME_MAX + 1];
+	/* Its events' source: "sm", or "sm/NAME" under sm.subnets. */
+	char			 source[SM_SUBNET_NAME_MAX + 4];
 	struct sm		*next_subnet;	/* the daemon's next SM (sm/subnets.c) */
 	bool			 own_engine;	/* it opened sm->me, and closes it */
 	const struct sm_listener *listeners[SM_MAX_LISTENERS];
@@ -606,6 +608,8 @@ struct fabric *sm_ctl_fabric(struct ctl_req *req);
 /* status.c */
 json_t *sm_guid_json(uint64_t guid);
 json_t *sm_sweep_json(const struct sweep_record *r);
+/* The source its events carry (struct sm's source). */
+static inline const char *sm_source(const struct sm *sm) { return sm->source; }
 json_t *sm_status_json(struct sm *sm);
 /* metrics.c: the module's metrics callback */
 struct prom;

@@ -35,7 +35,7 @@ set_state(struct sm *sm, uint8_t state, const char *why)
 		return;
 	sm->state = state;
 	event_post(state == SM_STATE_MASTER || old == SM_STATE_DISCOVERING ? EV_INFO : EV_WARNING,
-	    "sm", NULL, "SM state %s -> %s: %s", sm_state_name(old), sm_state_name(state), why);
+	    sm_source(sm), NULL, "SM state %s -> %s: %s", sm_state_name(old), sm_state_name(state), why);
 	if (old == SM_STATE_MASTER) {
 		/* Another SM programs the fabric from now on: what we knew of
 		 * the switches' tables is no longer true, and the subnet is no
@@ -84,7 +84,7 @@ key_ok(struct sm *sm, const ib_sm_info_t *si)
 	if (sm->key_told_guid != guid || sm->key_told_key != key) {
 		sm->key_told_guid = guid;
 		sm->key_told_key = key;
-		event_post(EV_WARNING, "sm", NULL, "SM %s has SM_Key 0x%016llx, not ours: ignored",
+		event_post(EV_WARNING, sm_source(sm), NULL, "SM %s has SM_Key 0x%016llx, not ours: ignored",
 		    guid_format(guid, g, sizeof(g)), (unsigned long long)key);
 	}
 	return false;
@@ -211,7 +211,7 @@ on_reprobe(const struct mad_result *res, void *owner, void *arg)
 		return;		/* a slot reused by a later discovery: not this one */
 	/* Whatever it thinks it is, the election must hear it now, not at
 	 * the next discovery: a second master may be about to write. */
-	event_post(EV_WARNING, "sm", NULL, "SM %s, silent at the last discovery, answers as %s "
+	event_post(EV_WARNING, sm_source(sm), NULL, "SM %s, silent at the last discovery, answers as %s "
 	    "with priority %u: electing again", guid_format(now.guid, g, sizeof(g)),
 	    sm_state_name(now.state), now.priority);
 	sm_sweep_request(sm, true);
@@ -248,7 +248,7 @@ on_handover_sent(const struct mad_result *res, void *owner, void *arg)
 	if (res->status == -ECANCELED || mad_reply_ok(res))
 		return;
 	/* Nobody took the subnet: it stays ours. */
-	event_post(EV_WARNING, "sm", NULL, "handover to SM %s %s; staying master",
+	event_post(EV_WARNING, sm_source(sm), NULL, "handover to SM %s %s; staying master",
 	    guid_format(sm->polled.info.guid, g, sizeof(g)),
 	    res->status ? "not answered" : "refused");
 	poll_stop(sm);
@@ -287,7 +287,7 @@ with_lease(struct sm *sm, struct sm_decision d, const struct sm_peer *peers)
 	if (l.verdict == SM_VERDICT_MASTER && d.verdict != SM_VERDICT_MASTER &&
 	    sm->lease_kept_from != peers[d.peer].guid) {
 		sm->lease_kept_from = peers[d.peer].guid;
-		event_post(EV_INFO, "sm", NULL, "SM %s is %s with priority %u; this SM holds the "
+		event_post(EV_INFO, sm_source(sm), NULL, "SM %s is %s with priority %u; this SM holds the "
 		    "etcd writer lease and stays master (with ha the lease, not the priority, "
 		    "keeps a master)", guid_format(peers[d.peer].guid, g, sizeof(g)),
 		    sm_state_name(peers[d.peer].state), peers[d.peer].priority);
@@ -352,7 +352,7 @@ sm_standby_decide(struct sm *sm)
 		/* Two masters: the lower one hands over to us when it sweeps
 		 * (C14-60.2.1); until then neither of us rewrites the other. */
 		if (!sm->polling || sm->polled.info.guid != r->info.guid) {
-			event_post(EV_WARNING, "sm", NULL, "another master SM %s (priority %u) on "
+			event_post(EV_WARNING, sm_source(sm), NULL, "another master SM %s (priority %u) on "
 			    "the subnet; waiting for its handover",
 			    guid_format(r->info.guid, g, sizeof(g)), r->info.priority);
 			poll_start(sm, r);
@@ -371,7 +371,7 @@ sm_standby_take_over(struct sm *sm, const char *why)
 	if (sm->state == SM_STATE_STANDBY)
 		set_state(sm, SM_STATE_DISCOVERING, why);
 	else
-		event_post(EV_WARNING, "sm", NULL, "%s", why);
+		event_post(EV_WARNING, sm_source(sm), NULL, "%s", why);
 	sm_sweep_request(sm, true);
 }
 

@@ -173,7 +173,7 @@ entitled(struct sm *sm)
 		return true;
 	}
 	if (!sm->fence.unprogrammed)
-		event_post(EV_INFO, "sm", NULL, "elected master; it writes nothing until it may: %s",
+		event_post(EV_INFO, sm_source(sm), NULL, "elected master; it writes nothing until it may: %s",
 		    why);
 	sm->fence.unprogrammed = true;
 	if (sm->fd && sm->fd->ha)
@@ -242,7 +242,7 @@ step_lids_and_lfts(struct sm *sm)
 	struct fabric_node *own = NULL, *n;
 	size_t i;
 
-	sm->cur.changes += sm_lids_assign(&sm->lids, sm->next);
+	sm->cur.changes += sm_lids_assign(&sm->lids, sm->next, sm_source(sm));
 	FABRIC_FOREACH_NODE(sm->next, i, n)
 		if (n->hops == 0)
 			own = n;
@@ -336,7 +336,7 @@ step_publish(struct sm *sm)
 
 	sm->cur.ok = sm->rt != NULL && all_links_active(sm, sm->next, &active) &&
 	    sm->cur.unreachable == 0;
-	sm->cur.changes += sm_diff_events(old, sm->next);
+	sm->cur.changes += sm_diff_events(old, sm->next, sm_source(sm));
 	sm_report_gid_changes(sm, old, sm->next);
 	sm->topology_changed = old == NULL || sm->cur.changes > 0;
 	sm->fabric = sm->next;
@@ -346,7 +346,7 @@ step_publish(struct sm *sm)
 	fabric_free(old);
 	if (sm->cur.ok && !sm->subnet_up) {
 		sm->subnet_up = true;
-		event_post(EV_INFO, "sm", NULL, "subnet up: %zu nodes, %u active links, %lld ms",
+		event_post(EV_INFO, sm_source(sm), NULL, "subnet up: %zu nodes, %u active links, %lld ms",
 		    fabric_node_count(sm->fabric), active,
 		    (long long)(event_now_ms() - sm->cur.start_ms));
 	}
@@ -486,7 +486,7 @@ sweep_finish(struct sm *sm)
 	sm->cur.timeouts = c->timeouts - sm->mad_at_start.timeouts;
 	sm->sweeps++;
 	if (sm->cur.unreachable)
-		event_post(EV_WARNING, "sm", NULL, "sweep: %u probes failed: %s",
+		event_post(EV_WARNING, sm_source(sm), NULL, "sweep: %u probes failed: %s",
 		    sm->cur.unreachable, sm->cur.unreachable_text);
 	sm->last = sm->cur;
 	sm_recover_sweep_done(sm);

@@ -16,6 +16,9 @@
 #  - `fabricctl --subnet P route` names the switches ibtracert on P's
 #    simulator walks, host1 to the 12 hosts off its leaf on each plane,
 #    and some of those routes differ between the planes;
+#  - `fabricctl metrics` (promtool accepts it) has each SM's series once
+#    per subnet (subnet="planeN"), and each plane's events carry its
+#    source (sm/planeN);
 #  - the store holds each plane's nodes and LIDs under its name (the same
 #    GUIDs twice), and every MAD fabricd sent went out through one of the
 #    two devices, both used (MULTISIM_LOG);
@@ -24,7 +27,7 @@
 #  - after a restart both planes come up again with the LIDs they had.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/observer.sh"
-sim_test_setup smpquery ibnetdiscover ibtracert sminfo jq sqlite3
+sim_test_setup smpquery ibnetdiscover ibtracert sminfo jq sqlite3 promtool
 MS=$FABRICD_BUILD/tests/libmultisim.so
 [ -r "$MS" ] || fail "no $MS (make builds it)"
 sim_topology -k 4 -h 4 -s 2 -P 6 || fail "topogen"
@@ -110,6 +113,22 @@ for d in 5 6 7 8 9 10 11 12 13 14 15 16; do
 done
 echo "host1 to 12 hosts: every route as ibtracert on its plane, $differ differ between the planes"
 [ "$differ" -ge 1 ] || fail "no route differs between the planes: the route check cannot tell them apart"
+
+# metrics: each SM's series once per subnet, labelled; events name theirs
+ctl metrics > "$T/metrics.txt" || fail "fabricctl metrics"
+out=$(promtool check metrics < "$T/metrics.txt" 2>&1) || fail "promtool: $out"
+for n in 1 2; do
+	grep -q "^fabricd_sm_sweeps_total{subnet=\"plane$n\"} [1-9]" "$T/metrics.txt" ||
+	    fail "no fabricd_sm_sweeps_total of plane $n: $(grep '^fabricd_sm_sweeps_total' "$T/metrics.txt")"
+	grep -q "^fabricd_sm_state{subnet=\"plane$n\",state=\"master\"} 1" "$T/metrics.txt" ||
+	    fail "plane $n not master in the metrics: $(grep '^fabricd_sm_state{' "$T/metrics.txt")"
+	ctl --json events | jq -r ".events[] | select(.source == \"sm/plane$n\") | .message" \
+	    > "$T/events.$n"
+	grep -q "^fabric discovered: 6 switches, 16 CAs" "$T/events.$n" ||
+	    fail "no 'fabric discovered' event from sm/plane$n: $(head -3 "$T/events.$n")"
+done
+[ "$(grep -c '^fabricd_sm_active_links{' "$T/metrics.txt")" -eq 2 ] || fail "active_links not twice"
+grep '^fabricd_sm_active_links{' "$T/metrics.txt"
 
 # the durable record, per plane
 rows=$(db "SELECT subnet || ' ' || count(*) FROM sm_nodes GROUP BY subnet ORDER BY subnet" | tr '\n' ,)

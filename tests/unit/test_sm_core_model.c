@@ -186,11 +186,11 @@ test_diff(void **state)
 
 	tiny_build(&a);
 	tiny_build(&b);
-	assert_int_equal(sm_diff_events(a.f, b.f), 0);
+	assert_int_equal(sm_diff_events(a.f, b.f, "sm"), 0);
 	/* the inter-switch link goes: one "down" one way, one "up" back */
 	b.sw1->ports[7].peer = b.sw2->ports[7].peer = NULL;
-	assert_int_equal(sm_diff_events(a.f, b.f), 1);
-	assert_int_equal(sm_diff_events(b.f, a.f), 1);
+	assert_int_equal(sm_diff_events(a.f, b.f, "sm"), 1);
+	assert_int_equal(sm_diff_events(b.f, a.f, "sm"), 1);
 	fabric_free(a.f);
 	fabric_free(b.f);
 }
@@ -221,7 +221,7 @@ test_lids(void **state)
 	tiny_build(&t);
 	fabric_sort(t.f);
 	hold(&t.h2->ports[1], 9);
-	sm_lids_assign(&lids, t.f);
+	sm_lids_assign(&lids, t.f, "sm");
 	assert_int_equal(t.h2->ports[1].lid, 9);
 	assert_int_equal(t.h1->ports[1].lid, 1);
 	assert_int_equal(t.h3->ports[1].lid, 2);
@@ -241,7 +241,7 @@ test_lids(void **state)
 	fabric_sort(t.f);
 	hold(&t.h1->ports[1], 9);	/* h2's */
 	hold(&t.sw2->ports[0], 77);
-	sm_lids_assign(&lids, t.f);
+	sm_lids_assign(&lids, t.f, "sm");
 	assert_int_equal(t.h1->ports[1].lid, 1);
 	assert_int_equal(t.h2->ports[1].lid, 9);
 	assert_int_equal(t.sw2->lid, 5);
@@ -250,7 +250,7 @@ test_lids(void **state)
 	/* a new port takes the lowest LID nobody ever owned */
 	tiny_build(&t);
 	t.h2->ports[1].guid = 0x555;
-	sm_lids_assign(&lids, t.f);
+	sm_lids_assign(&lids, t.f, "sm");
 	assert_int_equal(t.h2->ports[1].lid, 6);
 	fabric_free(t.f);
 
@@ -266,7 +266,7 @@ test_lids(void **state)
 		assert_int_equal(sm_lids_replace(&lids, g, l, 4), 2);
 	}
 	hold(&t.h1->ports[1], 1);
-	sm_lids_assign(&lids, t.f);
+	sm_lids_assign(&lids, t.f, "sm");
 	assert_int_equal(t.h1->ports[1].lid, 30);
 	assert_int_equal(t.h2->ports[1].lid, 31);
 	assert_int_equal(t.h3->ports[1].lid, 1);	/* h1 held it; the map moved h1 */
