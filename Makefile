@@ -218,6 +218,7 @@ bench: all
 	$(O)/bench/routebench 36 4 16 36
 	$(O)/bench/routebench 64 44
 	@sh bench/run.sh $(O)
+	@sh bench/subnets.sh $(O) 1296
 	@sh bench/reconverge.sh $(O) 1296 5184
 	@sh bench/ha_latency.sh $(O) 1296
 	@sh bench/ha_takeover.sh $(O)
