@@ -128,15 +128,18 @@ find_twin(const char *root, const char *self, uint64_t guid, struct sysfs_port *
 		const char *d = devs[i]->d_name;
 		char num[12];
 
+		/* ports are numbered from 1 on: the first one missing ends them */
 		for (unsigned p = 1; rc == 0 && d[0] != '.' && strcmp(d, self) != 0 &&
 		    strlen(d) < MAD_CA_NAME_LEN && p <= 255; p++) {
 			uint64_t g;
 			uint32_t cap;
 
 			snprintf(num, sizeof(num), "%u", p);
-			if (port_ids(root, d, num, &g, &cap) < 0 || g != guid)
+			if (port_ids(root, d, num, &g, &cap) < 0)
+				break;
+			if (g != guid)
 				continue;
-			snprintf(found->dev, sizeof(found->dev), "%s", d);
+			memcpy(found->dev, d, strlen(d) + 1);	/* shorter: checked above */
 			found->port = p;
 			found->cap = cap;
 			rc = 1;
