@@ -18,8 +18,14 @@
 #  - a tool that tries SMPs on the GSI device (sminfo -C ibp0
 #    through the double) fails, and the double logs it refused: a MAD on
 #    the wrong path cannot pass unnoticed.
+# Then two planes, each an SMI/GSI pair (the same tree in a second ibsim,
+# sm.subnets naming the GSI parents ibp0 and ibp1, as sm_subnets.sh): both
+# subnets up with fabricd's port the master on each (sminfo) and its
+# SA naming it the IsSM port (saquery -s from host3), every SMP
+# through smi0 or smi1, every other MAD through ibp0 or ibp1, each of the
+# four used, none refused.
 . "$FABRICD_SRC/tests/lib/sm.sh"
-sim_test_setup smpquery ibnetdiscover sminfo saquery
+sim_test_setup smpquery ibnetdiscover sminfo saquery jq
 MS=$FABRICD_BUILD/tests/libmultisim.so
 [ -r "$MS" ] || fail "no $MS (make builds it)"
 sim_topology -k 4 -h 4 -s 2 -P 6 || fail "topogen"
@@ -94,4 +100,55 @@ rc=$?
 grep -q '^refused dev=ibp0 class=0x\(01\|81\) ' "$T/ms.tool" ||
     fail "the double did not log the refused SMP: $(cat "$T/ms.tool" "$T/tool.out")"
 echo "sminfo -C ibp0: exit $rc, $(grep -m1 '^refused' "$T/ms.tool")"
+
+# ---- two planes, each an SMI/GSI pair ----
+sim_start_second "$SIM_DIR/topo.net" || fail "ibsim plane 2"
+SOCK_1=$IBSIM_SOCKNAME
+SOCK_2=$SIM2_SOCKNAME
+fd_config "sm:
+  enabled: true
+  sweep_interval: ${SM_SWEEP:-2s}
+  subnets:
+    - name: plane1
+      port: ibp0:1
+    - name: plane2
+      port: ibp1:1"
+fd_start LD_PRELOAD="$MS" MULTISIM_PAIRS="smi0:ibp0,smi1:ibp1" MULTISIM_LOG="$T/ms.planes" \
+    MULTISIM_DEVICES="ibp0=$SOCK_1:host1,smi0=$SOCK_1:host1,ibp1=$SOCK_2:host1,smi1=$SOCK_2:host1"
+i=0
+until [ "$(ctl --json status 2>/dev/null |
+    jq -c '[.sm.subnets[]? | "\(.name) \(.subnet.state)"]')" = '["plane1 up","plane2 up"]' ]; do
+	[ $i -ge 300 ] && fail "both planes not up within 30 s: $(ctl --json status |
+	    jq -c '[.sm.subnets[]? | {name, state: .subnet.state}]')"
+	i=$((i + 1))
+	sleep 0.1
+done
+for n in 1 2; do
+	[ $n = 1 ] && sock=$SOCK_1 || sock=$SOCK_2
+	s=$(IBSIM_SOCKNAME=$sock sim_diag -H host2 sminfo) || fail "sminfo on plane $n"
+	echo "plane $n: $s"
+	case $s in
+	*"sm guid 0x$own,"*SMINFO_MASTER*) ;;
+	*) fail "plane $n: fabricd's port 0x$own is not the master: $s" ;;
+	esac
+	# each plane's SA, through its own GSI device (health and the rest
+	# serve the first subnet only: the SA's answers are plane 2's GSI MADs)
+	sm_lid=$(echo "$s" | sed -n 's/.*sm lid \([0-9]*\) .*/\1/p')
+	issm=$(IBSIM_SOCKNAME=$sock sim_diag -H host3 -t 10 saquery -s |
+	    sed -n '/^IsSM ports/,/^IsSMdisabled/p' | field EndPortLid)
+	[ -n "$sm_lid" ] && [ "$issm" = "$sm_lid" ] ||
+	    fail "plane $n: saquery -s: IsSM ports '$issm', want the SM's LID $sm_lid"
+done
+fd_stop
+wrong=$(grep '^send ' "$T/ms.planes" | grep -v '^send dev=smi[01] class=0x\(01\|81\) ' |
+    grep -v '^send dev=ibp[01] class=0x\(0[02-9a-f]\|[1-79a-f][0-9a-f]\|8[02-9a-f]\) ' | head -3)
+[ -z "$wrong" ] || fail "two planes: MADs off their path: $wrong"
+grep -q '^refused ' "$T/ms.planes" && fail "two planes: refused: $(grep -m3 '^refused' "$T/ms.planes")"
+counts=""
+for d in smi0 smi1 ibp0 ibp1; do
+	c=$(grep -c "^send dev=$d " "$T/ms.planes")
+	[ "$c" -gt 0 ] || fail "two planes: nothing sent through $d"
+	counts="$counts $d $c,"
+done
+echo "two planes: sent through${counts%,}; none off its path, none refused"
 pass
