@@ -426,18 +426,11 @@ rx_main(void *arg)
 	unsigned turn = 0;
 
 	while (!atomic_load(&me->rx_stop)) {
-		int len = MAD_SIZE, fd = me->fd, wait = RX_POLL_MS;
+		int len = MAD_SIZE, fd;
 		int rc;
 
 		memset(buf, 0, me->rec_size);
-		/* An SMI/GSI pair: poll() on both (real fds: umad2sim, whose
-		 * are not, never gives a pair), then read the readable one. */
-		if (me->smi_fd >= 0) {
-			if ((fd = mad_port_pair_wait(me->fd, me->smi_fd, RX_POLL_MS, &turn)) < 0)
-				continue;
-			wait = 0;
-		}
-		rc = umad_recv(fd, buf, &len, wait);
+		rc = mad_port_pair_recv(me->fd, me->smi_fd, buf, &len, RX_POLL_MS, &turn, &fd);
 		if (rc < 0) {
 			if (rc == -ETIMEDOUT || rc == -EINTR || rc == -EAGAIN)
 				continue;
@@ -663,10 +656,7 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 fail:
 	if (me->issm_fd >= 0)
 		close(me->issm_fd);
-	if (me->fd >= 0)
-		umad_close_port(me->fd);
-	if (me->smi_fd >= 0)
-		umad_close_port(me->smi_fd);
+	mad_port_pair_close(me->fd, me->smi_fd);
 	if (me->pipe_rd >= 0)
 		close(me->pipe_rd);
 	if (me->pipe_wr >= 0)
@@ -766,9 +756,7 @@ mad_engine_close(struct mad_engine *me)
 	}
 	if (me->issm_fd >= 0)
 		close(me->issm_fd);
-	umad_close_port(me->fd);
-	if (me->smi_fd >= 0)
-		umad_close_port(me->smi_fd);
+	mad_port_pair_close(me->fd, me->smi_fd);
 	close(me->pipe_rd);
 	close(me->pipe_wr);
 	free(me->rx_buf);

@@ -182,8 +182,9 @@ mad_port_pair_sysfs(const char *root, const char *ca, unsigned port, struct mad_
 
 /* ---- both ports at once ---- */
 
-int
-mad_port_pair_wait(int fd_a, int fd_b, int timeout_ms, unsigned *turn)
+/* The readable one of the two ports, the other first next time; -1 none. */
+static int
+pair_wait(int fd_a, int fd_b, int timeout_ms, unsigned *turn)
 {
 	struct pollfd p[2] = {
 		{ .fd = umad_get_fd(fd_a), .events = POLLIN },
@@ -197,11 +198,35 @@ mad_port_pair_wait(int fd_a, int fd_b, int timeout_ms, unsigned *turn)
 		unsigned k = (first + i) & 1;
 
 		if (p[k].revents & (POLLIN | POLLERR | POLLHUP)) {
-			*turn = k + 1;	/* the other first next time */
+			*turn = k + 1;
 			return k == 0 ? fd_a : fd_b;
 		}
 	}
 	return -1;
+}
+
+int
+mad_port_pair_recv(int fd, int smi_fd, void *umad, int *length, int timeout_ms,
+    unsigned *turn, int *from)
+{
+	*from = fd;
+	if (smi_fd < 0)
+		return umad_recv(fd, umad, length, timeout_ms);
+	if ((*from = pair_wait(fd, smi_fd, timeout_ms, turn)) < 0) {
+		*from = fd;
+		return -ETIMEDOUT;
+	}
+	/* poll() said readable: no wait (a MAD no agent takes: -EAGAIN) */
+	return umad_recv(*from, umad, length, 0);
+}
+
+void
+mad_port_pair_close(int fd, int smi_fd)
+{
+	if (fd >= 0)
+		umad_close_port(fd);
+	if (smi_fd >= 0)
+		umad_close_port(smi_fd);
 }
 
 /* ---- opening ---- */

@@ -47,9 +47,17 @@ mad_port_pair_fd(int fd, int smi_fd, uint8_t mclass)
 	return smi_fd >= 0 && (mclass == 0x01 || mclass == 0x81) ? smi_fd : fd;
 }
 
-/* Waits at most timeout_ms for one of the two umad ports (their
- * umad_get_fd()) to be readable: the one, taking turns when both are;
- * -1 when neither is. */
-int mad_port_pair_wait(int fd_a, int fd_b, int timeout_ms, unsigned *turn);
+/*
+ * umad_recv() for the engine's receive thread: on fd alone, exactly as
+ * umad_recv(fd, umad, length, timeout_ms), where smi_fd < 0; with a pair,
+ * poll() on both (real fds: umad2sim, whose are not, never gives a pair)
+ * for at most timeout_ms, then a read of the readable one, taking turns
+ * when both are (-ETIMEDOUT when neither is).  *from: the port read.
+ */
+int mad_port_pair_recv(int fd, int smi_fd, void *umad, int *length, int timeout_ms,
+    unsigned *turn, int *from);
+
+/* umad_close_port() of both (either may be -1: not open). */
+void mad_port_pair_close(int fd, int smi_fd);
 
 #endif
