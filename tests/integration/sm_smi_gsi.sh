@@ -14,7 +14,9 @@
 #  - saquery from host3 is answered: a NodeRecord for each LID, and the
 #    IsSM port is fabricd's (the SA served through ibp0);
 #  - MULTISIM_LOG: every SMP fabricd sent left through smi0 and every
-#    other MAD (SA answers among them) through ibp0, none refused;
+#    other MAD (SA answers among them) through ibp0, none refused, and
+#    sminfo's SMInfo Get, given by ibsim to ibp0 (the IsSM client), passed
+#    by the double to smi0 and answered there;
 #  - a tool that tries SMPs on the GSI device (sminfo -C ibp0
 #    through the double) fails, and the double logs it refused: a MAD on
 #    the wrong path cannot pass unnoticed.
@@ -90,6 +92,10 @@ echo "MULTISIM_LOG of fabricd: $smi_smp SMPs through smi0, $gsi_other other MADs
 [ "$refused" -eq 0 ] || fail "the double refused fabricd's MADs: $(grep -m3 '^refused' "$T/ms.fd")"
 [ "$smi_smp" -gt 100 ] || fail "only $smi_smp SMPs through smi0"
 [ "$sa" -ge 2 ] || fail "only $sa SA answers through ibp0"
+# sminfo's SMInfo Get reached the IsSM client, ibp0's, and was passed to
+# smi0, where fabricd answered it (as a kernel's QP0 would have taken it)
+passed=$(grep -c '^pass dev=ibp0 class=0x01 method=0x01 attr=0x0020' "$T/ms.fd")
+[ "$passed" -ge 1 ] || fail "no SMInfo Get passed from ibp0 to smi0: $(grep -m3 '^pass' "$T/ms.fd")"
 
 # SMPs through the GSI device are refused (the check above can fail)
 (cd "$T" && MULTISIM_DEVICES=$DEVICES MULTISIM_PAIRS=$PAIRS MULTISIM_LOG="$T/ms.tool" \
