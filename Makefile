@@ -162,11 +162,14 @@ $(O)/tests/libumad_sendspy.so: tests/fixtures/mad/sendspy.c
 	    -o $@ $< -ldl
 
 # Several umad devices in one process, each on its own ibsim (LD_PRELOAD
-# instead of umad2sim): fabricd's planes, two subnets at once.
+# instead of umad2sim): fabricd's planes, two subnets at once, and SMI/GSI
+# pairs.  rdma-core v56's umad.h declares the pair calls the double defines.
+MULTISIM_FLAGS = $(shell grep -qs 'struct umad_ca_pair' /usr/include/infiniband/umad.h && \
+    echo -DMULTISIM_HEADER_HAS_PAIRS)
 $(O)/tests/libmultisim.so: tests/fixtures/mad/multisim.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE -isystem /usr/include/infiniband -fPIC -shared \
-	    -o $@ $< -ldl -lpthread
+	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE $(MULTISIM_FLAGS) -isystem /usr/include/infiniband \
+	    -fPIC -shared -o $@ $< -ldl -lpthread
 
 # The SQL migrations are compiled into the daemon so that an installed
 # fabricd never depends on finding schema files at run time.

@@ -1,7 +1,8 @@
 /*
  * The MAD engine: asynchronous MADs on libibumad, driven by the daemon's
- * event loop.  One receive thread blocks in umad_recv() and hands each MAD
- * to the loop through a pipe (the umad fd cannot be watched under ibsim);
+ * event loop.  One receive thread blocks in umad_recv() (in poll() on both
+ * ports of an SMI/GSI pair: mad/port_pair.h) and hands each MAD to the
+ * loop through a pipe (the umad fd cannot be watched under ibsim);
  * sends happen on the loop thread.  At most `window` MADs are outstanding;
  * the rest wait in a queue.  Each MAD has its own timer and bounded retries;
  * replies are matched on the low 32 bits of the TID.

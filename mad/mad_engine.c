@@ -36,6 +36,7 @@
 #include "common/xmalloc.h"
 #include "mad/mad.h"
 #include "mad/port_open.h"
+#include "mad/port_pair.h"
 
 #define SLOT_BITS	6
 #define SLOT_MASK	((1u << SLOT_BITS) - 1)
@@ -64,7 +65,8 @@ struct mad_req {
 
 struct mad_engine {
 	struct event_base	*base;
-	int			 fd;		/* umad port */
+	int			 fd;		/* umad port (a pair's GSI port) */
+	int			 smi_fd;	/* an SMI/GSI pair's SMI port, for SMPs; -1 */
 	int			 issm_fd;
 	int			 agent[256];	/* class -> agent id, -1 none */
 	uint64_t		 port_guid;
@@ -230,7 +232,8 @@ mad_transmit(struct mad_engine *me, struct mad_req *r)
 	umad_set_addr(me->tx_buf, r->dlid, r->qpn, 0, r->qkey);
 	memcpy(umad_get_mad(me->tx_buf), r->mad, r->len);
 	evtimer_add(&r->timer, me->timeout);
-	if (agent < 0 || umad_send(me->fd, agent, me->tx_buf, r->len, 0, 0) < 0) {
+	if (agent < 0 || umad_send(mad_port_pair_fd(me->fd, me->smi_fd, r->mclass), agent,
+	    me->tx_buf, r->len, 0, 0) < 0) {
 		/* The timer retries it; a send error is not a reason to crash
 		 * nor to give up sooner than a lost reply would. */
 		me->cnt.errors++;
@@ -360,7 +363,7 @@ mad_respond(struct mad_engine *me, const struct mad_in *in, const uint8_t *mad, 
 	memset(buf, 0, umad_size());
 	umad_set_addr(buf, in->slid, in->qpn, in->sl, in->qkey);
 	memcpy(umad_get_mad(buf), mad, len);
-	if (umad_send(me->fd, agent, buf, (int)len, 0, 0) < 0) {
+	if (umad_send(mad_port_pair_fd(me->fd, me->smi_fd, mad[1]), agent, buf, (int)len, 0, 0) < 0) {
 		me->cnt.errors++;
 		rc = -EIO;
 	} else
@@ -381,12 +384,12 @@ mad_respond(struct mad_engine *me, const struct mad_in *in, const uint8_t *mad, 
  * bytes, so that the drain at close sees its TID.
  */
 static void
-rx_long(struct mad_engine *me, uint8_t *rec, int len)
+rx_long(struct mad_engine *me, int fd, uint8_t *rec, int len)
 {
 	uint8_t *big = malloc(umad_size() + (size_t)len);
 	int got = len;
 
-	if (big == NULL || umad_recv(me->fd, big, &got, 0) < 0 || got != len) {
+	if (big == NULL || umad_recv(fd, big, &got, 0) < 0 || got != len) {
 		free(big);
 		atomic_fetch_add(&me->rx_dropped, 1);
 		return;
@@ -420,18 +423,19 @@ rx_main(void *arg)
 {
 	struct mad_engine *me = arg;
 	uint8_t *buf = xcalloc(1, me->rec_size);
+	unsigned turn = 0;
 
 	while (!atomic_load(&me->rx_stop)) {
-		int len = MAD_SIZE;
+		int len = MAD_SIZE, fd;
 		int rc;
 
 		memset(buf, 0, me->rec_size);
-		rc = umad_recv(me->fd, buf, &len, RX_POLL_MS);
+		rc = mad_port_pair_recv(me->fd, me->smi_fd, buf, &len, RX_POLL_MS, &turn, &fd);
 		if (rc < 0) {
 			if (rc == -ETIMEDOUT || rc == -EINTR || rc == -EAGAIN)
 				continue;
 			if (rc == -ENOSPC && len > MAD_SIZE) {
-				rx_long(me, buf, len);
+				rx_long(me, fd, buf, len);
 				continue;
 			}
 			if (rc == -ENOSPC)
@@ -600,21 +604,20 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 	char issm[64];
 
 	me->base = base;
-	me->fd = me->issm_fd = me->pipe_rd = me->pipe_wr = -1;
+	me->fd = me->smi_fd = me->issm_fd = me->pipe_rd = me->pipe_wr = -1;
 	if (umad_init() < 0)
 		goto fail;
 	if (cfg->ca[0] ? mad_find_ca_port(cfg->ca, (int)cfg->ca_port, me->ca, &port, &me->port_guid) < 0 :
 	    mad_find_port(cfg->port_guid, cfg->optional, me->ca, &port, &me->port_guid) < 0)
 		goto fail;
 	me->port_num = port;
-	if ((me->fd = umad_open_port(me->ca, port)) < 0) {
-		log_warnx("mad: cannot open %s port %d", me->ca, port);
+	if (mad_port_pair_open(me->ca, (unsigned)port, &me->fd, &me->smi_fd) < 0)
 		goto fail;
-	}
-	if (mad_register_agents(me->fd, !cfg->no_issm, me->agent, &me->kernel_rmpp) < 0)
+	if (mad_register_agents(me->fd, me->smi_fd, !cfg->no_issm, me->agent, &me->kernel_rmpp) < 0)
 		goto fail;
 	/* Only now: issm makes us the port's SM and unsolicited MADs start.
-	 * An observer never claims it: another SM is the subnet's. */
+	 * An observer never claims it: another SM is the subnet's.  Of an
+	 * SMI/GSI pair, the device named claims it (docs/sm.md). */
 	if (!cfg->no_issm) {
 		if (umad_get_issm_path(me->ca, port, issm, sizeof(issm)) < 0)
 			snprintf(issm, sizeof(issm), "/dev/infiniband/issm0");
@@ -653,8 +656,7 @@ mad_engine_open(struct event_base *base, const struct mad_engine_config *cfg)
 fail:
 	if (me->issm_fd >= 0)
 		close(me->issm_fd);
-	if (me->fd >= 0)
-		umad_close_port(me->fd);
+	mad_port_pair_close(me->fd, me->smi_fd);
 	if (me->pipe_rd >= 0)
 		close(me->pipe_rd);
 	if (me->pipe_wr >= 0)
@@ -754,7 +756,7 @@ mad_engine_close(struct mad_engine *me)
 	}
 	if (me->issm_fd >= 0)
 		close(me->issm_fd);
-	umad_close_port(me->fd);
+	mad_port_pair_close(me->fd, me->smi_fd);
 	close(me->pipe_rd);
 	close(me->pipe_wr);
 	free(me->rx_buf);

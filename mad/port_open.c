@@ -164,10 +164,12 @@ register_sa(int fd, bool serve, bool *kernel_rmpp)
  * kernel allows 32 agents per fd; the SM's classes come first and the
  * vendor ranges take what is left (their failure is not fatal).  Only the
  * SMP and SA agents take requests (above); the others are there for
- * umad2sim, and take answers only.
+ * umad2sim, and take answers only.  With an SMI/GSI pair (smi_fd >= 0)
+ * the SMP classes go on the SMI port, which carries nothing else, and
+ * every other class on the GSI port fd, which refuses SMPs.
  */
 int
-mad_register_agents(int fd, bool serve, int agent[256], bool *kernel_rmpp)
+mad_register_agents(int fd, int smi_fd, bool serve, int agent[256], bool *kernel_rmpp)
 {
 	static const struct { uint8_t mclass, version; bool required; } cls[] = {
 		{ IB_MCLASS_SUBN_LID, 1, true }, { IB_MCLASS_SUBN_DIR, 1, true },
@@ -184,8 +186,9 @@ mad_register_agents(int fd, bool serve, int agent[256], bool *kernel_rmpp)
 	for (i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
 		uint8_t mc = cls[i].mclass;
 		bool smp = mc == IB_MCLASS_SUBN_LID || mc == IB_MCLASS_SUBN_DIR;
+		int on = smp && smi_fd >= 0 ? smi_fd : fd;
 		int id = mc == IB_MCLASS_SUBN_ADM ? register_sa(fd, serve, kernel_rmpp) :
-		    register_class(fd, mc, cls[i].version, smp && serve ? SMP_REQUESTS : 0,
+		    register_class(on, mc, cls[i].version, smp && serve ? SMP_REQUESTS : 0,
 		    "SMInfo and traps");
 		if (id < 0 && cls[i].required) {
 			log_warnx("mad: cannot register class 0x%02x", mc);
