@@ -96,8 +96,9 @@ static void
 sm_metrics_subnets(struct prom *p, struct sm *first, const char *const *states,
     const char *const *subnet_states)
 {
-	json_t *st[SM_METRICS_MAX], *audit[SM_METRICS_MAX];
-	const char *names[SM_METRICS_MAX], *state[SM_METRICS_MAX], *sub[SM_METRICS_MAX];
+	json_t *st[SM_METRICS_MAX] = { 0 }, *audit[SM_METRICS_MAX] = { 0 };
+	const char *names[SM_METRICS_MAX] = { 0 }, *state[SM_METRICS_MAX] = { 0 };
+	const char *sub[SM_METRICS_MAX] = { 0 };
 	const char *label = first->subnet[0] ? "subnet" : NULL;
 	size_t n = 0, na = 0;
 
