@@ -29,6 +29,11 @@ struct sm;	/* one subnet manager: the daemon's (struct fabricd's sm) */
 
 /* NULL while the SM is disabled or has not swept yet. */
 struct fabric *sm_fabric(const struct sm *sm);
+/* Under sm.subnets, the daemon's SMs follow its first: the next one (NULL
+ * after the last, and without sm.subnets), and the subnet's name ("" for
+ * the one subnet of a daemon without sm.subnets). */
+struct sm *sm_next_subnet(const struct sm *sm);
+const char *sm_subnet_name(const struct sm *sm);
 bool sm_subnet_up(const struct sm *sm);
 /* Only the master SM writes to the fabric: while another SM is master (we
  * are STANDBY) or before the first discovery has decided, modules send no

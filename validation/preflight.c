@@ -320,6 +320,22 @@ no_fabric_checks(struct preflight *pf)
 	pf->no_fabric = true;
 }
 
+/* Under sm.subnets, each host's port on every other subnet (a plane, a
+ * rail) too: a job needs them all. */
+static void
+planes_check(struct preflight *pf)
+{
+	struct sm *sm = sm_next_subnet(view_sm());
+	struct check c;
+
+	if (sm == NULL)
+		return;
+	pf_check_init(&c, "planes");
+	for (; sm; sm = sm_next_subnet(sm))
+		pf_check_plane(&c, sm_subnet_name(sm), sm_fabric(sm), pf->host_list, pf->nhosts);
+	add_check(pf, &c);
+}
+
 /*
  * The checks over the fabric model that take one step (the hosts, their
  * ports and their health), then the routes' walk begins; false when the
@@ -354,6 +370,7 @@ fabric_begin(struct preflight *pf, struct fabric *f)
 	pf_check_init(&c, "ports");
 	pf_check_ports(&c, pf->hv, n);
 	add_check(pf, &c);
+	planes_check(pf);
 	pf_check_init(&pf->health, "health");
 	pf->health_on = validation_module_up(MOD_HEALTH) && health_running();
 	if (pf->health_on) {

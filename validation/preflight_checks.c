@@ -270,6 +270,56 @@ pf_check_ports(struct check *c, struct host_view *hv, size_t n)
 		snprintf(c->detail, sizeof(c->detail), "%zu host ports checked", checked);
 }
 
+/* The fault just added names its subnet, when pf_fault added one. */
+static void
+name_subnet(struct check *c, bool added, const char *subnet)
+{
+	if (added)
+		json_object_set_new(json_array_get(c->faults, json_array_size(c->faults) - 1),
+		    "subnet", json_string(subnet));
+}
+
+static size_t
+plane_host(struct check *c, const char *subnet, const char *host, const struct view_port *vp,
+    size_t np)
+{
+	for (size_t j = 0; j < np; j++) {
+		const struct fabric_port *p = vp[j].port;
+
+		if (p->state == FABRIC_PORT_ACTIVE && p->peer != NULL)
+			continue;
+		name_subnet(c, pf_fault(c, host, vp[j].hca, p, "IBPortDown",
+		    "%s: %s:%u is %s (expected ACTIVE)", subnet, host, p->num,
+		    p->peer ? fabric_port_state_name(p->state) : "not connected"), subnet);
+	}
+	if (np == 0)	/* its only link down: the CA is out of this subnet's model */
+		name_subnet(c, pf_fault(c, host, NULL, NULL, "IBPortDown", "%s: %s has no port "
+		    "on this subnet (its cable there is down or unplugged)", subnet, host), subnet);
+	return np;
+}
+
+void
+pf_check_plane(struct check *c, const char *subnet, struct fabric *f, char *const *hosts,
+    size_t n)
+{
+	struct view_port vp[VIEW_MAX_PORTS];
+	struct view_hosts *vh;
+	size_t checked = 0;
+
+	if (f == NULL) {
+		name_subnet(c, pf_fault(c, NULL, NULL, NULL, "SubnetNotUp", "%s: the subnet "
+		    "manager of this subnet has not swept it yet", subnet), subnet);
+		return;
+	}
+	vh = view_hosts_new(f);
+	for (size_t i = 0; i < n; i++)
+		checked += plane_host(c, subnet, hosts[i], vp,
+		    view_hosts_ports(vh, hosts[i], vp, VIEW_MAX_PORTS));
+	view_hosts_free(vh);
+	snprintf(c->detail + strlen(c->detail), sizeof(c->detail) - strlen(c->detail),
+	    "%s%s: %zu host ports", c->detail[0] ? ", " : "", subnet, checked);
+}
+
 /* "2026-12-01T11:40:02Z" (ISO 8601, docs/cli.md): when a health check
  * last failed. */
 static void

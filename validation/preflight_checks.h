@@ -58,6 +58,11 @@ bool pf_fault(struct check *c, const char *host, const char *hca, const struct f
 void pf_host_lost(struct check *c, struct fabric *f, const char *host);
 void pf_check_hosts(struct check *c, struct fabric *f, struct host_view *hv, size_t n);
 void pf_check_ports(struct check *c, struct host_view *hv, size_t n);
+/* The hosts' ports on another subnet of the daemon (sm.subnets: a plane
+ * or a rail), f that subnet's model (NULL: not swept yet): each host
+ * needs an ACTIVE port there too; its faults name the subnet. */
+void pf_check_plane(struct check *c, const char *subnet, struct fabric *f, char *const *hosts,
+    size_t n);
 void pf_health_port(struct check *c, const char *host, const char *hca, const struct fabric_port *p,
     const char *role);
 /*

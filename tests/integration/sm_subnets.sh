@@ -22,6 +22,10 @@
 #  - the store holds each plane's nodes and LIDs under its name (the same
 #    GUIDs twice), and every MAD fabricd sent went out through one of the
 #    two devices, both used (MULTISIM_LOG);
+#  - the pre-flight passes host1,host5,host9 with both planes up, fails
+#    (exit 1) with host5's plane-2 cable unlinked, a "planes" fault naming
+#    plane2 and host5 while plane 1's checks pass, and passes again once
+#    the cable is back;
 #  - an unknown --subnet and a command that is not per subnet (events)
 #    with plane 2 exit 2, naming why;
 #  - after a restart both planes come up again with the LIDs they had.
@@ -163,6 +167,38 @@ rc=$?
 [ $rc -eq 2 ] || fail "events --subnet plane2: exit $rc: $out"
 printf '%s\n' "$out" | grep -q "serves the first subnet, plane1, only" || fail "events --subnet plane2: $out"
 ctl events --limit 1 --subnet plane1 > /dev/null || fail "events --subnet plane1 refused"
+
+# the pre-flight: a host passes only with its port on both planes up
+ctl preflight --hosts host1,host5,host9 > "$T/pf.ok" || fail "pre-flight on both planes up: $(cat "$T/pf.ok")"
+ctl --json preflight --hosts host1,host5,host9 | jq -c '.checks[] | select(.name == "planes")'
+sim_second_console 'Unlink "host5"[1]' || fail "unlink host5 on plane 2"
+i=0
+until ! ctl --subnet plane2 --json nodes | jq -e '.nodes[] | select(.description == "host5")' \
+    > /dev/null; do
+	[ $i -ge 300 ] && fail "plane 2's SM still has host5 30 s after its cable went"
+	i=$((i + 1))
+	sleep 0.1
+done
+ctl --json nodes | jq -e '.nodes[] | select(.description == "host5")' > /dev/null ||
+    fail "host5 left plane 1 too"
+ctl --json preflight --hosts host1,host5,host9 > "$T/pf.json"
+rc=$?
+[ $rc -eq 1 ] || fail "pre-flight with host5's plane-2 cable out: exit $rc, want 1: $(cat "$T/pf.json")"
+jq -c '.checks[] | select(.name == "planes")' "$T/pf.json"
+jq -e '.checks[] | select(.name == "planes") | .faults[] |
+    select(.subnet == "plane2" and .host == "host5" and .code == "IBPortDown")' "$T/pf.json" \
+    > /dev/null || fail "no plane-2 fault naming host5: $(jq -c '.checks' "$T/pf.json")"
+jq -e '[.checks[] | select(.name != "planes") | .status] | all(. == "pass" or . == "skipped")' \
+    "$T/pf.json" > /dev/null || fail "plane 1's checks failed too: $(jq -c '.checks' "$T/pf.json")"
+ctl preflight --hosts host1,host5,host9 | grep "plane2: host5" || fail "the human output names no plane 2"
+ctl preflight --hosts host1,host9 > /dev/null || fail "host1 and host9 fail without host5"
+sim_second_console 'ReLink "host5"[1]' || fail "relink host5 on plane 2"
+i=0
+until ctl preflight --hosts host1,host5,host9 > /dev/null; do
+	[ $i -ge 300 ] && fail "host5 back on plane 2: the pre-flight still fails 30 s on"
+	i=$((i + 1))
+	sleep 0.1
+done
 
 # a restart: both planes again, each with its LIDs
 fd_stop
