@@ -44,6 +44,18 @@ static const struct status_metric sm_series[] = {
 	    "valid etcd writer lease, or just woken from a stall)" },
 };
 
+/* Under sm.subnets each SM has an engine of its own, and the daemon's
+ * fabricd_mad_* count only the first: these count each (status's
+ * sm.subnets[].mads). */
+static const struct status_metric subnet_mad_series[] = {
+	{ "mads.sent", "fabricd_sm_mads_sent_total", "counter",
+	    "MADs this subnet's engine sent (sm.subnets)" },
+	{ "mads.received", "fabricd_sm_mads_received_total", "counter",
+	    "MADs this subnet's engine received (sm.subnets)" },
+	{ "mads.timeouts", "fabricd_sm_mads_timeouts_total", "counter",
+	    "MADs of this subnet's engine that got no reply after every retry (sm.subnets)" },
+};
+
 /* The audit's totals (fabricctl audit): a repair is a table the audit
  * found changed behind the SM's back and wrote back. */
 static const struct status_metric audit_series[] = {
@@ -117,6 +129,9 @@ sm_metrics_subnets(struct prom *p, struct sm *first, const char *const *states,
 	    label, names, n, subnet_states);
 	metrics_from_statuses(p, st, label, names, n, sm_series,
 	    sizeof(sm_series) / sizeof(sm_series[0]));
+	if (label)
+		metrics_from_statuses(p, st, label, names, n, subnet_mad_series,
+		    sizeof(subnet_mad_series) / sizeof(subnet_mad_series[0]));
 	for (size_t i = 0; i < n; i++)
 		json_decref(st[i]);
 	for (struct sm *sm = first; sm && na < SM_METRICS_MAX; sm = sm->next_subnet) {

@@ -132,6 +132,8 @@ for n in 1 2; do
 	    fail "no 'fabric discovered' event from sm/plane$n: $(head -3 "$T/events.$n")"
 done
 [ "$(grep -c '^fabricd_sm_active_links{' "$T/metrics.txt")" -eq 2 ] || fail "active_links not twice"
+grep -q '^fabricd_sm_mads_sent_total{subnet="plane2"} [1-9]' "$T/metrics.txt" ||
+    fail "no MAD count of plane 2's engine: $(grep '^fabricd_sm_mads' "$T/metrics.txt")"
 grep '^fabricd_sm_active_links{' "$T/metrics.txt"
 
 # the durable record, per plane
