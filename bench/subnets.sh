@@ -163,7 +163,7 @@ bench_opensm() {
 
 fd_all_up() {
 	"$build/fabricctl" -s "$1/fabricd.sock" --json status 2>/dev/null |
-	    jq '[.sm.subnets[]? | select(.subnet.state == "up")] | length'
+	    jq '[.sm.subnets[]? | select(.subnet_state == "up")] | length'
 }
 bench_fabricd() {
 	start_sims || { echo "- - - -"; return; }
@@ -201,7 +201,7 @@ bench_fabricd() {
 	    min(time_ms) / 1000.0 AS t FROM events WHERE source LIKE 'sm/%' AND message LIKE
 	    'subnet up:%' GROUP BY source)")
 	own=$("$build/fabricctl" -s "$d/fabricd.sock" --json status |
-	    jq '[.sm.subnets[].mads.sent] | add')
+	    jq '[.sm.subnets[].mads_sent] | add')
 	mads=$(xmit_sum)
 	rss=$(settled_peak_kb "$FD")
 	echo "$(elapsed "$t0" "$up") $(elapsed "$t0" "$t1") $mads($own) $(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"

@@ -249,6 +249,22 @@ sm_subnets_stop(struct fabricd *fd, void (*stop)(struct sm *))
 	fd->sm->next_subnet = NULL;
 }
 
+/* One row a subnet, flat, so that `fabricctl status` shows a table:
+ * the whole of an SM's status is its own (sm_status_json). */
+static json_t *
+subnet_row(struct sm *sm, json_t *st)
+{
+	json_t *sub = json_object_get(st, "subnet"), *mads = json_object_get(st, "mads");
+
+	return json_pack("{s:s, s:O*, s:O*, s:O*, s:o, s:O*, s:O*, s:O*, s:O*, s:O*}",
+	    "name", sm->subnet, "state", json_object_get(st, "state"),
+	    "subnet_state", json_object_get(sub, "state"), "lid", json_object_get(st, "lid"),
+	    "port_guid", json_sprintf(GUID_FMT, sm->own_guid),
+	    "switches", json_object_get(sub, "switches"), "cas", json_object_get(sub, "cas"),
+	    "active_links", json_object_get(sub, "active_links"),
+	    "sweeps", json_object_get(sub, "sweeps"), "mads_sent", json_object_get(mads, "sent"));
+}
+
 json_t *
 sm_subnets_status(struct sm *first, json_t *(*status)(struct sm *))
 {
@@ -257,9 +273,8 @@ sm_subnets_status(struct sm *first, json_t *(*status)(struct sm *))
 	for (struct sm *sm = first; sm; sm = sm->next_subnet) {
 		json_t *st = status(sm);
 
-		json_object_set_new(st, "name", json_string(sm->subnet));
-		json_object_set_new(st, "port_guid", json_sprintf(GUID_FMT, sm->own_guid));
-		json_array_append_new(a, st);
+		json_array_append_new(a, subnet_row(sm, st));
+		json_decref(st);
 	}
 	return a;
 }

@@ -35,7 +35,8 @@ typedef struct sm *(*sm_subnet_start_fn)(struct fabricd *fd, const struct sm_con
 void sm_subnets_start(struct fabricd *fd, const struct sm_config *cfg, sm_subnet_start_fn start);
 /* Before the first one stops: the others, and their engines. */
 void sm_subnets_stop(struct fabricd *fd, void (*stop)(struct sm *));
-/* [{name, port_guid, the SM's status...}] from first on. */
+/* [{name, state, subnet_state, lid, port_guid, switches, cas, active_links,
+ * sweeps, mads_sent}] from first on: a row an SM. */
 json_t *sm_subnets_status(struct sm *first, json_t *(*status)(struct sm *));
 
 #endif

@@ -54,15 +54,20 @@ start_both() {
 	    MULTISIM_LOG="$T/ms.fd"
 	i=0
 	until [ "$(ctl --json status 2>/dev/null |
-	    jq -c '[.sm.subnets[]? | "\(.name) \(.subnet.state)"]')" = '["plane1 up","plane2 up"]' ]; do
+	    jq -c '[.sm.subnets[]? | "\(.name) \(.subnet_state)"]')" = '["plane1 up","plane2 up"]' ]; do
 		[ $i -ge 300 ] && fail "both subnets not up within 30 s: $(ctl --json status |
-		    jq -c '[.sm.subnets[]? | {name, state: .subnet.state}]')"
+		    jq -c '[.sm.subnets[]? | {name, state: .subnet_state}]')"
 		i=$((i + 1))
 		sleep 0.1
 	done
 }
 start_both
-ctl --json status | jq -c '[.sm.subnets[] | {name, port_guid, state, subnet: .subnet.state}]'
+ctl --json status | jq -c '[.sm.subnets[] | {name, port_guid, state, subnet_state}]'
+ctl status > "$T/status.txt" || fail "status"
+for n in 1 2; do
+	grep -Eq "^plane$n +master +up +1 +0x0*$(sm_guid_of host1) +6 +16 " "$T/status.txt" ||
+	    fail "status shows no row for plane $n: $(sed -n '/subnets:/,/^$/p' "$T/status.txt")"
+done
 
 # on_plane N CMD...: CMD with N's simulator (IBSIM_SOCKNAME) and --subnet
 # planeN for fabricctl (observer.sh's octl)
