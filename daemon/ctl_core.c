@@ -34,6 +34,7 @@ void
 ctl_status(struct ctl_req *req, json_t *args)
 {
 	json_t *res, *mods;
+	const char *subnet = ctl_req_subnet(req);
 
 	(void)args;
 	res = json_pack("{s:s, s:i, s:I, s:i, s:s, s:s}", "version", FABRICD_VERSION,
@@ -43,7 +44,8 @@ ctl_status(struct ctl_req *req, json_t *args)
 	mods = json_array();
 	for (int m = 0; m < MOD_COUNT; m++) {
 		const struct fabricd_module *mod = fabricd->config->modules[m];
-		json_t *st = mod->status ? mod->status(fabricd) : NULL;
+		json_t *st = subnet && mod->status_of ? mod->status_of(fabricd, subnet) :
+		    mod->status ? mod->status(fabricd) : NULL;
 		const char *state;
 
 		if (st == NULL)

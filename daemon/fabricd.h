@@ -54,6 +54,9 @@ struct fabricd_module {
 	int			(*reload)(struct fabricd *fd, const void *cfg);
 	void			(*stop)(struct fabricd *fd);
 	json_t			*(*status)(struct fabricd *fd);	/* {"state": ...} */
+	/* The same for one subnet of sm.subnets (`status --subnet NAME`):
+	 * NULL: the module is not per subnet, status serves. */
+	json_t			*(*status_of)(struct fabricd *fd, const char *subnet);
 	/* Its families for the metrics exposition (daemon/metrics.h), called
 	 * while it runs; the same figures its status shows.  NULL: none. */
 	void			(*metrics)(struct fabricd *fd, struct prom *p);

@@ -583,6 +583,22 @@ sm_status(struct fabricd *fd)
 	return sm_status_json(fd->sm);
 }
 
+/* status --subnet NAME: that subnet's SM in full, the rows of all beside. */
+static json_t *
+sm_status_of(struct fabricd *fd, const char *subnet)
+{
+	struct sm *sm;
+	json_t *st;
+
+	for (sm = fd->sm; sm && strcmp(sm->subnet, subnet) != 0; sm = sm->next_subnet)
+		;
+	if (sm == NULL || sm->observer)
+		return sm_status(fd);
+	st = sm_status_json(sm);
+	json_object_set_new(st, "subnets", sm_subnets_status(fd->sm, sm_status_json));
+	return st;
+}
+
 /* fabricd -n: the routing engine the configuration asks for. */
 static void
 sm_config_notes(const void *cfg, FILE *out, FILE *err)
@@ -607,6 +623,7 @@ const struct fabricd_module sm_module = {
 	.reload = sm_reload,
 	.stop = sm_stop,
 	.status = sm_status,
+	.status_of = sm_status_of,
 	.metrics = sm_metrics,
 	.config_notes = sm_config_notes,
 };

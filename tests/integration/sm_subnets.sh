@@ -64,6 +64,10 @@ start_both() {
 start_both
 ctl --json status | jq -c '[.sm.subnets[] | {name, port_guid, state, subnet_state}]'
 ctl status > "$T/status.txt" || fail "status"
+# status --subnet: that SM's own section (plane 2 has one link fewer)
+l1=$(ctl --json status | jq .sm.subnet.active_links)
+l2=$(ctl --subnet plane2 --json status | jq .sm.subnet.active_links)
+[ "$l2" -eq $((l1 - 1)) ] || fail "status --subnet plane2: $l2 active links, plane 1 $l1"
 for n in 1 2; do
 	grep -Eq "^plane$n +master +up +1 +0x0*$(sm_guid_of host1) +6 +16 " "$T/status.txt" ||
 	    fail "status shows no row for plane $n: $(sed -n '/subnets:/,/^$/p' "$T/status.txt")"
