@@ -166,10 +166,12 @@ $(O)/tests/libumad_sendspy.so: tests/fixtures/mad/sendspy.c
 # pairs.  rdma-core v56's umad.h declares the pair calls the double defines.
 MULTISIM_FLAGS = $(shell grep -qs 'struct umad_ca_pair' /usr/include/infiniband/umad.h && \
     echo -DMULTISIM_HEADER_HAS_PAIRS)
-$(O)/tests/libmultisim.so: tests/fixtures/mad/multisim.c
+MULTISIM_SRC = $(addprefix tests/fixtures/mad/,multisim.c multisim_devs.c multisim_sim.c \
+    multisim_pairs.c multisim_issm.c)
+$(O)/tests/libmultisim.so: $(MULTISIM_SRC) tests/fixtures/mad/multisim.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -g -D_GNU_SOURCE $(MULTISIM_FLAGS) -isystem /usr/include/infiniband \
-	    -fPIC -shared -o $@ $< -ldl -lpthread
+	    -fPIC -shared -o $@ $(MULTISIM_SRC) -ldl -lpthread
 
 # The SQL migrations are compiled into the daemon so that an installed
 # fabricd never depends on finding schema files at run time.
