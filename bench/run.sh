@@ -37,6 +37,7 @@ shift
 src=$(cd "$(dirname "$0")/.." && pwd)
 export FABRICD_BUILD=$build FABRICD_SRC=$src
 . "$src/tests/lib/ibsim.sh"
+. "$src/bench/lib.sh"
 sim_available || { echo "bench: ibsim/umad2sim not installed"; exit 1; }
 command -v sqlite3 > /dev/null || { echo "bench: the sqlite3 shell is needed"; exit 1; }
 sizes=${*:-1296 5184}
@@ -55,24 +56,6 @@ topo_args() {
 	esac
 }
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.3f", b - a }'; }
-peak_rss_mb() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null; }
-# settled_peak_rss_mb PID: the peak once it has stopped moving (the same for
-# 3 s, at most 60 s after subnet up).  Read at "up" it would miss what an SM
-# still does just after (stores, a first polling round) and vary from run to
-# run by up to a third.
-settled_peak_rss_mb() {
-	_last= _same=0 _i=0
-	while [ $_same -lt 6 ] && [ $_i -lt 120 ]; do
-		_r=$(peak_rss_mb "$1")
-		[ -n "$_r" ] || break
-		if [ "$_r" = "$_last" ]; then _same=$((_same + 1)); else _same=0; _last=$_r; fi
-		_i=$((_i + 1))
-		sleep 0.5
-	done
-	echo "${_last:--}"
-}
 
 # PortXmitPkts of host1's port, asked from host2 (LID-routed, after subnet up).
 sm_port_xmit() {
@@ -179,20 +162,10 @@ bench_fabricd() {
 	FD=
 }
 
-# median FILE COLUMN [FORMAT]: the median of a column ("-" entries ignored).
-median() {
-	awk -v c="$2" -v f="${3:-%.3f}" '$c != "-" { sub(/\(.*/, "", $c); v[n++] = $c + 0 }
-	    END { if (n == 0) { print "-"; exit }
-		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		m = n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
-		printf(m == int(m) ? "%d" : f, m) }' "$1"
-}
 # The fabricd MAD column as measured, with its own count, from the first round.
 first_col() { awk -v c="$2" 'NR == 1 { print $c }' "$1"; }
 # own: fabricd's own count, the "(N)" of a mads entry
 own() { printf '%s' "$1" | sed -n 's/.*(\([0-9]*\)).*/\1/p'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { sub(/\(.*/, "", a); sub(/\(.*/, "", b);
-	if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 echo "medians of $rounds rounds; up_s as each SM records it, seen_s as a 50 ms poll sees it"
 printf '%-22s %-16s %8s %8s %16s %8s\n' fabric sm up_s seen_s mads rss_mb

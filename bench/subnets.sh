@@ -28,6 +28,7 @@ size=${2:-1296}
 src=$(cd "$(dirname "$0")/.." && pwd)
 export FABRICD_BUILD=$build FABRICD_SRC=$src
 . "$src/tests/lib/ibsim.sh"
+. "$src/bench/lib.sh"
 sim_available || { echo "bench: ibsim/umad2sim not installed"; exit 1; }
 command -v sqlite3 > /dev/null && command -v jq > /dev/null ||
     { echo "bench: the sqlite3 shell and jq are needed"; exit 1; }
@@ -49,20 +50,6 @@ esac
 # shellcheck disable=SC2086
 "$build/tools/topogen" -o "$out/topo.net" $topo > /dev/null || exit 1
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.3f", b - a }'; }
-peak_rss_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
-settled_peak_kb() {
-	_last= _same=0 _i=0
-	while [ $_same -lt 6 ] && [ $_i -lt 120 ]; do
-		_r=$(peak_rss_kb "$1")
-		[ -n "$_r" ] || break
-		if [ "$_r" = "$_last" ]; then _same=$((_same + 1)); else _same=0; _last=$_r; fi
-		_i=$((_i + 1))
-		sleep 0.5
-	done
-	echo "${_last:-0}"
-}
 
 # start_sims: nsub fresh simulators; SOCK_k and DIR_k for each
 start_sims() {
@@ -155,9 +142,8 @@ bench_opensm() {
 	echo "  $nsub OpenSM: all up $(elapsed "$t0" "$t1") s after the start" >&2
 	up=$(k=0; while [ $k -lt "$nsub" ]; do k=$((k + 1)); eval "osm_up_time \$DIR_$k"; done | max)
 	mads=$(xmit_sum)
-	rss=0
-	for p in $osm; do rss=$((rss + $(settled_peak_kb "$p"))); done
-	echo "$(elapsed "$t0" "$up") $(elapsed "$t0" "$t1") $mads $(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
+	rss=$(for p in $osm; do settled_peak_rss_mb "$p"; done | awk '{ s += $1 } END { printf "%.1f", s }')
+	echo "$(elapsed "$t0" "$up") $(elapsed "$t0" "$t1") $mads $rss"
 	stop_all
 }
 
@@ -203,20 +189,10 @@ bench_fabricd() {
 	own=$("$build/fabricctl" -s "$d/fabricd.sock" --json status |
 	    jq '[.sm.subnets[].mads_sent] | add')
 	mads=$(xmit_sum)
-	rss=$(settled_peak_kb "$FD")
-	echo "$(elapsed "$t0" "$up") $(elapsed "$t0" "$t1") $mads($own) $(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
+	echo "$(elapsed "$t0" "$up") $(elapsed "$t0" "$t1") $mads($own) $(settled_peak_rss_mb "$FD")"
 	stop_all
 }
 
-median() {
-	awk -v c="$2" -v f="${3:-%.3f}" '$c != "-" { sub(/\(.*/, "", $c); v[n++] = $c + 0 }
-	    END { if (n == 0) { print "-"; exit }
-		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		m = n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
-		printf(m == int(m) ? "%d" : f, m) }' "$1"
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { sub(/\(.*/, "", a); sub(/\(.*/, "", b);
-	if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 : > "$out/osm"
 : > "$out/fd"

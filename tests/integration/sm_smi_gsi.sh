@@ -121,14 +121,7 @@ fd_config "sm:
       port: ibp1:1"
 fd_start LD_PRELOAD="$MS" MULTISIM_PAIRS="smi0:ibp0,smi1:ibp1" MULTISIM_LOG="$T/ms.planes" \
     MULTISIM_DEVICES="ibp0=$SOCK_1:host1,smi0=$SOCK_1:host1,ibp1=$SOCK_2:host1,smi1=$SOCK_2:host1"
-i=0
-until [ "$(ctl --json status 2>/dev/null |
-    jq -c '[.sm.subnets[]? | "\(.name) \(.subnet_state)"]')" = '["plane1 up","plane2 up"]' ]; do
-	[ $i -ge 300 ] && fail "both planes not up within 30 s: $(ctl --json status |
-	    jq -c '[.sm.subnets[]? | {name, state: .subnet_state}]')"
-	i=$((i + 1))
-	sleep 0.1
-done
+sm_wait_subnets_up 30 plane1 plane2
 for n in 1 2; do
 	[ $n = 1 ] && sock=$SOCK_1 || sock=$SOCK_2
 	s=$(IBSIM_SOCKNAME=$sock sim_diag -H host2 sminfo) || fail "sminfo on plane $n"

@@ -52,14 +52,7 @@ fd_config "sm:
 start_both() {
 	fd_start LD_PRELOAD="$MS" MULTISIM_DEVICES="ibp0=$SOCK_1:host1,ibp1=$SOCK_2:host1" \
 	    MULTISIM_LOG="$T/ms.fd"
-	i=0
-	until [ "$(ctl --json status 2>/dev/null |
-	    jq -c '[.sm.subnets[]? | "\(.name) \(.subnet_state)"]')" = '["plane1 up","plane2 up"]' ]; do
-		[ $i -ge 300 ] && fail "both subnets not up within 30 s: $(ctl --json status |
-		    jq -c '[.sm.subnets[]? | {name, state: .subnet_state}]')"
-		i=$((i + 1))
-		sleep 0.1
-	done
+	sm_wait_subnets_up 30 plane1 plane2
 }
 start_both
 ctl --json status | jq -c '[.sm.subnets[] | {name, port_guid, state, subnet_state}]'

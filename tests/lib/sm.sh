@@ -85,6 +85,24 @@ sm_wait_up() {
 	done
 }
 
+# sm_wait_subnets_up SECS NAME...: until status lists exactly these
+# subnets of sm.subnets, in order, each up (else the test fails, naming
+# each one's state).
+sm_wait_subnets_up() {
+	_secs=$1
+	shift
+	_want=$(printf '"%s up",' "$@")
+	_want="[${_want%,}]"
+	_i=0
+	until [ "$(ctl --json status 2>/dev/null |
+	    jq -c '[.sm.subnets[]? | "\(.name) \(.subnet_state)"]')" = "$_want" ]; do
+		[ $_i -ge $((_secs * 10)) ] && fail "subnets $* not all up within $_secs s: $(ctl --json status |
+		    jq -c '[.sm.subnets[]? | {name, state: .subnet_state}]')"
+		_i=$((_i + 1))
+		sleep 0.1
+	done
+}
+
 # sm_lids: "GUID LID" for every LID-carrying port ibnetdiscover sees
 # (switches by node GUID, CA ports by port GUID), sorted.
 sm_lids() {
