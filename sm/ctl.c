@@ -124,8 +124,7 @@ port_state_known(const char *s)
 static bool
 port_disabled(const struct sm *sm, const struct fabric_port *p)
 {
-	return (sm && pds_get(&sm->disabled, p->node->guid, p->num) != NULL) ||
-	    p->phys_state == PORT_PHYS_DISABLED;
+	return (sm && sm_port_disabled(sm, p)) || p->phys_state == PORT_PHYS_DISABLED;
 }
 
 static json_t *
