@@ -38,6 +38,9 @@ struct port_run {
 struct run {
 	struct pt_plan		*plan;
 	struct mad_batch	 batch;		/* this phase's MADs */
+	struct mad_io		 ios[PT_APPLY_MAX_IOS];	/* a port's goes through ios[plane] */
+	const char		*names[PT_APPLY_MAX_IOS];	/* the planes, in messages */
+	size_t			 nios;
 	pt_apply_done		 done;
 	pt_apply_intent		 intent;
 	void			*arg;
@@ -62,6 +65,31 @@ static size_t op_port(void *op) { return (size_t)((uintptr_t)op >> 16); }
 static uint16_t op_block(void *op) { return (uint16_t)(uintptr_t)op; }
 
 static void phase_next(void *owner);
+static void on_reply(const struct mad_result *res, void *owner, void *op);
+
+/* "host5:1", or over planes "plane2/host5:1", as messages name a port. */
+static const char *
+port_name(const struct run *r, size_t i, char *buf, size_t len)
+{
+	const struct pt_port_plan *pp = &r->plan->ports[i];
+
+	if (r->nios < 2 || r->names[pp->plane] == NULL)
+		return pp->label;
+	if (snprintf(buf, len, "%s/%s", r->names[pp->plane], pp->label) < 0)
+		return pp->label;
+	return buf;
+}
+
+/* An SMP to port i of the plan, through its plane's engine. */
+static void
+port_smp(struct run *r, size_t i, uint8_t method, uint16_t attr, uint32_t mod, const void *data,
+    void *op)
+{
+	const struct pt_port_plan *pp = &r->plan->ports[i];
+
+	mad_batch_set_io(&r->batch, &r->ios[pp->plane < r->nios ? pp->plane : 0]);
+	mad_batch_smp(&r->batch, &pp->addr, method, attr, mod, data, on_reply, op);
+}
 
 static void
 port_fail(struct run *r, size_t i, const char *fmt, ...)
@@ -163,13 +191,13 @@ static void
 on_restore(struct run *r, size_t port, uint16_t block, const struct mad_result *res,
     const char *why)
 {
-	char *s;
+	char name[PT_PORT_NAME_LEN], *s;
 
 	if (why == NULL)
 		return;
 	r->pr[port].unrestored = true;
-	if (asprintf(&s, "%s: restoring block %u: %s", r->plan->ports[port].label, block,
-	    why) >= 0) {
+	if (asprintf(&s, "%s: restoring block %u: %s", port_name(r, port, name, sizeof(name)),
+	    block, why) >= 0) {
 		r->rep.unrestored = xreallocarray(r->rep.unrestored, r->rep.nunrestored + 1,
 		    sizeof(char *));
 		r->rep.unrestored[r->rep.nunrestored++] = s;
@@ -212,8 +240,8 @@ send_block(struct run *r, size_t port, uint16_t block, uint8_t method, const uin
 		r->rep.gets++;
 		pt_mad_counts.gets++;
 	}
-	mad_batch_smp(&r->batch, &pp->addr, method, UMAD_SM_ATTR_PKEY_TABLE, pp->attr_mod_port | block,
-	    table ? data : NULL, on_reply, op_of(port, block));
+	port_smp(r, port, method, UMAD_SM_ATTR_PKEY_TABLE, pp->attr_mod_port | block,
+	    table ? data : NULL, op_of(port, block));
 }
 
 static void
@@ -304,8 +332,7 @@ on_enforce(struct run *r, size_t port, uint16_t step, const struct mad_result *r
 	r->rep.enforce_sets++;
 	pt_mad_counts.enforce_sets++;
 	/* sent before this reply is counted: the phase stays open for it */
-	mad_batch_smp(&r->batch, &pp->addr, 0x02, UMAD_SM_ATTR_PORT_INFO, pp->port, &pi, on_reply,
-	    op_of(port, ENFORCE_SET));
+	port_smp(r, port, 0x02, UMAD_SM_ATTR_PORT_INFO, pp->port, &pi, op_of(port, ENFORCE_SET));
 }
 
 static void
@@ -317,8 +344,7 @@ start_enforce(struct run *r)
 		if (!pp->switch_ext || !r->pr[i].written)
 			continue;
 		pt_mad_counts.enforce_gets++;
-		mad_batch_smp(&r->batch, &pp->addr, 0x01, UMAD_SM_ATTR_PORT_INFO, pp->port, NULL,
-		    on_reply, op_of(i, ENFORCE_GET));
+		port_smp(r, i, 0x01, UMAD_SM_ATTR_PORT_INFO, pp->port, NULL, op_of(i, ENFORCE_GET));
 	}
 }
 
@@ -326,6 +352,7 @@ static void
 finish(struct run *r)
 {
 	struct pt_apply_report *rep = &r->rep;
+	char name[PT_PORT_NAME_LEN];
 	size_t nports;
 
 	rep->ok = !r->any_failed;
@@ -334,7 +361,7 @@ finish(struct run *r)
 		struct port_run *p = &r->pr[i];
 		char *s;
 
-		if (p->failed && asprintf(&s, "%s: %s", pp->label,
+		if (p->failed && asprintf(&s, "%s: %s", port_name(r, i, name, sizeof(name)),
 		    p->reason ? p->reason : "failed") >= 0) {
 			rep->failed = xreallocarray(rep->failed, rep->nfailed + 1, sizeof(char *));
 			rep->failed[rep->nfailed++] = s;
@@ -454,13 +481,27 @@ int
 pt_apply_start_intent(struct pt_plan *plan, const struct mad_io *io, pt_apply_intent intent,
     pt_apply_done done, void *arg)
 {
+	return pt_apply_start_planes(plan, io, NULL, 1, intent, done, arg);
+}
+
+int
+pt_apply_start_planes(struct pt_plan *plan, const struct mad_io *ios, const char *const *names,
+    size_t nios, pt_apply_intent intent, pt_apply_done done, void *arg)
+{
 	struct run *r;
 
-	if (io == NULL || io->smp == NULL || done == NULL)
+	if (ios == NULL || nios == 0 || nios > PT_APPLY_MAX_IOS || done == NULL)
 		return -1;
+	for (size_t i = 0; i < nios; i++)
+		if (ios[i].smp == NULL)
+			return -1;
 	r = xcalloc(1, sizeof(*r));
 	r->plan = plan;
-	mad_batch_init(&r->batch, io, r);
+	memcpy(r->ios, ios, nios * sizeof(*ios));
+	for (size_t i = 0; names != NULL && i < nios; i++)
+		r->names[i] = names[i];
+	r->nios = nios;
+	mad_batch_init(&r->batch, &ios[0], r);
 	r->done = done;
 	r->intent = intent;
 	r->arg = arg;
@@ -469,4 +510,29 @@ pt_apply_start_intent(struct pt_plan *plan, const struct mad_io *io, pt_apply_in
 		r->pr[i].sent = xcalloc(plan->ports[i].nblocks ? plan->ports[i].nblocks : 1, 1);
 	phase_enter(r, PH_READ, start_read);
 	return 0;
+}
+
+/* Failure text: which ports failed, why, and what could not be put back. */
+char *
+pt_apply_failure_text(const struct pt_apply_report *rep)
+{
+	char *s = xstrdup("not applied: "), *t;
+
+	for (size_t i = 0; i < rep->nfailed; i++) {
+		xasprintf(&t, "%s%s%s", s, i ? "; " : "", rep->failed[i]);
+		free(s);
+		s = t;
+	}
+	xasprintf(&t, "%s; %s", s, !rep->rolled_back ? "nothing was written" :
+	    rep->nunrestored == 0 ? "every written port was restored to its previous table" :
+	    "every reachable written port was restored to its previous table");
+	free(s);
+	s = t;
+	for (size_t i = 0; i < rep->nunrestored; i++) {
+		xasprintf(&t, "%s%s%s", s, i ? "; " : "; unreachable, to be read again at the "
+		    "next sweep: ", rep->unrestored[i]);
+		free(s);
+		s = t;
+	}
+	return s;
 }

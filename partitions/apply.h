@@ -19,6 +19,8 @@
 #include "partitions/plan.h"
 #include "mad/io.h"
 
+#define PT_APPLY_MAX_IOS	8	/* subnets one run spans */
+#define PT_PORT_NAME_LEN	(FABRIC_NODE_DESC_LEN + 48)	/* "plane/desc:port" */
 #define PT_ENFORCE_BITS		0x0c	/* PortInfo: PartitionEnforcementInbound | Outbound */
 
 /* Counters of P_KeyTable MADs since start, for status and tests. */
@@ -58,5 +60,16 @@ int pt_apply_start(struct pt_plan *plan, const struct mad_io *io, pt_apply_done 
 typedef int (*pt_apply_intent)(const struct pt_plan *plan, void *arg);
 int pt_apply_start_intent(struct pt_plan *plan, const struct mad_io *io, pt_apply_intent intent,
     pt_apply_done done, void *arg);
+/* The same over several subnets (at most PT_APPLY_MAX_IOS): each port's
+ * MADs go through ios[its plane] (nios of them), and a failure on any
+ * plane rolls back every port written on every plane.  names (NULL: none)
+ * are the planes' as reports name a port: "plane2/host5:1". */
+int pt_apply_start_planes(struct pt_plan *plan, const struct mad_io *ios,
+    const char *const *names, size_t nios, pt_apply_intent intent, pt_apply_done done,
+    void *arg);
+
+/* A failed run as the history and the answer say it: which ports failed,
+ * why, and what could not be put back (heap). */
+char *pt_apply_failure_text(const struct pt_apply_report *rep);
 
 #endif

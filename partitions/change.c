@@ -1,7 +1,7 @@
 /*
  * The change pipeline: plan -> check -> apply -> verify -> commit, for
- * operator changes, and the sweep hook that gives new ports their tables
- * before the SM makes them ACTIVE.
+ * operator changes, over every plane of the group at once (sweep.c gives
+ * new ports their tables before the SM makes them ACTIVE).
  *
  * Nothing reaches the database before the fabric has confirmed it: the
  * partition set and the index map are written only after every written
@@ -25,54 +25,6 @@
 #include "partitions/replica.h"
 #include "partitions/turns.h"
 #include "sm/sm.h"
-
-/* NULL while the SM is disabled or not master (another SM owns the
- * P_Key tables): changes are then stored and applied at the first sweep
- * as master. */
-struct fabric *
-pt_fabric_now(void)
-{
-	return fabricd_mad() != NULL && sm_is_master(pt_state.sm) ? sm_fabric(pt_state.sm) : NULL;
-}
-
-struct fabric_node **
-pt_nodes_of(struct fabric *f, size_t *n)
-{
-	struct fabric_node **nodes, *node;
-	size_t i;
-
-	*n = fabric_node_count(f);
-	nodes = xcalloc(*n ? *n : 1, sizeof(*nodes));
-	FABRIC_FOREACH_NODE(f, i, node)
-		nodes[i] = node;
-	return nodes;
-}
-
-static void
-plan_input(struct pt_plan_input *in, const struct pt_config *c, struct fabric_node **nodes,
-    size_t n, bool strict)
-{
-	memset(in, 0, sizeof(*in));
-	in->config = c;
-	in->nodes = nodes;
-	in->nnodes = n;
-	in->sm_port_guid = sm_own_port_guid(pt_state.sm);
-	in->prev_index = pt_state.index;
-	in->nprev_index = pt_state.nindex;
-	in->strict_members = strict;
-	in->committed = pt_state.model;
-	in->have = pt_have_committed;
-}
-
-static void
-set_index(const struct pt_index *idx, size_t n)
-{
-	free(pt_state.index);
-	pt_state.index = n ? xcalloc(n, sizeof(*idx)) : NULL;
-	if (n)
-		memcpy(pt_state.index, idx, n * sizeof(*idx));
-	pt_state.nindex = n;
-}
 
 /* ---- diff for --dry-run ---- */
 
@@ -175,8 +127,8 @@ struct run {
 	struct pt_change	 ch;
 	bool			 ok;		/* committed (or stored) */
 	char			*detail;
-	struct pt_plan		 plan;
-	struct fabric_node	**nodes;
+	struct pt_plan		 plan;		/* every plane's ports */
+	struct fabric_node	**nodes[PT_MAX_PLANES];
 	/* what the apply reported, kept for the commit's turn */
 	bool			 applied_ok;
 	size_t			 ports_written, sets, gets;
@@ -184,16 +136,16 @@ struct run {
 	json_t			*failed_ports;
 };
 
-static bool stopped(void);
 
 static void
 run_free(struct run *r)
 {
-	if (r->ch.done != NULL && !stopped())
+	if (r->ch.done != NULL && !pt_stopped())
 		r->ch.done(r->ch.done_arg, r->ok);
 	pt_plan_free(&r->plan);
 	pt_config_free(r->ch.proposed);
-	free(r->nodes);
+	for (size_t i = 0; i < PT_MAX_PLANES; i++)
+		free(r->nodes[i]);
 	free(r->detail);
 	free(r->outcome);
 	json_decref(r->failed_ports);
@@ -218,33 +170,9 @@ commit_model(struct run *r, const struct pt_index *idx, size_t nidx)
 	pt_config_free(pt_state.model);
 	pt_state.model = r->ch.proposed;
 	r->ch.proposed = NULL;
-	set_index(idx, nidx);
+	pt_set_index(idx, nidx);
 }
 
-/* Failure text: which ports failed, why, and what could not be put back. */
-static char *
-failure_text(const struct pt_apply_report *rep)
-{
-	char *s = xstrdup("not applied: "), *t;
-
-	for (size_t i = 0; i < rep->nfailed; i++) {
-		xasprintf(&t, "%s%s%s", s, i ? "; " : "", rep->failed[i]);
-		free(s);
-		s = t;
-	}
-	xasprintf(&t, "%s; %s", s, !rep->rolled_back ? "nothing was written" :
-	    rep->nunrestored == 0 ? "every written port was restored to its previous table" :
-	    "every reachable written port was restored to its previous table");
-	free(s);
-	s = t;
-	for (size_t i = 0; i < rep->nunrestored; i++) {
-		xasprintf(&t, "%s%s%s", s, i ? "; " : "; unreachable, to be read again at the "
-		    "next sweep: ", rep->unrestored[i]);
-		free(s);
-		s = t;
-	}
-	return s;
-}
 
 static json_t *
 failed_ports_json(const struct pt_apply_report *rep)
@@ -265,18 +193,6 @@ record_change(const struct pt_plan *plan, void *arg)
 	return pt_intent_record(pt_state.store, plan, r->ch.action);
 }
 
-/*
- * The daemon stopping: the MAD engine closes after every module has
- * stopped and answers what was still in flight with errors.  Partitions'
- * state, the SM that waits for a sweep hook and the control socket are
- * gone by then: nothing is stored, no one is answered or told; the next
- * start reads the intent (intent.c) and undoes what was half-written.
- */
-static bool
-stopped(void)
-{
-	return !pt_state.running || pt_turns_stopping();
-}
 
 /*
  * The change's commit, on its own turn after its tables are stored
@@ -288,13 +204,13 @@ commit_turn(void *arg)
 {
 	struct run *r = arg;
 
-	if (stopped()) {
+	if (pt_stopped()) {
 		run_free(r);
 		return;
 	}
 	pt_state.busy = false;
 	store_begin(pt_state.store);
-	pt_intent_clear(pt_state.store);
+	pt_intent_clear(pt_state.store, PT_ALL_PLANES);
 	if (r->applied_ok) {
 		r->ok = true;
 		commit_model(r, r->plan.index, r->plan.nindex);
@@ -342,7 +258,7 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	struct pt_table *rows;
 	size_t nrows;
 
-	if (stopped()) {
+	if (pt_stopped()) {
 		run_free(r);
 		return;
 	}
@@ -355,7 +271,7 @@ on_applied(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 		    "every block read back", rep->ports_written, rep->ports_written == 1 ? "" : "s",
 		    rep->sets, rep->sets == 1 ? "" : "s");
 	else {
-		r->outcome = failure_text(rep);
+		r->outcome = pt_apply_failure_text(rep);
 		r->failed_ports = failed_ports_json(rep);
 	}
 	rows = pt_tables_take(plan, &nrows);
@@ -391,14 +307,17 @@ store_only(struct run *r)
 	run_free(r);
 }
 
+
 static void
 start_apply(struct run *r)
 {
-	struct mad_io io = mad_io_engine(fabricd_mad());
+	struct mad_io ios[PT_MAX_PLANES];
+	const char *names[PT_MAX_PLANES];
+	size_t nios = pt_plane_ios(ios, names);
 	struct pt_err e;
 
 	pt_state.busy = true;
-	if (pt_apply_start_intent(&r->plan, &io, record_change, on_applied, r) != 0) {
+	if (pt_apply_start_planes(&r->plan, ios, names, nios, record_change, on_applied, r) != 0) {
 		pt_state.busy = false;
 		pt_err_set(&e, PERR_INTERNAL, "could not start applying");
 		reject(r, &e);
@@ -411,7 +330,7 @@ apply_turn(void *arg)
 	struct run *r = arg;
 
 	pt_state.busy = false;
-	if (stopped()) {
+	if (pt_stopped()) {
 		run_free(r);
 		return;
 	}
@@ -439,15 +358,87 @@ published(enum proto_error code, const char *msg, void *arg)
 	pt_sweep_resume();
 }
 
+/*
+ * A plane's ports joined to the plan of the planes before it.  Each key
+ * has one index on every plane, or no NCCL_IB_PKEY fits the job's ports
+ * on all of them: the change is refused then.
+ */
+static int
+merge_plane(struct pt_plan *all, struct pt_plan *one, size_t plane, struct pt_err *e)
+{
+	for (size_t i = 0; i < all->nindex || i < one->nindex; i++) {
+		const struct pt_index *a = i < all->nindex ? &all->index[i] : NULL;
+		const struct pt_index *b = i < one->nindex ? &one->index[i] : NULL;
+
+		if (a != NULL && b != NULL && a->pkey == b->pkey && a->index == b->index)
+			continue;
+		if (a != NULL && b != NULL && a->pkey == b->pkey)
+			pt_err_set(e, PERR_CHECK_FAILED, "P_Key 0x%04x would sit at index %u on %s "
+			    "and %u on %s: no NCCL_IB_PKEY is valid on every plane; nothing was "
+			    "written", a->pkey, a->index, pt_plane_name(0), b->index,
+			    pt_plane_name(plane));
+		else
+			pt_err_set(e, PERR_CHECK_FAILED, "P_Key 0x%04x has holders on %s only: a "
+			    "partition spans every plane of the group; nothing was written",
+			    (a != NULL && (b == NULL || a->pkey < b->pkey)) ? a->pkey : b->pkey,
+			    (a != NULL && (b == NULL || a->pkey < b->pkey)) ? pt_plane_name(0) :
+			    pt_plane_name(plane));
+		pt_plan_free(one);
+		return -1;
+	}
+	all->ports = xreallocarray(all->ports, all->nports + one->nports, sizeof(*all->ports));
+	memcpy(all->ports + all->nports, one->ports, one->nports * sizeof(*one->ports));
+	all->nports += one->nports;
+	free(one->ports);
+	free(one->index);
+	memset(one, 0, sizeof(*one));
+	return 0;
+}
+
+/*
+ * The change planned on every plane of the group, as one plan: all of it
+ * is applied, or none (apply.c rolls back every plane it wrote).  A
+ * plane this SM does not manage now refuses the change.
+ */
+static int
+plan_planes(struct run *r, struct pt_err *e)
+{
+	struct pt_plan_input in;
+	struct pt_plan one;
+	struct fabric *f;
+	size_t n;
+
+	for (size_t pl = 0; pl < pt_state.nplanes; pl++) {
+		if ((f = pt_plane_fabric(pl)) == NULL) {
+			pt_err_set(e, PERR_UNAVAILABLE, "not written: subnet %s is not managed by "
+			    "this SM now (not master, or not swept yet); a change lands on every "
+			    "plane of the group or on none", pt_plane_name(pl));
+			return -1;
+		}
+		r->nodes[pl] = pt_nodes_of(f, &n);
+		pt_plan_input(&in, r->ch.proposed, r->nodes[pl], n, true, pl);
+		memset(&one, 0, sizeof(one));
+		if (pt_plan_build(&in, pl == 0 ? &r->plan : &one, e) != 0) {
+			if (pt_state.nplanes > 1) {
+				char msg[sizeof(e->msg)];
+
+				if (snprintf(msg, sizeof(msg), "%s: %s", pt_plane_name(pl), e->msg) >= 0)
+					memcpy(e->msg, msg, sizeof(msg));
+			}
+			return -1;
+		}
+		if (pl > 0 && merge_plane(&r->plan, &one, pl, e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 void
 pt_change_run(struct pt_change *ch)
 {
 	struct run *r = xcalloc(1, sizeof(*r));
 	char action[64], why[256];
-	struct pt_plan_input in;
-	struct fabric *f;
 	struct pt_err e;
-	size_t n;
 
 	r->ch = *ch;
 	r->detail = ch->detail ? json_dumps(ch->detail, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -459,7 +450,7 @@ pt_change_run(struct pt_change *ch)
 		return;
 	}
 	if (!r->ch.dry_run && pt_fabric_now() != NULL &&
-	    pt_intent_pending(pt_state.store, action, sizeof(action))) {
+	    pt_intent_pending(pt_state.store, PT_ALL_PLANES, action, sizeof(action))) {
 		if (r->ch.req)
 			ctl_reply_error(r->ch.req, PERR_BUSY, "an interrupted '%s' is not undone yet "
 			    "(a port did not answer); it is tried again at the next sweep", action);
@@ -470,7 +461,7 @@ pt_change_run(struct pt_change *ch)
 		reject(r, &e);
 		return;
 	}
-	if ((f = pt_fabric_now()) == NULL) {
+	if (pt_fabric_now() == NULL) {
 		/* another SM owns the tables and nothing here ever will */
 		if (sm_observer_refusal(pt_state.sm, why, sizeof(why)) != NULL) {
 			pt_err_set(&e, PERR_UNAVAILABLE, "not written: %s", why);
@@ -485,9 +476,7 @@ pt_change_run(struct pt_change *ch)
 		store_only(r);
 		return;
 	}
-	r->nodes = pt_nodes_of(f, &n);
-	plan_input(&in, r->ch.proposed, r->nodes, n, true);
-	if (pt_plan_build(&in, &r->plan, &e) != 0) {
+	if (plan_planes(r, &e) != 0) {
 		reject(r, &e);
 		return;
 	}
@@ -516,266 +505,5 @@ pt_change_run(struct pt_change *ch)
 		pt_state.busy = false;
 		pt_err_set(&e, PERR_UNAVAILABLE, "not written: etcd could not be asked");
 		reject(r, &e);
-	}
-}
-
-/* ---- the sweep hook ---- */
-
-struct sweep {
-	bool			 quarantine;	/* the default partition only, unknown ports */
-	struct pt_plan		 plan;
-	struct fabric_node	**nodes;
-	void			(*done)(void *token);
-	void			*token;
-	bool			 applied_ok;
-	char			*outcome;	/* the history's message; NULL: nothing to say */
-};
-
-static void
-sweep_free(struct sweep *s)
-{
-	pt_plan_free(&s->plan);
-	free(s->nodes);
-	free(s->outcome);
-	free(s);
-}
-
-/* The sweep's commit, on its own turn after its tables are stored. */
-static void
-sweep_commit_turn(void *arg)
-{
-	struct sweep *s = arg;
-	const struct pt_plan *plan = &s->plan;
-
-	if (stopped()) {
-		sweep_free(s);
-		return;
-	}
-	pt_state.busy = false;
-	store_begin(pt_state.store);
-	pt_intent_clear(pt_state.store);
-	if (s->applied_ok && !s->quarantine && (plan->nindex != pt_state.nindex ||
-	    (plan->nindex && memcmp(plan->index, pt_state.index,
-	    plan->nindex * sizeof(*plan->index)) != 0))) {
-		set_index(plan->index, plan->nindex);
-		pt_store_save_model(pt_state.store, pt_state.model, plan->index, plan->nindex);
-	}
-	if (s->outcome != NULL) {
-		pt_history_add(0, false, "sweep", NULL, s->applied_ok ? "ok" : "failed", s->outcome);
-		event_post(s->applied_ok ? EV_INFO : EV_ERROR, "partitions", NULL, "sweep: %s",
-		    s->outcome);
-	}
-	store_commit(pt_state.store);
-	s->done(s->token);
-	sweep_free(s);
-}
-
-static void
-on_swept(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
-{
-	struct sweep *s = arg;
-	struct pt_table *rows;
-	size_t nrows;
-
-	if (stopped()) {
-		sweep_free(s);
-		return;
-	}
-	s->applied_ok = rep->ok;
-	if (!rep->ok)
-		s->outcome = failure_text(rep);
-	else if (rep->sets > 0)
-		xasprintf(&s->outcome, "%zu port%s given %s", rep->ports_written,
-		    rep->ports_written == 1 ? "" : "s", s->quarantine ?
-		    "the default partition only (quarantine)" : "their P_Key tables");
-	rows = pt_tables_take(plan, &nrows);
-	pt_tables_save_turns(rows, nrows, sweep_commit_turn, s);
-}
-
-static int
-record_sweep(const struct pt_plan *plan, void *arg)
-{
-	return pt_intent_record(pt_state.store, plan, "sweep");
-}
-
-static int
-quarantine_plan(struct fabric_node **nodes, size_t n, struct pt_plan *plan)
-{
-	struct pt_plan_input in;
-	struct pt_err e;
-
-	plan_input(&in, pt_state.model, nodes, n, false);
-	return pt_plan_quarantine(&in, plan, &e);
-}
-
-/* A sweep that arrives while a change is on the fabric waits for it. */
-static struct {
-	bool			 pending;
-	struct fabric		*f;
-	bool			 topology_changed;
-	void			(*done)(void *token);
-	void			*token;
-} deferred;
-
-void
-pt_sweep_resume(void)
-{
-	if (!deferred.pending)
-		return;
-	deferred.pending = false;
-	pt_sweep_hook(deferred.f, deferred.topology_changed, deferred.done, deferred.token, NULL);
-}
-
-/*
- * A change a crash interrupted (intent.c): its ports are read back and
- * put back to what they held before it, the committed state, before this
- * sweep plans anything.  A failure keeps the intent for the next sweep.
- */
-struct recovery {
-	struct pt_plan		 plan;
-	struct fabric_node	**nodes;
-	size_t			 nnodes;
-	char			 action[64];
-	size_t			 missing;
-	struct fabric		*f;
-	bool			 topology_changed;
-	void			(*done)(void *token);
-	void			*token;
-};
-
-static void
-on_recovered(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
-{
-	struct recovery *rc = arg;
-	char *msg;
-
-	if (stopped()) {
-		pt_plan_free(&rc->plan);
-		free(rc->nodes);
-		free(rc);
-		return;
-	}
-	pt_state.busy = false;
-	store_begin(pt_state.store);
-	pt_tables_update(plan);
-	if (rep->ok) {
-		/* ports not in the fabric now: their tables are unknown, read
-		 * (and written) when they come back */
-		pt_intent_forget_missing(pt_state.store, rc->nodes, rc->nnodes);
-		pt_intent_clear(pt_state.store);
-	}
-	if (rep->ok)
-		xasprintf(&msg, "an interrupted '%s' was undone: %zu port%s read back, %zu put back to "
-		    "the committed table%s%s", rc->action, plan->nports, plan->nports == 1 ? "" : "s",
-		    rep->ports_written, rep->ports_written == 1 ? "" : "s",
-		    rc->missing ? "; ports not in the fabric now are read when they return" : "");
-	else
-		msg = failure_text(rep);
-	pt_history_add(0, false, "recover", NULL, rep->ok ? "ok" : "failed", msg);
-	store_commit(pt_state.store);
-	event_post(rep->ok ? EV_WARNING : EV_ERROR, "partitions", NULL, "recovery: %s", msg);
-	free(msg);
-	pt_plan_free(&rc->plan);
-	free(rc->nodes);
-	/* now the sweep's own tables, from the committed state; nothing new
-	 * is written while an interrupted change is not undone */
-	if (rep->ok)
-		pt_sweep_hook(rc->f, rc->topology_changed, rc->done, rc->token, NULL);
-	else
-		rc->done(rc->token);
-	free(rc);
-}
-
-static bool
-start_recovery(struct fabric *f, bool topology_changed, void (*done)(void *token), void *token)
-{
-	struct recovery *rc;
-	char action[64];
-	struct mad_io io;
-	size_t n;
-
-	if (!pt_intent_pending(pt_state.store, action, sizeof(action)))
-		return false;
-	rc = xcalloc(1, sizeof(*rc));
-	snprintf(rc->action, sizeof(rc->action), "%s", action);
-	rc->f = f;
-	rc->topology_changed = topology_changed;
-	rc->done = done;
-	rc->token = token;
-	rc->nodes = pt_nodes_of(f, &n);
-	rc->nnodes = n;
-	pt_intent_plan(pt_state.store, rc->nodes, n, &rc->plan, &rc->missing);
-	io = mad_io_engine(fabricd_mad());
-	pt_state.busy = true;
-	if (pt_apply_start(&rc->plan, &io, on_recovered, rc) != 0) {
-		pt_state.busy = false;
-		pt_plan_free(&rc->plan);
-		free(rc->nodes);
-		free(rc);
-		return false;
-	}
-	return true;
-}
-
-void
-pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token),
-    void *token, void *arg)
-{
-	struct sweep *s;
-	struct pt_plan_input in;
-	struct mad_io io;
-	struct pt_err e;
-	size_t n;
-
-	if (!pt_state.running || fabricd_mad() == NULL || !sm_is_master(pt_state.sm) ||
-	    deferred.pending || !pt_replica_ready()) {
-		/* with ha, nothing is programmed before the latest intent is read */
-		done(token);
-		return;
-	}
-	if (pt_state.busy) {
-		deferred.pending = true;
-		deferred.f = f;
-		deferred.topology_changed = topology_changed;
-		deferred.done = done;
-		deferred.token = token;
-		return;
-	}
-	if (start_recovery(f, topology_changed, done, token))
-		return;
-	s = xcalloc(1, sizeof(*s));
-	s->done = done;
-	s->token = token;
-	s->nodes = pt_nodes_of(f, &n);
-	plan_input(&in, pt_state.model, s->nodes, n, false);
-	if (pt_plan_build(&in, &s->plan, &e) != 0) {
-		/* fail closed: the partition set is not written, unknown ports
-		 * are quarantined, and the operator hears of it */
-		event_post(EV_CRITICAL, "partitions", NULL, "sweep: P_Key tables not planned: %s; "
-		    "ports not known before get the default partition only", e.msg);
-		pt_history_add(0, false, "sweep", NULL, "rejected", e.msg);
-		s->quarantine = true;
-		if (quarantine_plan(s->nodes, n, &s->plan) != 0) {
-			free(s->nodes);
-			free(s);
-			done(token);
-			return;
-		}
-	}
-	if (pt_plan_dirty_blocks(&s->plan) == 0) {	/* unchanged fabric: no MADs */
-		pt_plan_free(&s->plan);
-		free(s->nodes);
-		free(s);
-		done(token);
-		return;
-	}
-	io = mad_io_engine(fabricd_mad());
-	pt_state.busy = true;
-	if (pt_apply_start_intent(&s->plan, &io, record_sweep, on_swept, s) != 0) {
-		pt_state.busy = false;
-		pt_plan_free(&s->plan);
-		free(s->nodes);
-		free(s);
-		done(token);
 	}
 }

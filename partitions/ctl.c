@@ -160,6 +160,9 @@ holders(uint16_t pkey)
 			json_array_append_new(ports, json_pack("{s:s, s:s, s:b, s:i, s:s}",
 			    "port", t->label, "guid", guid, "switch_port", t->switch_ext, "index", k,
 			    "membership", (t->entries[k] & PT_PKEY_FULL) ? "full" : "limited"));
+			if (pt_state.nplanes > 1)
+				json_object_set_new(json_array_get(ports, json_array_size(ports) - 1),
+				    "subnet", json_string(pt_plane_name(t->plane)));
 		}
 	}
 	return ports;
@@ -397,6 +400,33 @@ expand_hosts(struct ctl_req *req, json_t *items)
 	return out;
 }
 
+/* Where pkey sits in the table t (-1: not there). */
+static int
+table_index(const struct pt_table *t, uint16_t pkey, bool *full)
+{
+	for (uint16_t k = 0; k < t->n; k++)
+		if (t->entries[k] != 0 && (t->entries[k] & ~PT_PKEY_FULL) == (pkey & ~PT_PKEY_FULL)) {
+			*full = (t->entries[k] & PT_PKEY_FULL) != 0;
+			return k;
+		}
+	return -1;
+}
+
+/* A port's name in answers: "host5:1", or "plane2/host5:1" over planes. */
+static const char *
+port_name(const struct pt_table *t, char *buf, size_t len)
+{
+	if (pt_state.nplanes < 2)
+		return t->label;
+	snprintf(buf, len, "%s/%s", pt_plane_name(t->plane), t->label);
+	return buf;
+}
+
+/*
+ * One index for the job: every port of every host, on every plane of the
+ * group, holds the key at the same index, or there is no NCCL_IB_PKEY to
+ * give (NCCL takes one index for all its HCAs).
+ */
 void
 ctl_partition_nccl_env(struct ctl_req *req, json_t *args)
 {
@@ -430,32 +460,45 @@ ctl_partition_nccl_env(struct ctl_req *req, json_t *args)
 	}
 	json_array_foreach(hosts, i, h) {
 		const char *host = json_string_value(h);
+		bool on_plane[PT_MAX_PLANES] = { false };
 		size_t found = 0;
+		char lbl[2 * FABRIC_NODE_DESC_LEN];
 
 		for (size_t k = 0; host && k < pt_state.ntables; k++) {
 			const struct pt_table *t = &pt_state.tables[k];
-			bool full;
+			bool full = false;
 			int idx;
 
 			if (t->switch_ext || t->port == 0 || !label_is_host(t->label, host))
 				continue;
 			found++;
-			idx = partitions_pkey_index(t->port_guid, p->pkey, &full);
+			on_plane[t->plane < PT_MAX_PLANES ? t->plane : 0] = true;
+			idx = table_index(t, p->pkey, &full);
 			if (idx < 0 || (index != -2 && idx != index)) {
 				json_decref(ports);
 				if (idx < 0)
 					ctl_reply_error(req, PERR_CHECK_FAILED, "port %s does not hold "
-					    "P_Key 0x%04x of \"%s\"", t->label, p->pkey, name);
+					    "P_Key 0x%04x of \"%s\"", port_name(t, lbl, sizeof(lbl)),
+					    p->pkey, name);
 				else
 					ctl_reply_error(req, PERR_CHECK_FAILED, "P_Key 0x%04x is at index "
 					    "%d on %s but %d elsewhere: no single NCCL_IB_PKEY fits",
-					    p->pkey, idx, t->label, index);
+					    p->pkey, idx, port_name(t, lbl, sizeof(lbl)), index);
 				return;
 			}
 			index = idx;
-			json_array_append_new(ports, json_pack("{s:s, s:i, s:s}", "port", t->label,
-			    "index", idx, "membership", full ? "full" : "limited"));
+			json_array_append_new(ports, json_pack("{s:s, s:i, s:s}", "port",
+			    port_name(t, lbl, sizeof(lbl)), "index", idx, "membership",
+			    full ? "full" : "limited"));
 		}
+		for (size_t pl = 0; found > 0 && pl < pt_state.nplanes; pl++)
+			if (!on_plane[pl]) {
+				json_decref(ports);
+				ctl_reply_error(req, PERR_CHECK_FAILED, "host \"%s\" has no port known to "
+				    "hold a P_Key table on %s: no NCCL_IB_PKEY is valid on every plane",
+				    host, pt_plane_name(pl));
+				return;
+			}
 		if (found == 0) {
 			json_decref(ports);
 			ctl_reply_error(req, PERR_NOT_FOUND, "host \"%s\": no port of it is known "

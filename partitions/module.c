@@ -43,6 +43,40 @@ seed_from_file(const struct partitions_config *pc)
 	pt_store_set_seeded(pt_state.store);
 }
 
+/*
+ * The subnets one tenant space spans: the first subnet, and with
+ * sm.subnets every other subnet of its plane group (sm.subnets' group).
+ * Rails without a group are subnets of their own: partitions serve the
+ * first only, as without sm.subnets.
+ */
+static void
+find_planes(struct sm *first)
+{
+	const char *group = sm_subnet_group(first);
+
+	pt_state.planes[0] = first;
+	pt_state.nplanes = 1;
+	for (struct sm *sm = sm_next_subnet(first); sm && group[0]; sm = sm_next_subnet(sm))
+		if (strcmp(sm_subnet_group(sm), group) == 0 && pt_state.nplanes < PT_MAX_PLANES)
+			pt_state.planes[pt_state.nplanes++] = sm;
+}
+
+/* Each plane's SM asks us, with its plane as the argument. */
+static void
+hook_planes(bool on)
+{
+	for (size_t i = 0; i < pt_state.nplanes; i++) {
+		struct sm *sm = pt_state.planes[i];
+		void *plane = (void *)(uintptr_t)i;
+
+		if (on)
+			sm_add_hook(sm, SM_HOOK_BEFORE_ACTIVATE, pt_sweep_hook, plane);
+		sm_set_pkey_tables(sm, on ? pt_sa_pkey_table : NULL, plane);
+		sm_set_pkey_expect(sm, on ? pt_audit_expect : NULL, plane);
+		sm_set_ipoib_partitions(sm, on ? pt_sa_ipoib : NULL, NULL);
+	}
+}
+
 static int
 partitions_start(struct fabricd *fd, const void *cfg)
 {
@@ -55,6 +89,7 @@ partitions_start(struct fabricd *fd, const void *cfg)
 		return -1;
 	pt_state.store = fd->store;
 	pt_state.sm = fd->sm;
+	find_planes(fd->sm);
 	if (pt_store_load(fd->store, &pt_state, &seeded) != 0)
 		return -1;
 	/* in the order pt_table_find searches (sqlite sorts GUIDs signed) */
@@ -66,10 +101,10 @@ partitions_start(struct fabricd *fd, const void *cfg)
 		    "file's tenants; use `fabricctl partition import` to replace them",
 		    pt_state.model->nparts, pt_state.model->nparts == 1 ? "" : "s");
 	/* with the SM off none of these is kept: changes are then stored only */
-	sm_add_hook(pt_state.sm, SM_HOOK_BEFORE_ACTIVATE, pt_sweep_hook, NULL);
-	sm_set_pkey_tables(pt_state.sm, pt_sa_pkey_table, NULL);
-	sm_set_pkey_expect(pt_state.sm, pt_audit_expect, NULL);
-	sm_set_ipoib_partitions(pt_state.sm, pt_sa_ipoib, NULL);
+	hook_planes(true);
+	if (pt_state.nplanes > 1)
+		log_info("partitions: one tenant space over %zu subnets (plane group %s)",
+		    pt_state.nplanes, sm_subnet_group(fd->sm));
 	pt_replica_start(fd->ha);
 	pt_state.running = true;
 	pt_jobs_start(fd->base, &pc->jobs);
@@ -125,11 +160,8 @@ partitions_reload_check(struct fabricd *fd, const void *cfg, char *why, size_t l
 static void
 partitions_stop(struct fabricd *fd)
 {
-	if (pt_state.running) {
-		sm_set_pkey_tables(pt_state.sm, NULL, NULL);
-		sm_set_pkey_expect(pt_state.sm, NULL, NULL);
-		sm_set_ipoib_partitions(pt_state.sm, NULL, NULL);
-	}
+	if (pt_state.running)
+		hook_planes(false);
 	/* a change waiting for its next step ends here, unanswered */
 	pt_turns_stop();
 	pt_jobs_stop();
@@ -164,6 +196,13 @@ partitions_status(struct fabricd *fd)
 	    "enforce_sets", (json_int_t)pt_mad_counts.enforce_sets,
 	    "changes", "ok", (json_int_t)pt_state.changes_ok, "failed",
 	    (json_int_t)pt_state.changes_failed, "rejected", (json_int_t)pt_state.changes_rejected);
+	if (pt_state.nplanes > 1) {	/* the subnets a change lands on, together */
+		json_t *planes = json_array();
+
+		for (size_t i = 0; i < pt_state.nplanes; i++)
+			json_array_append_new(planes, json_string(pt_plane_name(i)));
+		json_object_set_new(st, "planes", planes);
+	}
 	if (pt_replica_on())
 		json_object_set_new(st, "intent", pt_replica_status());
 	json_object_set_new(st, "jobs", pt_jobs_status());

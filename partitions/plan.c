@@ -79,6 +79,7 @@ plan_add_port(struct planner *pl, struct fabric_node *n, struct fabric_port *fp,
 	}
 	pp = &p->ports[p->nports];
 	memset(pp, 0, sizeof(*pp));
+	pp->plane = pl->in->plane;
 	pp->node_guid = n->guid;
 	pp->port = fp->num;
 	pp->port_guid = fp->guid;

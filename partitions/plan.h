@@ -35,6 +35,7 @@ struct pt_index {
 };
 
 struct pt_port_plan {
+	uint8_t		 plane;		/* the subnet it is on (partitions' planes) */
 	uint64_t	 node_guid;
 	uint8_t		 port;		/* 0 = switch management port */
 	uint64_t	 port_guid;
@@ -74,6 +75,7 @@ struct pt_plan_input {
 							 * does not block other changes) */
 	pt_have_fn			  have;
 	void				 *have_arg;
+	uint8_t				  plane;	/* stamped on every port planned */
 };
 
 int pt_plan_build(const struct pt_plan_input *in, struct pt_plan *out, struct pt_err *e);

@@ -11,6 +11,7 @@
 #include "common/xmalloc.h"
 #include "daemon/events.h"
 #include "partitions/internal.h"
+#include "sm/sm.h"
 
 static void
 load_members(struct store *st, struct pt_config *c, const char *name)
@@ -105,24 +106,41 @@ load_model(struct store *st)
 	return c;
 }
 
+/* The plane a stored row's subnet is, or -1 (a subnet not served now:
+ * its rows wait, read again if it is). */
+static int
+plane_of(const struct pt_state *ps, const char *subnet)
+{
+	if (ps->nplanes == 0)	/* no plane set up (tests): the one subnet '' */
+		return subnet == NULL || subnet[0] == '\0' ? 0 : -1;
+	for (size_t i = 0; i < ps->nplanes; i++)
+		if (strcmp(sm_subnet_name(ps->planes[i]), subnet ? subnet : "") == 0)
+			return (int)i;
+	return -1;
+}
+
 static void
 load_tables(struct store *st, struct pt_state *ps)
 {
 	sqlite3_stmt *s = store_prepare(st, "SELECT node_guid, port, port_guid, switch_ext, "
-	    "label, entries FROM pt_port_tables ORDER BY node_guid, port");
+	    "label, entries, subnet FROM pt_port_tables ORDER BY subnet, node_guid, port");
 
 	if (s == NULL)
 		return;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		const uint8_t *b = sqlite3_column_blob(s, 5);
 		int len = sqlite3_column_bytes(s, 5);
+		int plane = plane_of(ps, (const char *)sqlite3_column_text(s, 6));
 		struct pt_table *t;
 
-		if (len <= 0 || len % 2 != 0)
+		/* a subnet not served now: its rows wait (read again if it is) */
+		if (len <= 0 || len % 2 != 0 || plane < 0)
 			continue;
 		ps->tables = xreallocarray(ps->tables, ps->ntables + 1, sizeof(*ps->tables));
 		t = &ps->tables[ps->ntables++];
 		memset(t, 0, sizeof(*t));
+		t->plane = (uint8_t)plane;
+		t->subnet = ps->nplanes ? sm_subnet_name(ps->planes[plane]) : "";
 		t->node_guid = (uint64_t)sqlite3_column_int64(s, 0);
 		t->port = (uint8_t)sqlite3_column_int(s, 1);
 		t->port_guid = (uint64_t)sqlite3_column_int64(s, 2);
@@ -270,7 +288,8 @@ static int
 save_table(struct store *st, const struct pt_table *t)
 {
 	sqlite3_stmt *s = store_prepare(st, "INSERT OR REPLACE INTO pt_port_tables "
-	    "(node_guid, port, port_guid, switch_ext, label, entries) VALUES (?, ?, ?, ?, ?, ?)");
+	    "(node_guid, port, port_guid, switch_ext, label, entries, subnet) "
+	    "VALUES (?, ?, ?, ?, ?, ?, ?)");
 	uint8_t *b;
 
 	if (s == NULL)
@@ -286,6 +305,7 @@ save_table(struct store *st, const struct pt_table *t)
 	sqlite3_bind_int(s, 4, t->switch_ext);
 	sqlite3_bind_text(s, 5, t->label, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_blob(s, 6, b, t->n * 2, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 7, t->subnet ? t->subnet : "", -1, SQLITE_TRANSIENT);
 	free(b);
 	return store_step_done(st, s);
 }
@@ -326,15 +346,16 @@ pt_store_save_tables_slice(struct store *st, const struct pt_table *t, size_t n,
 }
 
 int
-pt_store_forget_table(struct store *st, uint64_t node_guid, uint8_t port)
+pt_store_forget_table(struct store *st, const char *subnet, uint64_t node_guid, uint8_t port)
 {
 	sqlite3_stmt *s = store_prepare(st,
-	    "DELETE FROM pt_port_tables WHERE node_guid = ? AND port = ?");
+	    "DELETE FROM pt_port_tables WHERE node_guid = ? AND port = ? AND subnet = ?");
 
 	if (s == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)node_guid);
 	sqlite3_bind_int(s, 2, port);
+	sqlite3_bind_text(s, 3, subnet ? subnet : "", -1, SQLITE_TRANSIENT);
 	return store_step_done(st, s);
 }
 

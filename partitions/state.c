@@ -18,21 +18,30 @@ struct pt_state pt_state;
 
 /* ---- committed port tables ---- */
 
-/* By node GUID as unsigned (sqlite's ORDER BY sorts them signed), then port. */
+/* By plane, node GUID as unsigned (sqlite's ORDER BY sorts them signed),
+ * then port. */
 static int
 cmp_table(const void *a, const void *b)
 {
 	const struct pt_table *x = a, *y = b;
 
+	if (x->plane != y->plane)
+		return (int)x->plane - (int)y->plane;
 	if (x->node_guid != y->node_guid)
 		return x->node_guid < y->node_guid ? -1 : 1;
 	return (int)x->port - (int)y->port;
 }
 
-const struct pt_table *
-pt_table_find(uint64_t node_guid, uint8_t port)
+const char *
+pt_plane_name(size_t plane)
 {
-	struct pt_table key = { .node_guid = node_guid, .port = port };
+	return plane < pt_state.nplanes ? sm_subnet_name(pt_state.planes[plane]) : "";
+}
+
+const struct pt_table *
+pt_table_find(size_t plane, uint64_t node_guid, uint8_t port)
+{
+	struct pt_table key = { .plane = (uint8_t)plane, .node_guid = node_guid, .port = port };
 
 	if (pt_state.ntables == 0)
 		return NULL;	/* bsearch wants a base even for no element */
@@ -52,7 +61,7 @@ pt_tables_sort(struct pt_table *t, size_t n)
 bool
 pt_have_committed(void *arg, uint64_t node_guid, uint8_t port, uint16_t *t, size_t n)
 {
-	const struct pt_table *tb = pt_table_find(node_guid, port);
+	const struct pt_table *tb = pt_table_find((uintptr_t)arg, node_guid, port);
 
 	if (tb == NULL)
 		return false;
@@ -68,16 +77,16 @@ forget_table(struct pt_table *t)
 	size_t i = (size_t)(t - pt_state.tables);
 
 	if (pt_state.store != NULL)
-		pt_store_forget_table(pt_state.store, t->node_guid, t->port);
+		pt_store_forget_table(pt_state.store, t->subnet, t->node_guid, t->port);
 	free(t->entries);
 	memmove(t, t + 1, (pt_state.ntables - i - 1) * sizeof(*t));
 	pt_state.ntables--;
 }
 
 void
-pt_table_forget(uint64_t node_guid, uint8_t port)
+pt_table_forget(size_t plane, uint64_t node_guid, uint8_t port)
 {
-	struct pt_table *t = (struct pt_table *)pt_table_find(node_guid, port);
+	struct pt_table *t = (struct pt_table *)pt_table_find(plane, node_guid, port);
 
 	if (t != NULL)
 		forget_table(t);
@@ -95,7 +104,8 @@ pt_tables_take(const struct pt_plan *p, size_t *nrows)
 
 	for (size_t i = 0; i < p->nports; i++) {
 		const struct pt_port_plan *pp = &p->ports[i];
-		struct pt_table *t = (struct pt_table *)pt_table_find(pp->node_guid, pp->port);
+		struct pt_table *t = (struct pt_table *)pt_table_find(pp->plane, pp->node_guid,
+		    pp->port);
 
 		if (pp->have == NULL) {
 			if (t != NULL)
@@ -112,6 +122,8 @@ pt_tables_take(const struct pt_plan *p, size_t *nrows)
 			memset(t, 0, sizeof(*t));
 		}
 		free(t->entries);
+		t->plane = pp->plane;
+		t->subnet = pt_plane_name(pp->plane);
 		t->node_guid = pp->node_guid;
 		t->port = pp->port;
 		t->port_guid = pp->port_guid;
@@ -254,7 +266,7 @@ partitions_index_of(const char *partition, uint16_t *pkey)
 int
 pt_sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, void *arg)
 {
-	const struct pt_table *t = pt_table_find(p->node->guid, p->num);
+	const struct pt_table *t = pt_table_find((uintptr_t)arg, p->node->guid, p->num);
 	size_t n = 0;
 
 	if (t == NULL || t->switch_ext)
@@ -275,7 +287,7 @@ int
 pt_audit_expect(uint64_t node_guid, uint8_t port, uint16_t *entries, size_t max,
     bool *switch_ext, void *arg)
 {
-	const struct pt_table *t = pt_table_find(node_guid, port);
+	const struct pt_table *t = pt_table_find((uintptr_t)arg, node_guid, port);
 	size_t n;
 
 	if (t == NULL || pt_state.busy)
@@ -302,6 +314,29 @@ pt_sa_ipoib(size_t i, struct sm_ipoib *out, void *arg)
 		return true;
 	}
 	return false;
+}
+
+void
+pt_set_index(const struct pt_index *idx, size_t n)
+{
+	free(pt_state.index);
+	pt_state.index = n ? xcalloc(n, sizeof(*idx)) : NULL;
+	if (n)
+		memcpy(pt_state.index, idx, n * sizeof(*idx));
+	pt_state.nindex = n;
+}
+
+/*
+ * The daemon stopping: the MAD engine closes after every module has
+ * stopped and answers what was still in flight with errors.  Partitions'
+ * state, the SM that waits for a sweep hook and the control socket are
+ * gone by then: nothing is stored, no one is answered or told; the next
+ * start reads the intent (intent.c) and undoes what was half-written.
+ */
+bool
+pt_stopped(void)
+{
+	return !pt_state.running || pt_turns_stopping();
 }
 
 void

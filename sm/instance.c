@@ -30,6 +30,8 @@ sm_of_req(const struct ctl_req *req)
 struct fabric *sm_fabric(const struct sm *sm) { return sm ? sm->fabric : NULL; }
 struct sm *sm_next_subnet(const struct sm *sm) { return sm ? sm->next_subnet : NULL; }
 const char *sm_subnet_name(const struct sm *sm) { return sm ? sm->subnet : ""; }
+const char *sm_subnet_group(const struct sm *sm) { return sm ? sm->group : ""; }
+struct mad_io sm_mad_io(const struct sm *sm) { return mad_io_engine(sm ? sm->me : NULL); }
 bool sm_subnet_up(const struct sm *sm) { return sm && sm->subnet_up; }
 bool sm_is_master(const struct sm *sm) { return sm && sm->state == SM_STATE_MASTER; }
 uint16_t sm_own_lid(const struct sm *sm) { return sm ? sm->own_lid : 0; }

@@ -363,6 +363,9 @@ sm_instance_start(struct fabricd *fd, const struct sm_config *cfg, struct mad_en
 	sm->cfg = *cfg;
 	snprintf(sm->subnet, sizeof(sm->subnet), "%s", name);
 	snprintf(sm->source, sizeof(sm->source), "sm%s%s", name[0] ? "/" : "", name);
+	for (size_t i = 0; i < cfg->nsubnets; i++)
+		if (strcmp(cfg->subnets[i].name, name) == 0)
+			snprintf(sm->group, sizeof(sm->group), "%s", cfg->subnets[i].group);
 	sm_attach_io(sm, fd, me);
 	if (fd->sm == NULL) {		/* the daemon's: what other modules serve */
 		fd->sm = sm;

@@ -35,6 +35,11 @@ struct fabric *sm_fabric(const struct sm *sm);
 struct sm *sm_next_subnet(const struct sm *sm);
 const char *sm_subnet_name(const struct sm *sm);
 bool sm_subnet_up(const struct sm *sm);
+/* The plane group sm.subnets gives the subnet ("": none).  Partitions
+ * keep the first subnet's group as one tenant space. */
+const char *sm_subnet_group(const struct sm *sm);
+/* The engine this SM's MADs go through (each subnet has its own). */
+struct mad_io sm_mad_io(const struct sm *sm);
 /* Only the master SM writes to the fabric: while another SM is master (we
  * are STANDBY) or before the first discovery has decided, modules send no
  * Set and keep their changes for the first sweep as master. */

@@ -86,7 +86,7 @@ same_port(const struct sm_subnet_config *a, const struct sm_subnet_config *b)
 	return strcmp(a->ca, b->ca) == 0 && a->port == b->port;
 }
 
-/* One item: {name, port}; false after recording why. */
+/* One item: {name, port[, group]}; false after recording why. */
 static bool
 parse_one(struct cfg_ctx *ctx, yaml_node_t *item, struct sm_config *c)
 {
@@ -112,10 +112,19 @@ parse_one(struct cfg_ctx *ctx, yaml_node_t *item, struct sm_config *c)
 					    "'-', '_' or '.', found \"%s\"", SM_SUBNET_NAME_MAX, s);
 				ok = false;
 			}
+		} else if (strcmp(key, "group") == 0) {
+			if ((s = cfg_scalar(ctx, v, "a plane group's name")) != NULL && name_valid(s))
+				snprintf(sc.group, sizeof(sc.group), "%s", s);
+			else {
+				if (s)
+					cfg_error(ctx, v, "a plane group's name is 1-%d letters, "
+					    "digits, '-', '_' or '.', found \"%s\"", SM_SUBNET_NAME_MAX, s);
+				ok = false;
+			}
 		} else if (strcmp(key, "port") == 0)
 			ok = (have_port = parse_port(ctx, v, &sc)) && ok;
 		else {
-			cfg_error(ctx, k, "unknown key \"%s\" in a subnet (name, port)", key);
+			cfg_error(ctx, k, "unknown key \"%s\" in a subnet (name, port, group)", key);
 			ok = false;
 		}
 	}
@@ -182,7 +191,8 @@ sm_subnets_same(const struct sm_config *a, const struct sm_config *b)
 	for (size_t i = 0; i < a->nsubnets; i++) {
 		const struct sm_subnet_config *x = &a->subnets[i], *y = &b->subnets[i];
 
-		if (strcmp(x->name, y->name) != 0 || x->guid != y->guid ||
+		if (strcmp(x->name, y->name) != 0 || strcmp(x->group, y->group) != 0 ||
+		    x->guid != y->guid ||
 		    strcmp(x->ca, y->ca) != 0 || x->port != y->port)
 			return false;
 	}

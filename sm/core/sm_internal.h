@@ -50,6 +50,7 @@ struct sm_observer_config {
 #define SM_MAX_SUBNETS	8
 struct sm_subnet_config {
 	char		 name[SM_SUBNET_NAME_MAX + 1];
+	char		 group[SM_SUBNET_NAME_MAX + 1];	/* its plane group, or "" */
 	uint64_t	 guid;			/* the port by GUID, or */
 	char		 ca[MAD_CA_NAME_LEN];	/* by device and number */
 	unsigned	 port;
@@ -189,6 +190,7 @@ struct sm {
 	/* Which subnet: sm.subnets' name, "" where the daemon serves one.
 	 * Its store rows carry it (schemas/150_sm_subnet.sql). */
 	char			 subnet[SM_SUBNET_NAME_MAX + 1];
+	char			 group[SM_SUBNET_NAME_MAX + 1];	/* sm.subnets' group, or "" */
 	/* Its events' source: "sm", or "sm/NAME" under sm.subnets. */
 	char			 source[SM_SUBNET_NAME_MAX + 4];
 	struct sm		*next_subnet;	/* the daemon's next SM (sm/subnets.c) */

@@ -99,13 +99,13 @@ records_only_ports_to_write_and_undoes_them(void **state)
 	size_t missing;
 	bool ok = false;
 
-	assert_false(pt_intent_pending(w->st, action, sizeof(action)));
+	assert_false(pt_intent_pending(w->st, PT_ALL_PLANES, action, sizeof(action)));
 	assert_int_equal(pt_intent_record(w->st, &w->plan, "member add"), 0);
-	assert_true(pt_intent_pending(w->st, action, sizeof(action)));
+	assert_true(pt_intent_pending(w->st, PT_ALL_PLANES, action, sizeof(action)));
 	assert_string_equal(action, "member add");
 
 	/* the restart: h2 holds the half-written table */
-	assert_int_equal(pt_intent_plan(w->st, w->fx->list, FX_NODES, &undo, &missing), 1);
+	assert_int_equal(pt_intent_plan(w->st, 0, w->fx->list, FX_NODES, &undo, &missing), 1);
 	assert_int_equal(missing, 0);
 	assert_int_equal(undo.ports[0].node_guid, w->fx->nodes[FX_H2].guid);
 	assert_null(undo.ports[0].have);		/* read before writing */
@@ -121,8 +121,8 @@ records_only_ports_to_write_and_undoes_them(void **state)
 	assert_int_equal(h2->sets, 1);			/* only block 0 differed */
 	pt_plan_free(&undo);
 
-	assert_int_equal(pt_intent_clear(w->st), 0);
-	assert_false(pt_intent_pending(w->st, action, sizeof(action)));
+	assert_int_equal(pt_intent_clear(w->st, PT_ALL_PLANES), 0);
+	assert_false(pt_intent_pending(w->st, PT_ALL_PLANES, action, sizeof(action)));
 }
 
 static void
@@ -139,15 +139,15 @@ missing_node_left_out_and_forgotten(void **state)
 			without_h2[n++] = w->fx->list[i];
 	/* h2's table was committed before the change */
 	pt_tables_update(&w->plan);
-	assert_non_null(pt_table_find(w->fx->nodes[FX_H2].guid, 1));
+	assert_non_null(pt_table_find(0, w->fx->nodes[FX_H2].guid, 1));
 	assert_int_equal(pt_intent_record(w->st, &w->plan, "delete"), 0);
-	assert_int_equal(pt_intent_plan(w->st, without_h2, n, &undo, &missing), 0);
+	assert_int_equal(pt_intent_plan(w->st, 0, without_h2, n, &undo, &missing), 0);
 	assert_int_equal(missing, 1);
-	pt_intent_forget_missing(w->st, without_h2, n);
-	assert_null(pt_table_find(w->fx->nodes[FX_H2].guid, 1));	/* read when back */
-	assert_non_null(pt_table_find(w->fx->nodes[FX_H3].guid, 1));
-	pt_intent_clear(w->st);
-	assert_false(pt_intent_pending(w->st, action, sizeof(action)));
+	pt_intent_forget_missing(w->st, 0, without_h2, n);
+	assert_null(pt_table_find(0, w->fx->nodes[FX_H2].guid, 1));	/* read when back */
+	assert_non_null(pt_table_find(0, w->fx->nodes[FX_H3].guid, 1));
+	pt_intent_clear(w->st, PT_ALL_PLANES);
+	assert_false(pt_intent_pending(w->st, PT_ALL_PLANES, action, sizeof(action)));
 	pt_plan_free(&undo);
 }
 
