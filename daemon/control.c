@@ -471,14 +471,17 @@ control_set_sm_probe(ctl_sm_probe probe, void *arg)
 /* sm.subnets' names, the primary first (control.h) */
 #define CTL_MAX_SUBNETS	16
 static char subnet_names[CTL_MAX_SUBNETS][CTL_SUBNET_NAME_MAX + 1];
+static bool subnet_planes[CTL_MAX_SUBNETS];	/* in the first's tenant space */
 static size_t nsubnet_names;
 
 void
-control_set_subnets(const char *const *names, size_t n)
+control_set_subnets(const char *const *names, const bool *planes, size_t n)
 {
 	nsubnet_names = 0;
-	for (size_t i = 0; i < n && i < CTL_MAX_SUBNETS; i++)
+	for (size_t i = 0; i < n && i < CTL_MAX_SUBNETS; i++) {
+		subnet_planes[nsubnet_names] = planes != NULL && planes[i];
 		snprintf(subnet_names[nsubnet_names++], sizeof(subnet_names[0]), "%s", names[i]);
+	}
 }
 
 const char *
@@ -534,10 +537,12 @@ refuse_subnet(const char *cmd, json_t *subnet, char *why, size_t len)
 			    subnet_names[i]);
 		return true;
 	}
-	if (i > 0 && !command_per_subnet(cmd)) {
-		snprintf(why, len, "--subnet %s: %s serves the first subnet, %s, only (partitions, "
-		    "health, RoCE, validation and the daemon's own commands are not per subnet yet)",
-		    name, cmd, subnet_names[0]);
+	/* partitions are one tenant space over the first subnet's planes */
+	if (i > 0 && !command_per_subnet(cmd) &&
+	    !(subnet_planes[i] && strncmp(cmd, "partition.", 10) == 0)) {
+		snprintf(why, len, "--subnet %s: %s serves the first subnet, %s, only (partitions "
+		    "outside its plane group, health, RoCE, validation and the daemon's own "
+		    "commands are not per subnet yet)", name, cmd, subnet_names[0]);
 		return true;
 	}
 	return false;

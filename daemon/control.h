@@ -71,11 +71,13 @@ void control_set_sm_probe(ctl_sm_probe probe, void *arg);
  * set by the SM module while it runs; none: one subnet, unnamed.  A
  * request may name one (fabricctl --subnet, "subnet" beside "cmd"): the
  * SM's commands then ask that subnet's SM (ctl_req_subnet); status shows
- * it; every other command serves the primary subnet only and refuses
- * another.  An unknown name is an invalid argument.
+ * it; partition commands take the primary's planes too (planes[i]: the
+ * subnet is in the primary's plane group, one tenant space); every other
+ * command serves the primary subnet only and refuses another.  An unknown
+ * name is an invalid argument.
  */
 #define CTL_SUBNET_NAME_MAX	31
-void control_set_subnets(const char *const *names, size_t n);
+void control_set_subnets(const char *const *names, const bool *planes, size_t n);
 /* The subnet the request named, NULL when none. */
 const char *ctl_req_subnet(const struct ctl_req *req);
 

@@ -362,19 +362,6 @@ ctl_partition_history(struct ctl_req *req, json_t *args)
 	ctl_reply_ok(req, pt_store_history_list(pt_state.store, limit));
 }
 
-/* End ports of a host: NodeDescription is the host name, or starts with
- * "<host> " (the usual "host HCA-1" form). */
-static bool
-label_is_host(const char *label, const char *host)
-{
-	size_t n = strlen(host);
-	/* "desc:port" (plan.h); "desc/port" in tables stored by older versions */
-	const char *colon = strrchr(label, ':') ? strrchr(label, ':') : strrchr(label, '/');
-	size_t desc_len = colon ? (size_t)(colon - label) : strlen(label);
-
-	return strncmp(label, host, n) == 0 && (desc_len == n || label[n] == ' ');
-}
-
 /* --hosts items are Slurm hostlists (gpu[01-08]): one array of names, or
  * NULL after an error reply. */
 static json_t *
@@ -469,7 +456,7 @@ ctl_partition_nccl_env(struct ctl_req *req, json_t *args)
 			bool full = false;
 			int idx;
 
-			if (t->switch_ext || t->port == 0 || !label_is_host(t->label, host))
+			if (t->switch_ext || t->port == 0 || !pt_label_is_host(t->label, host))
 				continue;
 			found++;
 			on_plane[t->plane < PT_MAX_PLANES ? t->plane : 0] = true;

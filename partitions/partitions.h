@@ -22,4 +22,11 @@ bool partitions_port_holds(uint64_t port_guid, uint16_t pkey);
  * on no port yet. */
 int partitions_index_of(const char *partition, uint16_t *pkey);
 
+/* Over a plane group (sm.subnets' group): NULL when every plane after the
+ * first holds pkey at idx on each port of host there; else why, in buf
+ * (no port there, or the key elsewhere): NCCL_IB_PKEY is then no index
+ * for that host.  NULL, too, without planes. */
+const char *partitions_planes_refusal(const char *host, uint16_t pkey, int idx, char *buf,
+    size_t len);
+
 #endif

@@ -5,6 +5,7 @@
  * who holds which key.  The life cycle (module.c) and the change pipeline
  * (change.c) both work on it here, so neither calls into the other for it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,6 +236,55 @@ bool
 partitions_port_holds(uint64_t port_guid, uint16_t pkey)
 {
 	return partitions_pkey_index(port_guid, pkey, NULL) >= 0;
+}
+
+/* End ports of a host: NodeDescription is the host name, or starts with
+ * "<host> " (the usual "host HCA-1" form). */
+bool
+pt_label_is_host(const char *label, const char *host)
+{
+	size_t n = strlen(host);
+	/* "desc:port" (plan.h); "desc/port" in tables stored by older versions */
+	const char *colon = strrchr(label, ':') ? strrchr(label, ':') : strrchr(label, '/');
+	size_t desc_len = colon ? (size_t)(colon - label) : strlen(label);
+
+	return strncmp(label, host, n) == 0 && (desc_len == n || label[n] == ' ');
+}
+
+/*
+ * Over a plane group, NCCL_IB_PKEY holds for a host only when every other
+ * plane has a port of it holding pkey at idx (the first plane's ports the
+ * caller checked itself): NULL when so, else why, in buf.
+ */
+const char *
+partitions_planes_refusal(const char *host, uint16_t pkey, int idx, char *buf, size_t len)
+{
+	for (size_t pl = 1; pl < pt_state.nplanes; pl++) {
+		size_t found = 0;
+
+		for (size_t i = 0; i < pt_state.ntables; i++) {
+			const struct pt_table *t = &pt_state.tables[i];
+			int k;
+
+			if (t->plane != pl || t->switch_ext || t->port == 0 ||
+			    !pt_label_is_host(t->label, host))
+				continue;
+			found++;
+			for (k = 0; k < t->n; k++)
+				if (t->entries[k] != 0 && (t->entries[k] & ~PT_PKEY_FULL) == pkey)
+					break;
+			if (k != idx) {
+				snprintf(buf, len, "%s/%s holds P_Key 0x%04x %s%d", pt_plane_name(pl),
+				    t->label, pkey, k < t->n ? "at index " : "nowhere, not at ", idx);
+				return buf;
+			}
+		}
+		if (found == 0) {
+			snprintf(buf, len, "%s has no port known on %s", host, pt_plane_name(pl));
+			return buf;
+		}
+	}
+	return NULL;
 }
 
 int

@@ -217,7 +217,8 @@ sm_subnet_engine_config(const struct sm_config *cfg, size_t i, struct mad_engine
 void
 sm_subnets_start(struct fabricd *fd, const struct sm_config *cfg, sm_subnet_start_fn start)
 {
-	const char *names[SM_MAX_SUBNETS];
+	const char *names[SM_MAX_SUBNETS], *group = cfg->subnets[0].group;
+	bool planes[SM_MAX_SUBNETS] = { true };
 	struct sm **tail = &fd->sm->next_subnet;
 
 	names[0] = cfg->subnets[0].name;
@@ -227,6 +228,7 @@ sm_subnets_start(struct fabricd *fd, const struct sm_config *cfg, sm_subnet_star
 		struct sm *sm;
 
 		names[i] = cfg->subnets[i].name;
+		planes[i] = group[0] && strcmp(cfg->subnets[i].group, group) == 0;
 		sm_subnet_engine_config(cfg, i, &mc);
 		if ((me = mad_engine_open(fd->base, &mc)) == NULL) {
 			event_post(EV_ERROR, "sm", NULL, "subnet %s: its port could not be opened; "
@@ -238,7 +240,7 @@ sm_subnets_start(struct fabricd *fd, const struct sm_config *cfg, sm_subnet_star
 		*tail = sm;
 		tail = &sm->next_subnet;
 	}
-	control_set_subnets(names, cfg->nsubnets);
+	control_set_subnets(names, planes, cfg->nsubnets);
 }
 
 void
@@ -246,7 +248,7 @@ sm_subnets_stop(struct fabricd *fd, void (*stop)(struct sm *))
 {
 	struct sm *next;
 
-	control_set_subnets(NULL, 0);
+	control_set_subnets(NULL, NULL, 0);
 	if (fd->sm == NULL)
 		return;
 	for (struct sm *sm = fd->sm->next_subnet; sm; sm = next) {

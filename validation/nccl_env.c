@@ -89,6 +89,16 @@ env_pkey(const struct view_hosts *vh, char *const *hosts, size_t n, const char *
 			    vp[j].port->num, "index", idx));
 		}
 	}
+	/* the same index on the host's other planes, or none is valid */
+	for (i = 0; !bad && want >= 0 && i < n; i++) {
+		char why[160];
+
+		if (partitions_planes_refusal(hosts[i], pkey, want, why, sizeof(why)) == NULL)
+			continue;
+		bad = true;
+		json_array_append_new(faults, json_pack("{s:s, s:s, s:s}", "host", hosts[i],
+		    "code", "PKeyPlaneMismatch", "message", why));
+	}
 	if (!bad && want >= 0) {
 		char v[16];
 		snprintf(v, sizeof(v), "%d", want);

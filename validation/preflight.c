@@ -254,6 +254,13 @@ check_pkey(struct check *c, struct host_view *hv, size_t n, const char *tenant)
 			else if (want < 0)
 				want = idx;
 		}
+	/* over a plane group: the same index on each host's other planes */
+	for (i = 0; want >= 0 && i < n; i++) {
+		char why[160];
+
+		if (partitions_planes_refusal(hv[i].host, pkey, want, why, sizeof(why)) != NULL)
+			pf_fault(c, hv[i].host, NULL, NULL, "PKeyPlaneMismatch", "%s", why);
+	}
 	if (c->status != CHECK_FAIL)
 		snprintf(c->detail, sizeof(c->detail), "P_Key 0x%04x at index %d on %zu ports", pkey,
 		    want, ports);

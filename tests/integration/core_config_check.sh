@@ -72,6 +72,9 @@ sm:
     - name: p6
       port: nonsense
       speed: fast
+    - name: p7
+      port: mlx5_3:1
+      group: "gpu plane"
 YAML
 out=$("$FABRICD" -n -c "$T/subnets.yaml" 2>&1) && fail "bad sm.subnets accepted: $out"
 for want in 'subnets.yaml:7:7: subnet "plane1" is named twice' \
@@ -80,7 +83,8 @@ for want in 'subnets.yaml:7:7: subnet "plane1" is named twice' \
 	    'subnets.yaml:11:7: subnets "plane1" and "p4" name the same port' \
 	    'subnets.yaml:13:7: a subnet needs a name and a port' \
 	    'subnets.yaml:15:13: expected DEVICE:PORT (mlx5_0:1) or a port GUID' \
-	    'subnets.yaml:16:7: unknown key "speed" in a subnet (name, port)' \
+	    'subnets.yaml:16:7: unknown key "speed" in a subnet (name, port, group)' \
+	    "subnets.yaml:19:14: a plane group's name is 1-31 letters" \
 	    'subnets.yaml:2:3: port_guid and subnets both name ports'; do
 	printf '%s\n' "$out" | grep -qF "$want" || fail "missing error: $want; got: $out"
 done

@@ -6,11 +6,15 @@
 # sm.subnets naming both ports with one group, partitions on, everything
 # else on its defaults but the 2 s sweep of the SM tests.  Judged by
 # smpquery on each plane's simulator, not by fabricd's own view:
-#  - partitions' status names both planes;
+#  - partitions' status names both planes, and partition commands take
+#    --subnet of either (health still refuses plane 2);
 #  - a partition with two members lands on both planes: host2 and host3
 #    hold the key at the same index on each (smpquery pkeys), and
 #    `partition nccl-env` gives that index, from the ports of both
 #    planes; the history has one entry for each change;
+#  - `nccl-env --partition` and the pre-flight's pkey check pass over both
+#    planes' ports; a job's partition lands on both planes at one index,
+#    the one `partition job env` gives;
 #  - the simulator of plane 2 is stopped mid-change (the double sends it
 #    SIGSTOP right after the first P_KeyTable Set has left through plane
 #    1's device, so plane 1 is being written when plane 2 stops): the
@@ -41,12 +45,18 @@ fd_config "sm:
       port: ibp1:1
       group: gpu
 partitions:
-  enabled: true"
+  enabled: true
+  jobs:
+    squeue: /bin/false"
 fd_start LD_PRELOAD="$MS" MULTISIM_DEVICES="ibp0=$SOCK_1:host1,ibp1=$SOCK_2:host1" \
     MULTISIM_LOG="$T/ms.fd" MULTISIM_STOP_FILE="$T/stop"
 sm_wait_subnets_up 30 plane1 plane2
 planes=$(ctl --json status | jq -c '.partitions.planes')
 [ "$planes" = '["plane1","plane2"]' ] || fail "partitions' planes: $planes"
+# one tenant space: partition commands take either plane, others do not
+ctl --subnet plane2 partition list > /dev/null || fail "partition list --subnet plane2 refused"
+out=$(ctl --subnet plane2 health 2>&1)
+[ $? -eq 2 ] || fail "health --subnet plane2 was not refused: $out"
 
 # pk N HOST: HOST's non-zero P_Key entries on plane N, "index=key ...",
 # by smpquery from host2 over that plane's simulator (LID from its SM)
@@ -88,6 +98,27 @@ env=$(ctl --json partition nccl-env red --hosts host2,host3)
     fail "nccl-env did not look at both planes' ports: $(echo "$env" | jq -c .ports)"
 [ "$(hist 'member add' | jq length)" = 2 ] || fail "history: $(hist 'member add')"
 echo "red on both planes at index $idx; one history entry per change"
+env=$(ctl --json nccl-env --hosts host2,host3 --partition red)
+[ "$(echo "$env" | jq -r .env.NCCL_IB_PKEY)" = "$idx" ] || fail "nccl-env --partition red: $env"
+pf=$(ctl --json preflight --hosts host2,host3 --partition red) ||
+    fail "pre-flight --partition red on both planes: $(echo "$pf" | jq -c '.checks')"
+echo "$pf" | jq -c '.checks[] | select(.name == "pkey" or .name == "planes") | {name, status, detail}'
+
+# ---- a job's partition lands on both planes, one index
+out=$(ctl --json partition job create 101 --hosts 'host[5-6]' --user alice --account ml) ||
+    fail "job create: $out"
+jkey=$(echo "$out" | jq -r .pkey)
+jfull=$(printf '0x%04x' $((jkey | 0x8000)))
+jidx=$(echo "$out" | jq -r .index)
+for n in 1 2; do
+	for h in host5 host6; do
+		[ "$(holds $n $h "$jfull")" = "$jidx" ] ||
+		    fail "plane $n: $h does not hold job 101's $jfull at $jidx: $(pk $n $h)"
+	done
+done
+ctl partition job env 101 --host host6 | grep -qx "export NCCL_IB_PKEY=$jidx" ||
+    fail "job env: $(ctl partition job env 101 --host host6)"
+echo "job 101: $jfull at index $jidx on host5 and host6 of both planes"
 
 # ---- plane 2's simulator stopped mid-change: refused, neither plane holds it
 echo "ibp0 $SIM2_PID" > "$T/stop"
