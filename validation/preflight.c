@@ -28,6 +28,7 @@
 #include "sm/sm.h"
 #include "validation/fabric_view.h"
 #include "validation/preflight_checks.h"
+#include "validation/preflight_planes.h"
 #include "validation/validation.h"
 
 static const char *const check_status_names[] = { "pass", "fail", "skipped", "inconclusive" };
@@ -60,6 +61,9 @@ struct preflight {
 	struct check	 routes, health;
 	bool		 health_on;
 	struct route_walk *walk;
+	/* then the other subnets' (preflight_planes.c) */
+	struct plane_walk *planes;
+	struct check	 planes_check;
 	struct preflight *next_walking;
 };
 
@@ -327,22 +331,6 @@ no_fabric_checks(struct preflight *pf)
 	pf->no_fabric = true;
 }
 
-/* Under sm.subnets, each host's port on every other subnet (a plane, a
- * rail) too: a job needs them all. */
-static void
-planes_check(struct preflight *pf)
-{
-	struct sm *sm = sm_next_subnet(view_sm());
-	struct check c;
-
-	if (sm == NULL)
-		return;
-	pf_check_init(&c, "planes");
-	for (; sm; sm = sm_next_subnet(sm))
-		pf_check_plane(&c, sm_subnet_name(sm), sm_fabric(sm), pf->host_list, pf->nhosts);
-	add_check(pf, &c);
-}
-
 /*
  * The checks over the fabric model that take one step (the hosts, their
  * ports and their health), then the routes' walk begins; false when the
@@ -377,7 +365,6 @@ fabric_begin(struct preflight *pf, struct fabric *f)
 	pf_check_init(&c, "ports");
 	pf_check_ports(&c, pf->hv, n);
 	add_check(pf, &c);
-	planes_check(pf);
 	pf_check_init(&pf->health, "health");
 	pf->health_on = validation_module_up(MOD_HEALTH) && health_running();
 	if (pf->health_on) {
@@ -419,6 +406,11 @@ fabric_end(struct preflight *pf)
 static void
 fabric_drop(struct preflight *pf)
 {
+	if (pf->planes != NULL) {	/* the first subnet's checks are added */
+		pf_planes_end(pf->planes);
+		pf->planes = NULL;
+		pf_check_discard(&pf->planes_check);
+	}
 	if (pf->walk == NULL)
 		return;
 	pf_routes_end(pf->walk);
@@ -501,16 +493,29 @@ fabric_turn(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (f != pf->fabric || f == NULL || fabric_serial(f) != pf->serial) {
-		walk_restart(pf);	/* a heavy sweep freed the model walked */
-		return;
+	if (pf->walk != NULL) {
+		if (f != pf->fabric || f == NULL || fabric_serial(f) != pf->serial) {
+			walk_restart(pf);	/* a heavy sweep freed the model walked */
+			return;
+		}
+		if (!pf_routes_step(pf->walk, clock_mono_us() + WALK_SLICE_US)) {
+			walk_next_turn(pf);
+			return;
+		}
+		fabric_end(pf);
+		pf->planes = pf_planes_begin(&pf->planes_check, view_sm(), pf->host_list,
+		    pf->nhosts);
 	}
-	if (!pf_routes_step(pf->walk, clock_mono_us() + WALK_SLICE_US)) {
-		walk_next_turn(pf);
-		return;
+	if (pf->planes != NULL) {
+		if (!pf_planes_step(pf->planes, clock_mono_us() + WALK_SLICE_US)) {
+			walk_next_turn(pf);
+			return;
+		}
+		pf_planes_end(pf->planes);
+		pf->planes = NULL;
+		add_check(pf, &pf->planes_check);
 	}
 	walking_remove(pf);
-	fabric_end(pf);
 	after_fabric_checks(pf);
 }
 

@@ -406,9 +406,11 @@ static void
 route_port_add(struct route_walk *w, const struct fabric_port *out, uint8_t in)
 {
 	struct route_ports *rp = w->rp;
-	uint64_t *ins = guid_map_get(&w->outs, port_key(out));
+	uint64_t *ins;
 
-	if (ins == NULL)
+	if (rp == NULL)		/* not asked: another subnet's walk */
+		return;
+	if ((ins = guid_map_get(&w->outs, port_key(out))) == NULL)
 		guid_map_put(&w->outs, port_key(out), ins = xcalloc(4, sizeof(*ins)));
 	if (ins[in / 64] & (1ULL << (in % 64)))
 		return;

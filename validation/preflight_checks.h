@@ -74,7 +74,7 @@ void pf_health_port(struct check *c, const char *host, const char *hca, const st
  * the model (hv, the faults' ports) hold only while the model does: the
  * caller starts again when fabric_serial() changed between steps.  The
  * ports the routes leave by go into rp, the ports' health into health
- * (NULL: not asked).
+ * (either NULL: not asked).
  */
 struct route_walk;
 struct route_walk *pf_routes_begin(struct check *c, struct check *health, struct host_view *hv,

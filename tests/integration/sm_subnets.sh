@@ -22,7 +22,8 @@
 #  - the store holds each plane's nodes and LIDs under its name (the same
 #    GUIDs twice), and every MAD fabricd sent went out through one of the
 #    two devices, both used (MULTISIM_LOG);
-#  - the pre-flight passes host1,host5,host9 with both planes up, fails
+#  - the pre-flight passes host1,host5,host9 with both planes up (plane 2's
+#    ports and its routes between the three walked too), fails
 #    (exit 1) with host5's plane-2 cable unlinked, a "planes" fault naming
 #    plane2 and host5 while plane 1's checks pass, and passes again once
 #    the cable is back;
@@ -174,7 +175,12 @@ ctl events --limit 1 --subnet plane1 > /dev/null || fail "events --subnet plane1
 
 # the pre-flight: a host passes only with its port on both planes up
 ctl preflight --hosts host1,host5,host9 > "$T/pf.ok" || fail "pre-flight on both planes up: $(cat "$T/pf.ok")"
-ctl --json preflight --hosts host1,host5,host9 | jq -c '.checks[] | select(.name == "planes")'
+ctl --json preflight --hosts host1,host5,host9 > "$T/pf.ok.json"
+jq -c '.checks[] | select(.name == "planes")' "$T/pf.ok.json"
+# plane 2's own routes walked too (its SM's tables), every pair of the three
+jq -e '.checks[] | select(.name == "planes") |
+    .detail | test("^plane2: 3 host ports \\(6 routes walked")' "$T/pf.ok.json" > /dev/null ||
+    fail "the planes check walked no route of plane 2: $(jq -c '.checks[] | select(.name == "planes")' "$T/pf.ok.json")"
 sim_second_console 'Unlink "host5"[1]' || fail "unlink host5 on plane 2"
 i=0
 until ! ctl --subnet plane2 --json nodes | jq -e '.nodes[] | select(.description == "host5")' \
