@@ -54,9 +54,12 @@ window_served(struct sm *sm)
 	if (!sm->last.routed || sm->last.rebalance_seq < sm->window_seq)
 		return;
 	sm->window_seq = 0;
+	/* the hottest link before and after: routing a degraded fabric afresh
+	 * does not always bring it down (docs/sm.md, Route stability) */
 	event_post(EV_INFO, sm_source(sm), NULL, "routing: rebalanced in the maintenance window "
-	    "(%s): %zu LFT blocks, %zu CA pairs moved; hottest link %llu routes, bound %llu",
-	    sm->cfg.rebalance_window.text, s->blocks_moved, s->pairs_moved,
+	    "(%s): %zu LFT blocks, %zu CA pairs moved; hottest link %llu routes, now %llu, "
+	    "bound %llu", sm->cfg.rebalance_window.text, s->blocks_moved, s->pairs_moved,
+	    (unsigned long long)sm->window_hottest,
 	    sm->rt ? (unsigned long long)sm->rt->repair.hottest : 0ULL,
 	    sm->rt ? (unsigned long long)sm->rt->repair.bound : 0ULL);
 }
@@ -86,6 +89,7 @@ sm_rebalance_window_check(struct sm *sm)
 	    occ == sm->window_done)
 		return;
 	sm->window_done = occ;
+	sm->window_hottest = sm->rt->repair.hottest;
 	log_info("sm: maintenance window %s: hottest link %llu routes against a bound of %llu; "
 	    "rebalancing", sm->cfg.rebalance_window.text,
 	    (unsigned long long)sm->rt->repair.hottest, (unsigned long long)sm->rt->repair.bound);

@@ -219,6 +219,7 @@ struct sm {
 	 * its rebalance, and the request of it not yet served (0: none) */
 	int64_t			 window_done;
 	uint64_t		 window_seq;
+	uint64_t		 window_hottest;	/* the drift it was asked for */
 
 	uint64_t		 own_guid;	/* our port GUID */
 	uint16_t		 own_lid;

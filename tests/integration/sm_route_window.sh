@@ -91,7 +91,7 @@ mv_line=$(awk -f "$ROUTEMOVE" "$T/repaired.disc" "$T/repaired.fts" "$SIM_DIR/dis
 awk -v cdg=1 -f "$LFTWALK_AWK" "$SIM_DIR/disc.txt" "$SIM_DIR/fts.txt" > "$T/walk.txt" ||
     fail "walk after the rebalance: $(head -5 "$T/walk.txt")"
 said=$(ctl --json events | jq -r "[.events[] | select(.message | contains(\"$MSG\"))][0].message")
-echo "window $inside: after $n sweeps \"$said\"; dump_fts: $blocks blocks, $mv_line"
+echo "window $inside: after $n sweep(s) \"$said\"; dump_fts: $blocks blocks, $mv_line"
 [ "$blocks" = "$dry_blocks" ] || fail "the window's rebalance wrote $blocks blocks, the dry run said $dry_blocks"
 [ "$(field moved "$mv_line")" = "$dry_pairs" ] || fail "pairs moved: $mv_line; the dry run said $dry_pairs"
 [ "$(field broken "$mv_line")" = 0 ] || fail "broken pairs: $mv_line"
