@@ -13,7 +13,8 @@
 #     the tables then differ from the repaired ones by exactly the dry
 #     run's blocks, the pairs moved are the dry run's, the event says the
 #     same counts, and every CA pair routes, loop-free;
-#   - two more heavy sweeps in the same window: no second rebalance.
+#   - two more heavy sweeps in the same window: no second rebalance;
+#   - `routing` names the window once a reload set it.
 . "$FABRICD_SRC/tests/lib/lftwalk.sh"
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup ibnetdiscover dump_fts
@@ -78,6 +79,7 @@ echo "window $outside (now $(hhmm 0)): 2 heavy sweeps, no rebalance, the tables 
 inside="$(LC_ALL=C date -d yesterday +%a),$(LC_ALL=C date +%a) $(hhmm -10)-$(hhmm 60)"
 config "$inside"
 ctl reload > /dev/null || fail "reload ($inside)"
+ctl routing | grep -qF "rebalance window $inside:" || fail "routing does not name the window"
 n=0
 while [ "$(window_events)" = 0 ]; do
 	n=$((n + 1))
