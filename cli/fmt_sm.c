@@ -135,6 +135,9 @@ routing_result(json_t *res)
 		    h, bd, bd ? (double)h / (double)bd : 0.0,
 		    bd && h * 10 > bd * 11 ? "; `routing rebalance` would restore it" : "");
 	}
+	if (json_object_get(res, "rebalance_window"))
+		printf("rebalance window %s: one rebalance in each, while the hottest link is "
+		    "above the bound\n", cli_str(res, "rebalance_window", ""));
 	printf("%-10s %8s %10s %12s %10s\n", "links", "count", "min", "mean", "max");
 	json_array_foreach(rows, i, r) {
 		char lv[24];

@@ -351,13 +351,9 @@ ctl_sm_routing_rebalance(struct ctl_req *req, json_t *args)
 		ctl_reply_error(req, PERR_BUSY, "too many rebalances waiting");
 		return;
 	}
-	/* a real rebalance asked beside a dry one serves both */
-	if (!dry || sm->rebalance != ROUTING_REBALANCE)
-		sm->rebalance = dry ? ROUTING_REBALANCE_DRY : ROUTING_REBALANCE;
-	sm->rebal_seq[sm->nrebal_waiters] = ++sm->rebalance_seq;
+	sm->rebal_seq[sm->nrebal_waiters] = sm_rebalance_ask(sm, dry);
 	sm->rebal_dry[sm->nrebal_waiters] = dry;
 	sm->rebal_waiters[sm->nrebal_waiters++] = req;
-	sm_sweep_request(sm, true);
 }
 
 static json_t *

@@ -132,6 +132,10 @@ ctl_sm_routing(struct ctl_req *req, json_t *args)
 		json_object_set_new(res, "balance", json_pack("{s:I, s:I}",
 		    "hottest_routes", (json_int_t)sm->rt->repair.hottest,
 		    "bound_routes", (json_int_t)sm->rt->repair.bound));
+	/* and when the SM restores it by itself (sm/core/rebalance_sched.c) */
+	if (sm->cfg.rebalance_window.set)
+		json_object_set_new(res, "rebalance_window",
+		    json_string(sm->cfg.rebalance_window.text));
 	routing_loads_free(&l);
 	ctl_reply_ok(req, res);
 }

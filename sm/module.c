@@ -23,6 +23,7 @@
  *     audit_interval: 60s             # one slice of the audit pass per interval
  *     audit_mad_budget: 5000          # MADs (Gets and repairs) per interval
  *     ipoib_broadcast: true           # IPoIB broadcast group of the default partition
+ *     rebalance_window: "Sat,Sun 02:00-04:00"  # local time; undo repair drift (default: never)
  *     observer:                       # with enabled: false, the fabric from the master's SA
  *       enabled: true
  *       refresh: 4h                   # read it all again every period (jittered)
@@ -131,6 +132,22 @@ parse_roots(struct cfg_ctx *ctx, yaml_node_t *seq, void *field)
 	return true;
 }
 
+/* rebalance_window: "[DAYS ]HH:MM-HH:MM" (sm/core/rebalance_window.h). */
+static bool
+parse_rebalance_window(struct cfg_ctx *ctx, yaml_node_t *node, void *field)
+{
+	const char *s = cfg_scalar(ctx, node, "a window such as \"Sat,Sun 02:00-04:00\"");
+	char err[200];
+
+	if (s == NULL)
+		return false;
+	if (!rebalance_window_parse(s, field, err, sizeof(err))) {
+		cfg_error(ctx, node, "rebalance_window \"%s\": %s", s, err);
+		return false;
+	}
+	return true;
+}
+
 static const struct cfg_field observer_fields[] = {
 	CFG_F_BOOL("enabled", struct sm_observer_config, enabled),
 	CFG_F_DURATION("refresh", struct sm_observer_config, refresh_ms, 1000, 86400000),
@@ -170,6 +187,8 @@ static const struct cfg_field sm_fields[] = {
 	CFG_F_DURATION("audit_interval", struct sm_config, audit_interval_ms, 100, 86400000),
 	CFG_F_UINT("audit_mad_budget", struct sm_config, audit_mad_budget, 1, 1000000),
 	CFG_F_BOOL("ipoib_broadcast", struct sm_config, ipoib_default),
+	CFG_F_CUSTOM("rebalance_window", struct sm_config, rebalance_window,
+	    parse_rebalance_window),
 	CFG_F_CUSTOM("observer", struct sm_config, observer, parse_observer),
 	CFG_F_CUSTOM("subnets", struct sm_config, subnets, sm_subnets_parse),
 	CFG_F_END
@@ -372,6 +391,7 @@ sm_instance_start(struct fabricd *fd, const struct sm_config *cfg, struct mad_en
 		ha_scope(fd->ha, cfg->subnet_prefix);	/* the intent's keys are this subnet's */
 	}
 	sm->state = SM_STATE_DISCOVERING;	/* until the first discovery decides */
+	sm->window_done = -1;			/* no window's rebalance yet */
 	sm->mc = mc_db_new();
 	sm->sa = sa_state_new();
 	sm->qos_tables = qos_tables_new();
@@ -465,6 +485,7 @@ sm_instance_reload(struct sm *sm, const struct sm_config *cfg)
 	sm->cfg.subnet_prefix = cfg->subnet_prefix;	/* ports get it at the sweep below */
 	sm->cfg.qos = cfg->qos;		/* the tables follow at that sweep */
 	sm->cfg.ipoib_default = cfg->ipoib_default;	/* a group made stays till restart */
+	sm_rebalance_window_set(sm, &cfg->rebalance_window);	/* looked at every sweep */
 	if (cfg->max_outstanding != sm->cfg.max_outstanding) {
 		sm->cfg.max_outstanding = cfg->max_outstanding;
 		if (sm->me)

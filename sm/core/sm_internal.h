@@ -24,6 +24,7 @@
 #include "sm/core/election.h"
 #include "sm/core/mkey.h"
 #include "sm/core/port_admin.h"
+#include "sm/core/rebalance_window.h"
 #include "sm/core/model.h"
 #include "mad/batch.h"
 #include "mad/mad.h"
@@ -79,6 +80,7 @@ struct sm_config {
 	uint64_t	 mkey_protect;		/* M_KeyProtectBits 0..3 */
 	uint64_t	 mkey_lease_ms;		/* M_KeyLeasePeriod (whole seconds) */
 	bool		 ipoib_default;		/* IPoIB broadcast group of 0x7fff */
+	struct rebalance_window rebalance_window;	/* unset: never on its own */
 	struct sm_observer_config observer;
 	struct sm_subnet_config subnets[SM_MAX_SUBNETS];	/* none: one, unnamed */
 	size_t		 nsubnets;
@@ -215,6 +217,11 @@ struct sm {
 	struct routing_memory	*route_mem;	/* the tables repairs start from */
 	enum routing_rebalance	 rebalance;	/* asked of the next routing */
 	uint64_t		 rebalance_seq;	/* requests so far */
+	/* sm.rebalance_window (rebalance_sched.c): the occurrence that had
+	 * its rebalance, and the request of it not yet served (0: none) */
+	int64_t			 window_done;
+	uint64_t		 window_seq;
+	uint64_t		 window_hottest;	/* the drift it was asked for */
 
 	uint64_t		 own_guid;	/* our port GUID */
 	uint16_t		 own_lid;
@@ -355,6 +362,15 @@ void sm_sweep_request(struct sm *sm, bool heavy);
 /* The same from the periodic timer (sweep.c): its sweep is recorded as
  * periodic unless an event asked too. */
 void sm_sweep_request_periodic(struct sm *sm, bool heavy);
+
+/* rebalance_sched.c: the next heavy sweep routes afresh (dry: counts what
+ * that would move, and keeps the repaired tables); the request's number,
+ * which sm->last.rebalance_seq reaches once a sweep's routing served it. */
+uint64_t sm_rebalance_ask(struct sm *sm, bool dry);
+/* At a sweep's end: sm.rebalance_window's rebalance asked or told. */
+void sm_rebalance_window_check(struct sm *sm);
+/* A reload's window in place (a changed one may act again today). */
+void sm_rebalance_window_set(struct sm *sm, const struct rebalance_window *w);
 
 /* sweep.c: the periodic and kick timers (before any sm_sweep_request). */
 /* The running sweep's next step (a step that went on by itself). */

@@ -511,6 +511,7 @@ sweep_end(struct sm *sm)
 
 	sm->sweeping = false;
 	sm->again = sm->again_heavy = false;
+	sm_rebalance_window_check(sm);	/* its event before `sweep` answers */
 	sm_tell_sweep_finished(sm);	/* sweep --wait */
 	if (again && sm->asked_by_event)
 		sm_sweep_request(sm, heavy);

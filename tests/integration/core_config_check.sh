@@ -135,6 +135,22 @@ out=$("$FABRICD" -n -c "$T/observer.yaml" 2>&1) && fail "a 10 ms observer refres
 printf '%s\n' "$out" | grep -q "observer.yaml:3:[0-9]*: " || fail "bad refresh not located: $out"
 printf '%s\n' "$out" | grep -q "observer.yaml:4:[0-9]*: " || fail "unknown observer key not located: $out"
 
+# sm.rebalance_window: a good one passes; a bad time, a bad day and a
+# non-string are each located at their value
+printf 'sm:\n  rebalance_window: "Sat,Sun 02:00-04:00"\n' > "$T/window.yaml"
+out=$("$FABRICD" -n -c "$T/window.yaml" 2>&1) || fail "a good rebalance_window refused: $out"
+printf 'sm:\n  rebalance_window: "02:00-25:00"\n' > "$T/window.yaml"
+out=$("$FABRICD" -n -c "$T/window.yaml" 2>&1) && fail "rebalance_window 02:00-25:00 accepted: $out"
+printf '%s\n' "$out" | grep -q 'window.yaml:2:21: rebalance_window "02:00-25:00": expected' ||
+    fail "bad rebalance_window time not located: $out"
+printf 'sm:\n  enabled: false\n  rebalance_window: Sat,Sunday 02:00-04:00\n' > "$T/window.yaml"
+out=$("$FABRICD" -n -c "$T/window.yaml" 2>&1) && fail "rebalance_window day Sunday accepted: $out"
+printf '%s\n' "$out" | grep -q 'window.yaml:3:21: .*expected days' ||
+    fail "bad rebalance_window day not located: $out"
+printf 'sm:\n  rebalance_window: [1, 2]\n' > "$T/window.yaml"
+out=$("$FABRICD" -n -c "$T/window.yaml" 2>&1) && fail "rebalance_window as a list accepted: $out"
+printf '%s\n' "$out" | grep -q 'window.yaml:2:21: ' || fail "rebalance_window list not located: $out"
+
 out=$("$FABRICD" -n -c "$T/missing.yaml" 2>&1) && fail "missing file accepted"
 printf '%s\n' "$out" | grep -q "missing.yaml: cannot open" || fail "missing file: $out"
 pass

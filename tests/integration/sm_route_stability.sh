@@ -16,7 +16,7 @@
 #   - LFT blocks rewritten: at most 1.5x OpenSM minhop's for the same
 #     failure on the same tree, measured beside it by bench/reconverge.sh
 #     (145, 36 and 725 blocks: at most 217, 54 and 1,087; fabricd writes
-#     178, 36 and 636);
+#     148, 36 and 584);
 #   - the hottest link at most 1.2x lftwalk's bound for the degraded
 #     fabric (the busiest leaf's ceil(L(N-L)/u)), and status's
 #     routing_hottest_routes and routing_bound_routes (the metrics
