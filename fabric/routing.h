@@ -111,6 +111,7 @@ struct routing_repair_stats {
 	/* ROUTING_REBALANCE_DRY: what routing afresh would change against the
 	 * tables this routing gives */
 	size_t			 dry_pairs, dry_blocks;
+	uint64_t		 dry_hottest;	/* the hottest link afresh (0: unknown) */
 	/* the balance of the tables given: CA routes on the busiest link
 	 * direction, and the least any routing could put there (the busiest
 	 * leaf's ceil(L(N-L)/u): L its CAs, u its live uplinks, N all CAs) */

@@ -479,6 +479,39 @@ measure_balance(struct repair *r, uint8_t *const *res, const uint8_t *const *hel
 	return 0;
 }
 
+/*
+ * The hottest link the fresh tables (a rebalance) would give.  Routing a
+ * degraded fabric afresh does not always lower it (60 routes repaired, 64
+ * afresh, against a bound of 59 on the 64-host tree with a leaf uplink
+ * cut): a dry run says it, so that a rebalance that would not help is not
+ * made (sm.rebalance_window).  0 when it cannot be counted.
+ */
+static uint64_t
+fresh_hottest(struct repair *r)
+{
+	const struct graph *g = r->g;
+	size_t nw = g->adj_at[g->ns];
+	uint64_t *w = calloc(nw ? nw : 1, sizeof(*w)), hot = 0;
+
+	if (w == NULL)
+		return 0;
+	for (uint32_t d = 0; d < g->ns; d++)
+		for (size_t i = g->dst_at[d]; i < g->dst_at[d + 1]; i++) {
+			uint16_t lid = g->dst[i].lid;
+
+			if (g->dst[i].port == 0)
+				continue;
+			for (size_t s = 0; s < g->ns; s++)
+				r->e[s] = r->fresh[s][lid];
+			walk_entries(r, d);
+			column_flows(r, d, w);
+		}
+	for (size_t k = 0; k < nw; k++)
+		hot = w[k] > hot ? w[k] : hot;
+	free(w);
+	return hot;
+}
+
 /* The counts against what the switches hold, and for a dry rebalance
  * against F; then the balance and the stages. */
 static int
@@ -508,6 +541,7 @@ count_moves(struct repair *r, const struct routing_params *p, uint8_t *const *re
 		    r->fresh);
 		r->t->repair.dry_blocks = blocks_between(r->t, (const uint8_t *const *)res,
 		    flen, r->fresh);
+		r->t->repair.dry_hottest = fresh_hottest(r);
 	}
 	rc = measure_balance(r, res, held, hlen);
 out:

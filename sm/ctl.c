@@ -363,8 +363,10 @@ rebalance_json(const struct sweep_record *r, bool dry)
 	bool counted = r->rebalance == ROUTING_REBALANCE_DRY;
 
 	if (dry && counted)
-		return json_pack("{s:b, s:I, s:I, s:o}", "dry_run", 1,
+		return json_pack("{s:b, s:I, s:I, s:I, s:I, s:o}", "dry_run", 1,
 		    "blocks", (json_int_t)s->dry_blocks, "pairs", (json_int_t)s->dry_pairs,
+		    "hottest_link_routes", (json_int_t)s->hottest,
+		    "hottest_link_routes_after", (json_int_t)s->dry_hottest,
 		    "sweep", sm_sweep_json(r));
 	return json_pack("{s:b, s:I, s:I, s:o}", "dry_run", 0,
 	    "blocks", (json_int_t)s->blocks_moved, "pairs", (json_int_t)s->pairs_moved,

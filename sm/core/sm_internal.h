@@ -222,6 +222,7 @@ struct sm {
 	int64_t			 window_done;
 	uint64_t		 window_seq;
 	uint64_t		 window_hottest;	/* the drift it was asked for */
+	bool			 window_dry;	/* window_seq is its dry run */
 
 	uint64_t		 own_guid;	/* our port GUID */
 	uint16_t		 own_lid;

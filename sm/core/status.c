@@ -32,8 +32,9 @@ route_json(const struct sweep_record *r)
 	    "hottest_link_routes", (json_int_t)s->hottest, "bound_routes", (json_int_t)s->bound);
 
 	if (r->rebalance == ROUTING_REBALANCE_DRY)
-		json_object_set_new(o, "dry_run", json_pack("{s:I, s:I}",
-		    "pairs", (json_int_t)s->dry_pairs, "blocks", (json_int_t)s->dry_blocks));
+		json_object_set_new(o, "dry_run", json_pack("{s:I, s:I, s:I}",
+		    "pairs", (json_int_t)s->dry_pairs, "blocks", (json_int_t)s->dry_blocks,
+		    "hottest_link_routes", (json_int_t)s->dry_hottest));
 	return o;
 }
 
