@@ -145,6 +145,32 @@ sm_metrics_subnets(struct prom *p, struct sm *first, const char *const *states,
 		json_decref(audit[i]);
 }
 
+/* Observers' series, one sample each (labelled subnet="NAME" under
+ * sm.subnets, an observer a subnet). */
+static void
+observer_metrics(struct prom *p, struct sm *first)
+{
+	json_t *st[SM_METRICS_MAX] = { 0 }, *o;
+	const char *names[SM_METRICS_MAX] = { 0 };
+	const char *label = first->subnet[0] ? "subnet" : NULL;
+	size_t n = 0;
+
+	for (struct sm *sm = first; sm && n < SM_METRICS_MAX; sm = sm->next_subnet) {
+		if ((st[n] = sm_observer_json(sm)) == NULL)
+			continue;
+		o = json_object_get(st[n], "observer");
+		if (json_integer_value(json_object_get(o, "age_ms")) < 0)
+			json_object_del(o, "age_ms");
+		ms_to_seconds(o, "age_ms");
+		ms_to_seconds(json_object_get(o, "last_read"), "duration_ms");
+		names[n++] = sm->subnet;
+	}
+	metrics_from_statuses(p, st, label, names, n, observer_series,
+	    sizeof(observer_series) / sizeof(observer_series[0]));
+	for (size_t i = 0; i < n; i++)
+		json_decref(st[i]);
+}
+
 void
 sm_metrics(struct fabricd *fd, struct prom *p)
 {
@@ -153,21 +179,9 @@ sm_metrics(struct fabricd *fd, struct prom *p)
 	static const char *const subnet[] = { "up", "down", "discovering", "another master's",
 	    NULL };
 	struct sm *sm = sm_of_daemon(fd);
-	json_t *st;
 
 	if (sm && sm->observer) {	/* an observer runs no SM: its own series */
-		json_t *o;
-
-		if ((st = sm_observer_json(sm)) == NULL)
-			return;
-		o = json_object_get(st, "observer");
-		if (json_integer_value(json_object_get(o, "age_ms")) < 0)
-			json_object_del(o, "age_ms");
-		ms_to_seconds(o, "age_ms");
-		ms_to_seconds(json_object_get(o, "last_read"), "duration_ms");
-		metrics_from_status(p, st, observer_series,
-		    sizeof(observer_series) / sizeof(observer_series[0]));
-		json_decref(st);
+		observer_metrics(p, sm);
 		return;
 	}
 	if (sm == NULL)

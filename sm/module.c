@@ -270,7 +270,7 @@ sm_mad_config(const void *cfgp, struct mad_engine_config *mc)
 
 	if (cfg->nsubnets > 0) {	/* the daemon's engine: the first subnet's */
 		sm_subnet_engine_config(cfg, 0, mc);
-		return cfg->enabled;
+		return cfg->enabled || cfg->observer.enabled;
 	}
 	*mc = (struct mad_engine_config){
 		.port_guid = cfg->port_guid, .window = (unsigned)cfg->max_outstanding,
@@ -325,21 +325,20 @@ mastership(void *arg, struct ctl_sm_state *out)
 }
 
 /* The SM off, observer on: an instance that only publishes the fabric
- * the master's SA describes (observer.c).  Without a port (a RoCE host)
- * there is nothing to observe: the module stays off, as before. */
-static int
-observer_start(struct fabricd *fd, const struct sm_config *cfg)
+ * the master's SA describes (observer.c), on me, for the subnet called
+ * name ("" without sm.subnets). */
+static struct sm *
+observer_instance_start(struct fabricd *fd, const struct sm_config *cfg, struct mad_engine *me,
+    const char *name)
 {
-	struct sm *sm;
+	struct sm *sm = xcalloc(1, sizeof(*sm));
 
-	if (!cfg->observer.enabled || (fd->me == NULL && !test_io.on))
-		return 0;
-	sm = xcalloc(1, sizeof(*sm));
 	sm->fd = fd;
 	sm->cfg = *cfg;
-	snprintf(sm->source, sizeof(sm->source), "sm");
+	snprintf(sm->subnet, sizeof(sm->subnet), "%s", name);
+	snprintf(sm->source, sizeof(sm->source), "sm%s%s", name[0] ? "/" : "", name);
 	sm->cfg.mkey_secret = NULL;
-	sm_attach_io(sm, fd, fd->me);
+	sm_attach_io(sm, fd, me);
 	/* the SA's Reports are ours to answer, nothing else */
 	sm_observer_reports_start(sm, sm_observer_patch);
 	sm->state = SM_STATE_NOTACTIVE;		/* never sweeps, never master */
@@ -347,13 +346,27 @@ observer_start(struct fabricd *fd, const struct sm_config *cfg)
 	sm->mc = mc_db_new();
 	sm->sa = sa_state_new();
 	sm->qos_tables = qos_tables_new();
-	fd->sm = sm;
+	if (fd->sm == NULL)
+		fd->sm = sm;
 	sm_observer_start(sm);
+	return sm;
+}
+
+/* Without a port (a RoCE host) there is nothing to observe: the module
+ * stays off, as before.  Under sm.subnets, an observer a subnet. */
+static int
+observer_start(struct fabricd *fd, const struct sm_config *cfg)
+{
+	if (!cfg->observer.enabled || (fd->me == NULL && !test_io.on))
+		return 0;
+	observer_instance_start(fd, cfg, fd->me, cfg->nsubnets ? cfg->subnets[0].name : "");
+	if (cfg->nsubnets > 1)
+		sm_subnets_start(fd, cfg, observer_instance_start);
 	return 0;
 }
 
 static void
-observer_stop(struct fabricd *fd, struct sm *sm)
+observer_instance_stop(struct sm *sm)
 {
 	sm_observer_reports_stop(sm);
 	sm_observer_stop(sm);
@@ -367,7 +380,10 @@ observer_stop(struct fabricd *fd, struct sm *sm)
 	sa_state_free(sm->sa);
 	free(sm->qos_tables);
 	sm_ports_seen_free(sm);
-	fd->sm = NULL;
+	if (sm->me)
+		mad_engine_set_handler(sm->me, NULL, NULL);	/* its engine is closed after */
+	if (sm->fd->sm == sm)
+		sm->fd->sm = NULL;
 	free(sm);
 }
 
@@ -582,12 +598,15 @@ sm_stop(struct fabricd *fd)
 	if (fd->sm == NULL)
 		return;
 	if (fd->sm->observer) {
-		observer_stop(fd, fd->sm);
+		sm_subnets_stop(fd, observer_instance_stop);
+		observer_instance_stop(fd->sm);
 		return;
 	}
 	sm_subnets_stop(fd, sm_instance_stop);
 	sm_instance_stop(fd->sm);
 }
+
+static json_t *observer_json(struct sm *sm) { return sm_observer_json(sm); }
 
 static json_t *
 sm_status(struct fabricd *fd)
@@ -596,6 +615,12 @@ sm_status(struct fabricd *fd)
 
 	if (fd->sm == NULL)
 		return json_pack("{s:s}", "state", c->enabled ? "error" : "disabled");
+	if (fd->sm->observer && c->nsubnets > 0) {
+		json_t *st = sm_observer_json(fd->sm);
+
+		json_object_set_new(st, "subnets", sm_subnets_status(fd->sm, observer_json));
+		return st;
+	}
 	if (fd->sm->observer)
 		return sm_observer_json(fd->sm);
 	if (c->nsubnets > 0) {
@@ -616,8 +641,13 @@ sm_status_of(struct fabricd *fd, const char *subnet)
 
 	for (sm = fd->sm; sm && strcmp(sm->subnet, subnet) != 0; sm = sm->next_subnet)
 		;
-	if (sm == NULL || sm->observer)
+	if (sm == NULL)
 		return sm_status(fd);
+	if (sm->observer) {
+		st = sm_observer_json(sm);
+		json_object_set_new(st, "subnets", sm_subnets_status(fd->sm, observer_json));
+		return st;
+	}
 	st = sm_status_json(sm);
 	json_object_set_new(st, "subnets", sm_subnets_status(fd->sm, sm_status_json));
 	return st;

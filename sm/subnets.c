@@ -178,9 +178,9 @@ sm_subnets_check(struct cfg_ctx *ctx, yaml_node_t *section, const struct sm_conf
 	if (c->port_guid)
 		cfg_error(ctx, section, "port_guid and subnets both name ports: give each "
 		    "port in subnets");
-	if (!c->enabled)
-		cfg_error(ctx, section, "subnets needs enabled: true (observer mode serves one "
-		    "subnet)");
+	if (!c->enabled && !c->observer.enabled)
+		cfg_error(ctx, section, "subnets needs enabled: true, or an observer a subnet "
+		    "(observer.enabled, the default with enabled: false)");
 }
 
 bool
@@ -208,6 +208,7 @@ sm_subnet_engine_config(const struct sm_config *cfg, size_t i, struct mad_engine
 		.port_guid = sc->guid, .ca_port = sc->port,
 		.window = (unsigned)cfg->max_outstanding,
 		.timeout_ms = (unsigned)cfg->timeout_ms, .retries = (unsigned)cfg->retries,
+		.no_issm = !cfg->enabled,	/* an observer reads: not the port's SM */
 	};
 	snprintf(mc->ca, sizeof(mc->ca), "%s", sc->ca);
 }
@@ -261,6 +262,19 @@ sm_subnets_stop(struct fabricd *fd, void (*stop)(struct sm *))
 	fd->sm->next_subnet = NULL;
 }
 
+/* An observer's row: its view of the subnet for the SM's figures. */
+static json_t *
+observer_row(struct sm *sm, json_t *st)
+{
+	json_t *o = json_object_get(st, "observer");
+
+	return json_pack("{s:s, s:s, s:O*, s:O*, s:o, s:O*, s:O*, s:O*}",
+	    "name", sm->subnet, "state", "observer", "view", json_object_get(o, "view"),
+	    "lid", json_object_get(o, "lid"), "port_guid", json_sprintf(GUID_FMT, sm->own_guid),
+	    "master_lid", json_object_get(o, "master_lid"), "nodes", json_object_get(o, "nodes"),
+	    "links", json_object_get(o, "links"));
+}
+
 /* One row a subnet, flat, so that `fabricctl status` shows a table:
  * the whole of an SM's status is its own (sm_status_json). */
 static json_t *
@@ -268,6 +282,8 @@ subnet_row(struct sm *sm, json_t *st)
 {
 	json_t *sub = json_object_get(st, "subnet"), *mads = json_object_get(st, "mads");
 
+	if (sm->observer)
+		return observer_row(sm, st);
 	return json_pack("{s:s, s:O*, s:O*, s:O*, s:o, s:O*, s:O*, s:O*, s:O*, s:O*}",
 	    "name", sm->subnet, "state", json_object_get(st, "state"),
 	    "subnet_state", json_object_get(sub, "state"), "lid", json_object_get(st, "lid"),

@@ -88,9 +88,11 @@ for want in 'subnets.yaml:7:7: subnet "plane1" is named twice' \
 	    'subnets.yaml:2:3: port_guid and subnets both name ports'; do
 	printf '%s\n' "$out" | grep -qF "$want" || fail "missing error: $want; got: $out"
 done
-printf 'sm:\n  subnets:\n    - name: a\n      port: ibp0:1\n' > "$T/subnets_off.yaml"
-out=$("$FABRICD" -n -c "$T/subnets_off.yaml" 2>&1) && fail "sm.subnets with the SM off accepted"
-printf '%s\n' "$out" | grep -qF 'subnets_off.yaml:2:3: subnets needs enabled: true' || fail "subnets off: $out"
+printf 'sm:\n  observer:\n    enabled: false\n  subnets:\n    - name: a\n      port: ibp0:1\n' > "$T/subnets_off.yaml"
+out=$("$FABRICD" -n -c "$T/subnets_off.yaml" 2>&1) && fail "sm.subnets with the SM and the observer off accepted"
+printf '%s\n' "$out" | grep -qF 'subnets_off.yaml:2:3: subnets needs enabled: true, or an observer' || fail "subnets off: $out"
+printf 'sm:\n  subnets:\n    - name: a\n      port: ibp0:1\n' > "$T/subnets_obs.yaml"
+out=$("$FABRICD" -n -c "$T/subnets_obs.yaml" 2>&1) || fail "sm.subnets with an observer a subnet refused: $out"
 printf 'sm:\n  enabled: true\n  subnets:\n    - name: a\n      port: ibp0:1\n    - name: b\n      port: 0x0002c90300000a02\n' \
     > "$T/subnets_ok.yaml"
 out=$("$FABRICD" -n -c "$T/subnets_ok.yaml" 2>/dev/null) || fail "good sm.subnets rejected: $out"
