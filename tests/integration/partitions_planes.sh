@@ -12,6 +12,8 @@
 #    hold the key at the same index on each (smpquery pkeys), and
 #    `partition nccl-env` gives that index, from the ports of both
 #    planes; the history has one entry for each change;
+#  - the QoS classes (sm.qos, one policy) are on both planes alike: host3's
+#    SL2VL and VLArb tables by smpquery, and `qos env`'s SL on each plane;
 #  - `nccl-env --partition` and the pre-flight's pkey check pass over both
 #    planes' ports; a job's partition lands on both planes at one index,
 #    the one `partition job env` gives;
@@ -37,6 +39,11 @@ SOCK_2=$SIM2_SOCKNAME
 fd_config "sm:
   enabled: true
   sweep_interval: ${SM_SWEEP:-2s}
+  qos:
+    classes:
+      training: { sl: 1, vl: 1, share: 60, pkeys: [0x0a01] }
+      storage: { sl: 2, vl: 2, share: 30 }
+      management: { sl: 0, vl: 0, share: 10 }
   subnets:
     - name: plane1
       port: ibp0:1
@@ -119,6 +126,26 @@ done
 ctl partition job env 101 --host host6 | grep -qx "export NCCL_IB_PKEY=$jidx" ||
     fail "job env: $(ctl partition job env 101 --host host6)"
 echo "job 101: $jfull at index $jidx on host5 and host6 of both planes"
+
+# ---- the QoS classes are the same on both planes: SL to VL and VLArb as
+# smpquery reads them on host3 and on its leaf's port, and qos env's SL
+qos_of() {
+	if [ "$1" = 1 ]; then IBSIM_SOCKNAME=$SOCK_1; else IBSIM_SOCKNAME=$SOCK_2; fi
+	export IBSIM_SOCKNAME
+	_lid=$(ctl --subnet "plane$1" --json nodes |
+	    jq -r ".nodes[] | select(.description == \"host3\") | .lid")
+	sim_diag -H host2 smpquery sl2vl "$_lid" | grep '^ports'
+	sim_diag -H host2 smpquery vlarb "$_lid" | grep -v '^#'
+	ctl --subnet "plane$1" --json qos env --class training | jq -c '.infiniband.sl'
+	IBSIM_SOCKNAME=$SOCK_1
+	export IBSIM_SOCKNAME
+}
+qos_of 1 > "$T/qos.1"
+qos_of 2 > "$T/qos.2"
+grep -q '^ports: in  0, out  0: | 0| 1| 2|' "$T/qos.1" || fail "plane 1: host3's SL2VL: $(cat "$T/qos.1")"
+cmp -s "$T/qos.1" "$T/qos.2" || fail "QoS differs between the planes: $(diff "$T/qos.1" "$T/qos.2")"
+[ "$(tail -1 "$T/qos.1")" = 1 ] || fail "qos env --class training: SL $(tail -1 "$T/qos.1")"
+echo "QoS on both planes alike: host3's SL2VL and VLArb, training on SL 1"
 
 # ---- plane 2's simulator stopped mid-change: refused, neither plane holds it
 echo "ibp0 $SIM2_PID" > "$T/stop"
