@@ -394,11 +394,7 @@ pt_commit_model(struct pt_config *c, const struct pt_index *idx, size_t nidx)
 {
 	pt_config_free(pt_state.model);
 	pt_state.model = c;
-	free(pt_state.index);
-	pt_state.index = nidx ? xcalloc(nidx, sizeof(*idx)) : NULL;
-	if (nidx)
-		memcpy(pt_state.index, idx, nidx * sizeof(*idx));
-	pt_state.nindex = nidx;
+	pt_set_index(idx, nidx);
 }
 
 void

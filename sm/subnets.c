@@ -86,6 +86,23 @@ same_port(const struct sm_subnet_config *a, const struct sm_subnet_config *b)
 	return strcmp(a->ca, b->ca) == 0 && a->port == b->port;
 }
 
+/* A subnet's or a group's name into out (SM_SUBNET_NAME_MAX + 1 bytes);
+ * false after recording why. */
+static bool
+parse_name(struct cfg_ctx *ctx, yaml_node_t *v, const char *what, char *out)
+{
+	const char *s = cfg_scalar(ctx, v, what);
+
+	if (s != NULL && name_valid(s)) {
+		snprintf(out, SM_SUBNET_NAME_MAX + 1, "%s", s);
+		return true;
+	}
+	if (s)
+		cfg_error(ctx, v, "%s is 1-%d letters, digits, '-', '_' or '.', found \"%s\"", what,
+		    SM_SUBNET_NAME_MAX, s);
+	return false;
+}
+
 /* One item: {name, port[, group]}; false after recording why. */
 static bool
 parse_one(struct cfg_ctx *ctx, yaml_node_t *item, struct sm_config *c)
@@ -99,29 +116,14 @@ parse_one(struct cfg_ctx *ctx, yaml_node_t *item, struct sm_config *c)
 	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = cfg_node(ctx, p->key), *v = cfg_node(ctx, p->value);
 		const char *key = cfg_scalar(ctx, k, "a key");
-		const char *s;
 
 		if (key == NULL)
 			ok = false;
-		else if (strcmp(key, "name") == 0) {
-			if ((s = cfg_scalar(ctx, v, "a subnet name")) != NULL && name_valid(s))
-				snprintf(sc.name, sizeof(sc.name), "%s", s);
-			else {
-				if (s)
-					cfg_error(ctx, v, "a subnet name is 1-%d letters, digits, "
-					    "'-', '_' or '.', found \"%s\"", SM_SUBNET_NAME_MAX, s);
-				ok = false;
-			}
-		} else if (strcmp(key, "group") == 0) {
-			if ((s = cfg_scalar(ctx, v, "a plane group's name")) != NULL && name_valid(s))
-				snprintf(sc.group, sizeof(sc.group), "%s", s);
-			else {
-				if (s)
-					cfg_error(ctx, v, "a plane group's name is 1-%d letters, "
-					    "digits, '-', '_' or '.', found \"%s\"", SM_SUBNET_NAME_MAX, s);
-				ok = false;
-			}
-		} else if (strcmp(key, "port") == 0)
+		else if (strcmp(key, "name") == 0)
+			ok = parse_name(ctx, v, "a subnet name", sc.name) && ok;
+		else if (strcmp(key, "group") == 0)
+			ok = parse_name(ctx, v, "a plane group's name", sc.group) && ok;
+		else if (strcmp(key, "port") == 0)
 			ok = (have_port = parse_port(ctx, v, &sc)) && ok;
 		else {
 			cfg_error(ctx, k, "unknown key \"%s\" in a subnet (name, port, group)", key);

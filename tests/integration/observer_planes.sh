@@ -18,13 +18,7 @@
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/observer.sh"
 sim_test_setup ibnetdiscover jq promtool
-MS=$FABRICD_BUILD/tests/libmultisim.so
-[ -r "$MS" ] || fail "no $MS (make builds it)"
-sim_topology -k 4 -h 4 -s 2 -P 6 || fail "topogen"
-sim_start || fail "ibsim plane 1"
-sim_start_second "$SIM_DIR/topo.net" || fail "ibsim plane 2"
-SOCK_1=$IBSIM_SOCKNAME
-SOCK_2=$SIM2_SOCKNAME
+sm_two_planes
 sim_second_console 'Unlink "host5"[1]' || fail "unlink host5 on plane 2"
 
 SUBNETS="  subnets:

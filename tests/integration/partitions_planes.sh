@@ -28,13 +28,7 @@
 #  - the same change with both planes running lands on both.
 . "$FABRICD_SRC/tests/lib/sm.sh"
 sim_test_setup smpquery jq sqlite3
-MS=$FABRICD_BUILD/tests/libmultisim.so
-[ -r "$MS" ] || fail "no $MS (make builds it)"
-sim_topology -k 4 -h 4 -s 2 -P 6 || fail "topogen"
-sim_start || fail "ibsim plane 1"
-sim_start_second "$SIM_DIR/topo.net" || fail "ibsim plane 2"
-SOCK_1=$IBSIM_SOCKNAME
-SOCK_2=$SIM2_SOCKNAME
+sm_two_planes
 
 fd_config "sm:
   enabled: true

@@ -63,13 +63,7 @@ cmp -s "$T/repaired.fts" "$SIM_DIR/fts.txt" ||
 
 # the dry run's figures are what a rebalance does
 ctl routing rebalance > /dev/null || fail "routing rebalance"
-lft_dump || fail dump
-blocks=$(blocks_between "$T/repaired.fts" "$SIM_DIR/fts.txt")
-mv_line=$(awk -f "$ROUTEMOVE" "$T/repaired.disc" "$T/repaired.fts" "$SIM_DIR/disc.txt" \
-    "$SIM_DIR/fts.txt") || fail "after the rebalance: $mv_line"
-awk -v cdg=1 -v loads=1 -f "$LFTWALK_AWK" "$SIM_DIR/disc.txt" "$SIM_DIR/fts.txt" > "$T/walk.txt" ||
-    fail "walk after the rebalance: $(head -5 "$T/walk.txt")"
-after=$(field max "$(sed -n 's/^loads: //p' "$T/walk.txt")")	# the walk's, from outside
+window_judge
 echo "an operator's rebalance: $blocks blocks, $mv_line, hottest $after"
 [ "$blocks" = "$dry_blocks" ] || fail "the rebalance wrote $blocks blocks, the dry run said $dry_blocks"
 [ "$(field moved "$mv_line")" = "$dry_pairs" ] || fail "pairs moved: $mv_line; the dry run said $dry_pairs"

@@ -27,14 +27,8 @@ inside=$(window_now)
 window_config "$inside"
 ctl reload > /dev/null || fail "reload ($inside)"
 window_sweeps "$DONE_MSG"
-lft_dump || fail dump
-blocks=$(blocks_between "$T/repaired.fts" "$SIM_DIR/fts.txt")
-mv_line=$(awk -f "$ROUTEMOVE" "$T/repaired.disc" "$T/repaired.fts" "$SIM_DIR/disc.txt" \
-    "$SIM_DIR/fts.txt") || fail "after the rebalance: $mv_line"
-awk -v cdg=1 -v loads=1 -f "$LFTWALK_AWK" "$SIM_DIR/disc.txt" "$SIM_DIR/fts.txt" > "$T/walk.txt" ||
-    fail "walk after the rebalance: $(head -5 "$T/walk.txt")"
+window_judge
 said=$(window_event "$DONE_MSG")
-after=$(field max "$(sed -n 's/^loads: //p' "$T/walk.txt")")	# the walk's, from outside
 echo "window $inside: after $n sweep(s) \"$said\"; dump_fts: $blocks blocks, $mv_line"
 [ "$blocks" = "$dry_blocks" ] || fail "the window's rebalance wrote $blocks blocks, the dry run said $dry_blocks"
 [ "$(field moved "$mv_line")" = "$dry_pairs" ] || fail "pairs moved: $mv_line; the dry run said $dry_pairs"

@@ -33,13 +33,7 @@
 . "$FABRICD_SRC/tests/lib/sm.sh"
 . "$FABRICD_SRC/tests/lib/observer.sh"
 sim_test_setup smpquery ibnetdiscover ibtracert sminfo jq sqlite3 promtool
-MS=$FABRICD_BUILD/tests/libmultisim.so
-[ -r "$MS" ] || fail "no $MS (make builds it)"
-sim_topology -k 4 -h 4 -s 2 -P 6 || fail "topogen"
-sim_start || fail "ibsim plane 1"
-sim_start_second "$SIM_DIR/topo.net" || fail "ibsim plane 2"
-SOCK_1=$IBSIM_SOCKNAME
-SOCK_2=$SIM2_SOCKNAME
+sm_two_planes
 sim_second_console 'Unlink "sw-l1"[5]' || fail "unlink on plane 2"
 
 fd_config "sm:

@@ -56,6 +56,19 @@ window_repair() {
 	    "hottest afresh $dry_after"
 }
 
+# window_judge: the tables now against the repaired ones, judged from
+# outside: blocks changed, mv_line (routemove's), after (the hottest link
+# of the pair walk's loads); every pair must route, loop-free
+window_judge() {
+	lft_dump || fail dump
+	blocks=$(blocks_between "$T/repaired.fts" "$SIM_DIR/fts.txt")
+	mv_line=$(awk -f "$ROUTEMOVE" "$T/repaired.disc" "$T/repaired.fts" "$SIM_DIR/disc.txt" \
+	    "$SIM_DIR/fts.txt") || fail "after the rebalance: $mv_line"
+	awk -v cdg=1 -v loads=1 -f "$LFTWALK_AWK" "$SIM_DIR/disc.txt" "$SIM_DIR/fts.txt" \
+	    > "$T/walk.txt" || fail "walk after the rebalance: $(head -5 "$T/walk.txt")"
+	after=$(field max "$(sed -n 's/^loads: //p' "$T/walk.txt")")
+}
+
 # window_sweeps TEXT: sweeps (at most 6) until an event says TEXT
 window_sweeps() {
 	n=0

@@ -85,6 +85,20 @@ sm_wait_up() {
 	done
 }
 
+# sm_two_planes: two planes of the 16-host tree (4 leaves x 4 hosts, 2
+# spines; the same net file, so the same GUIDs), each its own ibsim:
+# SOCK_1 and SOCK_2 their sockets, MS the multisim double that joins a
+# process to both (tests/fixtures/mad/multisim.c).
+sm_two_planes() {
+	MS=$FABRICD_BUILD/tests/libmultisim.so
+	[ -r "$MS" ] || fail "no $MS (make builds it)"
+	sim_topology -k 4 -h 4 -s 2 -P 6 || fail "topogen"
+	sim_start || fail "ibsim plane 1"
+	sim_start_second "$SIM_DIR/topo.net" || fail "ibsim plane 2"
+	SOCK_1=$IBSIM_SOCKNAME
+	SOCK_2=$SIM2_SOCKNAME
+}
+
 # sm_wait_subnets_up SECS NAME...: until status lists exactly these
 # subnets of sm.subnets, in order, each up (else the test fails, naming
 # each one's state).
