@@ -127,17 +127,12 @@ bench_opensm() {
 		SMS="$SMS $OSM_PID"
 		OSM_PID=
 	done
-	i=0
-	until [ "$(cat "$out"/sim*/osm.log 2>/dev/null | grep -c 'SUBNET UP')" -ge "$nsub" ]; do
-		if [ $i -ge 6000 ]; then
-			echo "bench: not every OpenSM brought its subnet up in 300 s" >&2
-			echo "- - - -"
-			stop_all
-			return
-		fi
-		i=$((i + 1))
-		sleep 0.05
-	done
+	if ! poll_until - osm_all_up; then
+		echo "bench: not every OpenSM brought its subnet up in 300 s" >&2
+		echo "- - - -"
+		stop_all
+		return
+	fi
 	t1=$(now)
 	echo "  $nsub OpenSM: all up $(elapsed "$t0" "$t1") s after the start" >&2
 	up=$(k=0; while [ $k -lt "$nsub" ]; do k=$((k + 1)); eval "osm_up_time \$DIR_$k"; done | max)
@@ -147,9 +142,23 @@ bench_opensm() {
 	stop_all
 }
 
+# poll_until PID CMD...: CMD every 50 ms until it succeeds; false after
+# 300 s, or once PID ("-": none) is gone
+poll_until() {
+	_pid=$1 _n=0
+	shift
+	until "$@"; do
+		[ $_n -lt 6000 ] || return 1
+		[ "$_pid" = - ] || kill -0 "$_pid" 2>/dev/null || return 1
+		_n=$((_n + 1))
+		sleep 0.05
+	done
+}
+osm_all_up() { [ "$(cat "$out"/sim*/osm.log 2>/dev/null | grep -c 'SUBNET UP')" -ge "$nsub" ]; }
+# fd_all_up DIR: every subnet of the fabricd in DIR up
 fd_all_up() {
-	"$build/fabricctl" -s "$1/fabricd.sock" --json status 2>/dev/null |
-	    jq '[.sm.subnets[]? | select(.subnet_state == "up")] | length'
+	[ "$("$build/fabricctl" -s "$1/fabricd.sock" --json status 2>/dev/null |
+	    jq '[.sm.subnets[]? | select(.subnet_state == "up")] | length')" = "$nsub" ]
 }
 bench_fabricd() {
 	start_sims || { echo "- - - -"; return; }
@@ -170,17 +179,12 @@ bench_fabricd() {
 	(cd "$d" && LD_PRELOAD=$ms MULTISIM_DEVICES=$devs \
 	    exec "$build/fabricd" -c "$d/fabricd.yaml" > "$d/fabricd.log" 2>&1) &
 	FD=$!
-	i=0
-	until [ "$(fd_all_up "$d")" = "$nsub" ]; do
-		if ! kill -0 "$FD" 2>/dev/null || [ $i -ge 6000 ]; then
-			echo "- - - -"
-			tail -3 "$d/fabricd.log" >&2
-			stop_all
-			return
-		fi
-		i=$((i + 1))
-		sleep 0.05
-	done
+	if ! poll_until "$FD" fd_all_up "$d"; then
+		echo "- - - -"
+		tail -3 "$d/fabricd.log" >&2
+		stop_all
+		return
+	fi
 	t1=$(now)
 	echo "  fabricd: all $nsub subnets up $(elapsed "$t0" "$t1") s after the start" >&2
 	up=$(sqlite3 -batch -noheader "$d/state/fabricd.db" "SELECT max(t) FROM (SELECT

@@ -387,18 +387,6 @@ expand_hosts(struct ctl_req *req, json_t *items)
 	return out;
 }
 
-/* Where pkey sits in the table t (-1: not there). */
-static int
-table_index(const struct pt_table *t, uint16_t pkey, bool *full)
-{
-	for (uint16_t k = 0; k < t->n; k++)
-		if (t->entries[k] != 0 && (t->entries[k] & ~PT_PKEY_FULL) == (pkey & ~PT_PKEY_FULL)) {
-			*full = (t->entries[k] & PT_PKEY_FULL) != 0;
-			return k;
-		}
-	return -1;
-}
-
 /* A port's name in answers: "host5:1", or "plane2/host5:1" over planes. */
 static const char *
 port_name(const struct pt_table *t, char *buf, size_t len)
@@ -460,7 +448,7 @@ ctl_partition_nccl_env(struct ctl_req *req, json_t *args)
 				continue;
 			found++;
 			on_plane[t->plane < PT_MAX_PLANES ? t->plane : 0] = true;
-			idx = table_index(t, p->pkey, &full);
+			idx = pt_table_index(t, p->pkey, &full);
 			if (idx < 0 || (index != -2 && idx != index)) {
 				json_decref(ports);
 				if (idx < 0)

@@ -89,6 +89,9 @@ int pt_sa_pkey_table(const struct fabric_port *p, uint16_t *keys, size_t max, vo
 struct sm_ipoib;
 bool pt_sa_ipoib(size_t i, struct sm_ipoib *out, void *arg);
 const struct pt_table *pt_table_find(size_t plane, uint64_t node_guid, uint8_t port);
+/* Where pkey (membership bit aside) sits in t, or -1; *full (if given)
+ * gets its membership bit. */
+int pt_table_index(const struct pt_table *t, uint16_t pkey, bool *full);
 /* A table's label ("desc:port") is a port of host: desc is host, or
  * starts with host and a space ("host HCA-1"). */
 bool pt_label_is_host(const char *label, const char *host);

@@ -214,20 +214,27 @@ pt_tables_save_turns(struct pt_table *rows, size_t n, void (*then)(void *), void
 /* ---- public door (partitions.h) ---- */
 
 int
+pt_table_index(const struct pt_table *t, uint16_t pkey, bool *full)
+{
+	for (uint16_t k = 0; k < t->n; k++)
+		if ((t->entries[k] & ~PT_PKEY_FULL) == (pkey & ~PT_PKEY_FULL) && t->entries[k] != 0) {
+			if (full)
+				*full = (t->entries[k] & PT_PKEY_FULL) != 0;
+			return k;
+		}
+	return -1;
+}
+
+int
 partitions_pkey_index(uint64_t port_guid, uint16_t pkey, bool *full)
 {
 	for (size_t i = 0; i < pt_state.ntables; i++) {
 		const struct pt_table *t = &pt_state.tables[i];
+		int k;
 
-		if (t->switch_ext || t->port_guid != port_guid)
-			continue;
-		for (uint16_t k = 0; k < t->n; k++)
-			if ((t->entries[k] & ~PT_PKEY_FULL) == (pkey & ~PT_PKEY_FULL) &&
-			    t->entries[k] != 0) {
-				if (full)
-					*full = (t->entries[k] & PT_PKEY_FULL) != 0;
-				return k;
-			}
+		if (!t->switch_ext && t->port_guid == port_guid &&
+		    (k = pt_table_index(t, pkey, full)) >= 0)
+			return k;
 	}
 	return -1;
 }
@@ -270,12 +277,10 @@ partitions_planes_refusal(const char *host, uint16_t pkey, int idx, char *buf, s
 			    !pt_label_is_host(t->label, host))
 				continue;
 			found++;
-			for (k = 0; k < t->n; k++)
-				if (t->entries[k] != 0 && (t->entries[k] & ~PT_PKEY_FULL) == pkey)
-					break;
-			if (k != idx) {
+			if ((k = pt_table_index(t, pkey, NULL)) != idx) {
 				snprintf(buf, len, "%s/%s holds P_Key 0x%04x %s%d", pt_plane_name(pl),
-				    t->label, pkey, k < t->n ? "at index " : "nowhere, not at ", idx);
+				    t->label, pkey, k >= 0 ? "at index " : "nowhere, not at ",
+				    k >= 0 ? k : idx);
 				return buf;
 			}
 		}

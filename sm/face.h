@@ -16,6 +16,9 @@ struct ctl_req;
  * NULL when the SM is off. */
 struct sm *sm_of_daemon(const struct fabricd *fd);
 struct sm *sm_of_req(const struct ctl_req *req);
+/* The SM of the subnet called name, from first along the daemon's chain
+ * (sm.subnets), or NULL. */
+struct sm *sm_named(struct sm *first, const char *name);
 /* ctl.c: answers `sweep --wait` when its sweep has finished. */
 extern const struct sm_listener sm_ctl_listener;
 

@@ -20,11 +20,18 @@ sm_of_req(const struct ctl_req *req)
 {
 	struct sm *sm = sm_of_daemon(ctl_req_daemon(req));
 	const char *name = ctl_req_subnet(req);
+	struct sm *named = name ? sm_named(sm, name) : NULL;
 
-	for (struct sm *s = sm; name && s; s = s->next_subnet)
+	return named ? named : sm;
+}
+
+struct sm *
+sm_named(struct sm *first, const char *name)
+{
+	for (struct sm *s = first; s; s = s->next_subnet)
 		if (strcmp(s->subnet, name) == 0)
 			return s;
-	return sm;
+	return NULL;
 }
 
 struct fabric *sm_fabric(const struct sm *sm) { return sm ? sm->fabric : NULL; }

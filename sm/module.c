@@ -639,9 +639,7 @@ sm_status_of(struct fabricd *fd, const char *subnet)
 	struct sm *sm;
 	json_t *st;
 
-	for (sm = fd->sm; sm && strcmp(sm->subnet, subnet) != 0; sm = sm->next_subnet)
-		;
-	if (sm == NULL)
+	if ((sm = sm_named(fd->sm, subnet)) == NULL)
 		return sm_status(fd);
 	if (sm->observer) {
 		st = sm_observer_json(sm);

@@ -21,11 +21,7 @@ sim_test_setup ibnetdiscover jq promtool
 sm_two_planes
 sim_second_console 'Unlink "host5"[1]' || fail "unlink host5 on plane 2"
 
-SUBNETS="  subnets:
-    - name: plane1
-      port: ibp0:1
-    - name: plane2
-      port: ibp1:1"
+SUBNETS=$SM_TWO_SUBNETS
 fd_config "sm:
   enabled: true
   sweep_interval: ${SM_SWEEP:-2s}

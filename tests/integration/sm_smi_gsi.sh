@@ -114,11 +114,7 @@ SOCK_2=$SIM2_SOCKNAME
 fd_config "sm:
   enabled: true
   sweep_interval: ${SM_SWEEP:-2s}
-  subnets:
-    - name: plane1
-      port: ibp0:1
-    - name: plane2
-      port: ibp1:1"
+$SM_TWO_SUBNETS"
 fd_start LD_PRELOAD="$MS" MULTISIM_PAIRS="smi0:ibp0,smi1:ibp1" MULTISIM_LOG="$T/ms.planes" \
     MULTISIM_DEVICES="ibp0=$SOCK_1:host1,smi0=$SOCK_1:host1,ibp1=$SOCK_2:host1,smi1=$SOCK_2:host1"
 sm_wait_subnets_up 30 plane1 plane2

@@ -39,11 +39,7 @@ sim_second_console 'Unlink "sw-l1"[5]' || fail "unlink on plane 2"
 fd_config "sm:
   enabled: true
   sweep_interval: ${SM_SWEEP:-2s}
-  subnets:
-    - name: plane1
-      port: ibp0:1
-    - name: plane2
-      port: ibp1:1"
+$SM_TWO_SUBNETS"
 start_both() {
 	fd_start LD_PRELOAD="$MS" MULTISIM_DEVICES="ibp0=$SOCK_1:host1,ibp1=$SOCK_2:host1" \
 	    MULTISIM_LOG="$T/ms.fd"

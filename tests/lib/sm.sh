@@ -85,6 +85,13 @@ sm_wait_up() {
 	done
 }
 
+# The sm.subnets lines of two planes on the double's ibp0 and ibp1.
+SM_TWO_SUBNETS="  subnets:
+    - name: plane1
+      port: ibp0:1
+    - name: plane2
+      port: ibp1:1"
+
 # sm_two_planes: two planes of the 16-host tree (4 leaves x 4 hosts, 2
 # spines; the same net file, so the same GUIDs), each its own ibsim:
 # SOCK_1 and SOCK_2 their sockets, MS the multisim double that joins a
