@@ -117,13 +117,16 @@ int sm_qos_reread(struct sm *sm, const struct sm_qos_target *t, size_t n, sm_qos
  * An observer's pre-flight reads the ports on a job's routes live (one
  * PortInfo Get each, sm/ports_live.c): its view and the master's SA may be
  * older than a pulled cable.  done(res, n, arg) once every answer is in;
- * res[i] is t[i]'s port, answered false when it did not answer.  -1: not
+ * res[i] is t[i]'s port, answered false when it did not answer (a port
+ * silent through a read, every engine retry of it, is read again, up to
+ * four reads).  -1: not
  * an observer, no view or nothing to read (done is not called).
  */
 struct sm_port_live {
 	uint64_t	node_guid;
 	uint8_t		port;
 	bool		answered;
+	uint8_t		reads;		/* PortInfo Gets sent it, each with its retries */
 	uint8_t		state;		/* PortInfo PortState: 1 Down .. 4 Active */
 	uint8_t		phys_state;	/* PortPhysicalState: 5 LinkUp, 2 Polling, 3 Disabled */
 };

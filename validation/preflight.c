@@ -672,8 +672,9 @@ live_fault(struct check *c, const struct sm_port_live *l)
 		snprintf(far, sizeof(far), " (cable to %s:%u)", p->peer->node->desc,
 		    p->peer->num);
 	if (!l->answered)
-		pf_fault(c, NULL, NULL, p, "RouteLinkUnreadable", "%s:%u%s did not answer a "
-		    "PortInfo Get: a route crosses it", n->desc, p->num, far);
+		pf_fault(c, NULL, NULL, p, "RouteLinkUnreadable", "%s:%u%s did not answer %u "
+		    "PortInfo Gets, each with its retries: a route crosses it", n->desc, p->num,
+		    far, l->reads);
 	else
 		pf_fault(c, NULL, NULL, p, "RouteLinkDown", "%s:%u%s is %s (physical state %s), "
 		    "read live; the routes the switches hold cross it", n->desc, p->num, far,
