@@ -485,6 +485,13 @@ walk_restart(struct preflight *pf)
 		walk_next_turn(pf);
 }
 
+/* A live read of another subnet is in (preflight_planes.c). */
+static void
+planes_resume(void *arg)
+{
+	walk_next_turn(arg);
+}
+
 static void
 fabric_turn(evutil_socket_t fd, short what, void *arg)
 {
@@ -504,11 +511,12 @@ fabric_turn(evutil_socket_t fd, short what, void *arg)
 		}
 		fabric_end(pf);
 		pf->planes = pf_planes_begin(&pf->planes_check, view_sm(), pf->host_list,
-		    pf->nhosts);
+		    pf->nhosts, planes_resume, pf);
 	}
 	if (pf->planes != NULL) {
 		if (!pf_planes_step(pf->planes, clock_mono_us() + WALK_SLICE_US)) {
-			walk_next_turn(pf);
+			if (!pf_planes_waiting(pf->planes))
+				walk_next_turn(pf);
 			return;
 		}
 		pf_planes_end(pf->planes);
@@ -647,56 +655,14 @@ reread_qos(struct preflight *pf)
 		after_qos_read(pf);	/* nothing to read: the check says why */
 }
 
-static int
-target_cmp(const void *a, const void *b)
-{
-	const struct sm_qos_target *x = a, *y = b;
-
-	if (x->node_guid != y->node_guid)
-		return x->node_guid < y->node_guid ? -1 : 1;
-	return (int)x->port - (int)y->port;
-}
-
-/* The view's port, and the cable's far end as the view knows it. */
-static void
-live_fault(struct check *c, const struct sm_port_live *l)
-{
-	struct fabric *f = view_fabric();
-	struct fabric_node *n = f ? fabric_node_by_guid(f, l->node_guid) : NULL;
-	const struct fabric_port *p = n && l->port <= n->nports ? &n->ports[l->port] : NULL;
-	char far[96] = "";
-
-	if (p == NULL)
-		return;
-	if (p->peer != NULL)
-		snprintf(far, sizeof(far), " (cable to %s:%u)", p->peer->node->desc,
-		    p->peer->num);
-	if (!l->answered)
-		pf_fault(c, NULL, NULL, p, "RouteLinkUnreadable", "%s:%u%s did not answer %u "
-		    "PortInfo Gets, each with its retries: a route crosses it", n->desc, p->num,
-		    far, l->reads);
-	else
-		pf_fault(c, NULL, NULL, p, "RouteLinkDown", "%s:%u%s is %s (physical state %s), "
-		    "read live; the routes the switches hold cross it", n->desc, p->num, far,
-		    fabric_port_state_name(l->state), fabric_phys_state_name(l->phys_state));
-}
-
 static void
 after_live_read(const struct sm_port_live *res, size_t n, void *arg)
 {
 	struct preflight *pf = arg;
 	struct check c;
-	size_t i, up = 0;
 
 	pf_check_init(&c, "links_live");
-	for (i = 0; i < n; i++) {
-		if (res[i].answered && res[i].state == FABRIC_PORT_ACTIVE)
-			up++;
-		else
-			live_fault(&c, &res[i]);
-	}
-	if (c.status != CHECK_FAIL)
-		snprintf(c.detail, sizeof(c.detail), "%zu route ports read live, every one Active", up);
+	pf_check_live(&c, view_fabric(), res, n);
 	add_check(pf, &c);
 	reread_qos(pf);
 }
@@ -710,21 +676,7 @@ after_live_read(const struct sm_port_live *res, size_t n, void *arg)
 static bool
 read_route_ports_live(struct preflight *pf)
 {
-	struct sm_qos_target *u;
-	size_t i, n = 0;
-	int rc;
-
-	if (pf->route_ports.n == 0)
-		return false;
-	u = xcalloc(pf->route_ports.n, sizeof(*u));
-	memcpy(u, pf->route_ports.t, pf->route_ports.n * sizeof(*u));
-	qsort(u, pf->route_ports.n, sizeof(*u), target_cmp);
-	for (i = 0; i < pf->route_ports.n; i++)
-		if (n == 0 || target_cmp(&u[n - 1], &u[i]) != 0)
-			u[n++] = u[i];
-	rc = sm_ports_read_live(view_sm(), u, n, after_live_read, pf);
-	free(u);
-	return rc == 0;
+	return pf_ports_live(view_sm(), &pf->route_ports, after_live_read, pf) == 0;
 }
 
 /* The model's checks are done: the live reads and the QoS tables next. */

@@ -618,3 +618,71 @@ pf_check_tables(struct check *c, const struct sm_lft_live *r)
 		    r->blocks_failed, guid);
 	}
 }
+
+static int
+target_cmp(const void *a, const void *b)
+{
+	const struct sm_qos_target *x = a, *y = b;
+
+	if (x->node_guid != y->node_guid)
+		return x->node_guid < y->node_guid ? -1 : 1;
+	return (int)x->port - (int)y->port;
+}
+
+int
+pf_ports_live(struct sm *sm, const struct route_ports *rp, sm_live_done_fn done, void *arg)
+{
+	struct sm_qos_target *u;
+	size_t i, n = 0;
+	int rc;
+
+	if (rp->n == 0)
+		return -1;
+	u = xcalloc(rp->n, sizeof(*u));
+	memcpy(u, rp->t, rp->n * sizeof(*u));
+	qsort(u, rp->n, sizeof(*u), target_cmp);
+	for (i = 0; i < rp->n; i++)
+		if (n == 0 || target_cmp(&u[n - 1], &u[i]) != 0)
+			u[n++] = u[i];
+	rc = sm_ports_read_live(sm, u, n, done, arg);
+	free(u);
+	return rc;
+}
+
+/* The model's port, and the cable's far end as the model knows it. */
+static void
+live_fault(struct check *c, const struct fabric *f, const struct sm_port_live *l)
+{
+	struct fabric_node *n = f ? fabric_node_by_guid(f, l->node_guid) : NULL;
+	const struct fabric_port *p = n && l->port <= n->nports ? &n->ports[l->port] : NULL;
+	char far[96] = "";
+
+	if (p == NULL)
+		return;
+	if (p->peer != NULL)
+		snprintf(far, sizeof(far), " (cable to %s:%u)", p->peer->node->desc,
+		    p->peer->num);
+	if (!l->answered)
+		pf_fault(c, NULL, NULL, p, "RouteLinkUnreadable", "%s:%u%s did not answer %u "
+		    "PortInfo Gets, each with its retries: a route crosses it", n->desc, p->num,
+		    far, l->reads);
+	else
+		pf_fault(c, NULL, NULL, p, "RouteLinkDown", "%s:%u%s is %s (physical state %s), "
+		    "read live; the routes the switches hold cross it", n->desc, p->num, far,
+		    fabric_port_state_name(l->state), fabric_phys_state_name(l->phys_state));
+}
+
+void
+pf_check_live(struct check *c, const struct fabric *f, const struct sm_port_live *res, size_t n)
+{
+	size_t i, up = 0;
+
+	for (i = 0; i < n; i++) {
+		if (res[i].answered && res[i].state == FABRIC_PORT_ACTIVE)
+			up++;
+		else
+			live_fault(c, f, &res[i]);
+	}
+	if (c->status != CHECK_FAIL)
+		snprintf(c->detail, sizeof(c->detail), "%zu route ports read live, every one Active", up);
+}

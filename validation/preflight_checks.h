@@ -92,5 +92,15 @@ void pf_skipped(struct check *c, const char *why);
 int pf_tables_live(struct sm *sm, struct fabric *f, char *const *hosts, size_t n,
     sm_lft_done_fn done, void *arg);
 void pf_check_tables(struct check *c, const struct sm_lft_live *r);
+/*
+ * Then the ports the routes leave by, each once (sm_ports_read_live):
+ * pf_ports_live starts the read, -1 when there is nothing to read that
+ * way (no port, or not an observer: done is not called); pf_check_live
+ * fails c naming each port not Active (RouteLinkDown) or silent
+ * (RouteLinkUnreadable), found in f, the model the routes were walked on.
+ */
+int pf_ports_live(struct sm *sm, const struct route_ports *rp, sm_live_done_fn done, void *arg);
+void pf_check_live(struct check *c, const struct fabric *f, const struct sm_port_live *res,
+    size_t n);
 
 #endif
