@@ -48,7 +48,10 @@ the observer: $(octl --json status | jq -c .sm.observer); $(tail -15 "$OD/fabric
 done
 [ "$(grep -c '^0x03 0x01 ' "$OD/madlog")" = 0 ] ||
     fail "$(grep -c '^0x03 0x01 ' "$OD/madlog") SubnAdmGets sent beside the tables"
-bad=$(awk '!(($1 == "0x81" && $2 == "0x01") || ($1 == "0x03" && $2 == "0x12") ||
+# SMP Gets may be LID routed too: the master's SMInfo, asked every 10 s
+# (a read slow under the sanitizers outlasts the first ask)
+bad=$(awk '!(($1 == "0x81" && $2 == "0x01") || ($1 == "0x01" && $2 == "0x01") ||
+    ($1 == "0x03" && $2 == "0x12") ||
     ($1 == "0x03" && $2 == "0x02" && $3 == "0x0003") || ($1 == "0x04" && $2 == "0x01"))' "$OD/madlog")
 [ -z "$bad" ] || fail "MADs other than Gets, GetTables and InformInfo Sets: $(echo "$bad" | head -3)"
 [ "$(obs last_read.queries)" = 6 ] || fail "the read asked $(obs last_read.queries) queries, want 6 (its own PortInfo and five tables)"
