@@ -99,7 +99,7 @@ done
 # back as went out
 log_only() {
 	_n=$(wc -l < "$1")
-	_other=$(grep -vc "^[a-z]* dev=$2 class=0x[0-9a-f]* method=0x[0-9a-f]* attr=0x[0-9a-f]*\$" "$1")
+	_other=$(grep -vc "^[a-z]* dev=$2 class=0x[0-9a-f]* method=0x[0-9a-f]* attr=0x[0-9a-f]* mod=0x[0-9a-f]* t=[0-9]*\$" "$1")
 	_sent=$(grep -c '^send ' "$1")
 	_got=$(grep -c '^recv ' "$1")
 	echo "MULTISIM_LOG of $3: $_n lines, $_sent sent and $_got received through $2"
