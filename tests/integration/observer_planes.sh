@@ -31,27 +31,11 @@ sm_wait_subnets_up 30 plane1 plane2
 
 # the observer: host2 of both planes, its files in $T/o
 OD=$T/o
-mkdir -p "$OD/run" "$OD/state"
-printf 'socket: %s\nstate_dir: %s\nlog_level: debug\nsm:\n  enabled: false\n%s\n' \
-    "$OD/run/fabricd.sock" "$OD/state" "$SUBNETS" > "$OD/fabricd.yaml"
-(cd "$OD" && exec env LD_PRELOAD="$MS" MULTISIM_DEVICES="ibp0=$SOCK_1:host2,ibp1=$SOCK_2:host2" \
-    MULTISIM_LOG="$OD/ms.log" "$FABRICD" -c "$OD/fabricd.yaml" >> "$OD/fabricd.log" 2>&1) &
-PID_o=$!
-fd_on_exit "kill -KILL $PID_o 2>/dev/null"
+planes_daemon "$OD" host2 "  enabled: false"
+PID_o=$PLANES_PID
 PLANE=plane1
 octl() { "$FABRICCTL" -s "$OD/run/fabricd.sock" --subnet "$PLANE" "$@"; }
-views() {
-	"$FABRICCTL" -s "$OD/run/fabricd.sock" --json status 2>/dev/null |
-	    jq -c '[.sm.subnets[]? | "\(.name) \(.state) \(.view)"]'
-}
-i=0
-until [ "$(views)" = '["plane1 observer fresh","plane2 observer fresh"]' ]; do
-	[ $i -ge 600 ] && fail "the observer has no fresh view of both planes within 60 s: $(views); $(tail -5 "$OD/fabricd.log")"
-	kill -0 "$PID_o" 2>/dev/null || fail "the observer exited: $(tail -5 "$OD/fabricd.log")"
-	i=$((i + 1))
-	sleep 0.1
-done
-echo "observer: $(views) after $((i / 10)) s"
+planes_views_wait "$OD" "$PID_o"
 
 # each plane's view is its own simulator's
 for n in 1 2; do

@@ -45,26 +45,10 @@ p2 ibnetdiscover > "$T/disc.txt" || fail "ibnetdiscover on plane 2"
 
 # the observer: host2 of both planes, its files in $T/o
 OD=$T/o
-mkdir -p "$OD/run" "$OD/state"
-printf 'socket: %s\nstate_dir: %s\nlog_level: debug\nsm:\n  enabled: false\n%s\n' \
-    "$OD/run/fabricd.sock" "$OD/state" "$SM_TWO_SUBNETS" > "$OD/fabricd.yaml"
-(cd "$OD" && exec env LD_PRELOAD="$FABRICD_BUILD/tests/libmultisim.so" \
-    MULTISIM_DEVICES="ibp0=$SOCK_1:host2,ibp1=$SOCK_2:host2" MULTISIM_LOG="$OD/ms.log" \
-    "$FABRICD" -c "$OD/fabricd.yaml" >> "$OD/fabricd.log" 2>&1) &
-PID_o=$!
-fd_on_exit "kill -KILL $PID_o 2>/dev/null"
+planes_daemon "$OD" host2 "  enabled: false"
+PID_o=$PLANES_PID
 pfo() { "$FABRICCTL" -s "$OD/run/fabricd.sock" --json preflight --hosts "$1" > "$T/pf.json"; }
-views() {
-	"$FABRICCTL" -s "$OD/run/fabricd.sock" --json status 2>/dev/null |
-	    jq -c '[.sm.subnets[]? | "\(.name) \(.state) \(.view)"]'
-}
-i=0
-until [ "$(views)" = '["plane1 observer fresh","plane2 observer fresh"]' ]; do
-	[ $i -ge 600 ] && fail "the observer has no fresh view of both planes within 60 s: $(views); $(tail -5 "$OD/fabricd.log")"
-	kill -0 "$PID_o" 2>/dev/null || fail "the observer exited: $(tail -5 "$OD/fabricd.log")"
-	i=$((i + 1))
-	sleep 0.1
-done
+planes_views_wait "$OD" "$PID_o"
 
 # host1's route to host9 on plane 2, by ibtracert there: the leaf uplink
 leaf=$(leaf_of host1)

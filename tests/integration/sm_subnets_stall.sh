@@ -50,12 +50,10 @@ fd_start LD_PRELOAD="$FABRICD_BUILD/tests/libmadlog.so $MS" \
     MULTISIM_DEVICES="ibp0=$SOCK_1:host1,ibp1=$SOCK_2:host1" MULTISIM_LOG="$T/a.log" \
     MADLOG_FILE="$T/a-mads.log" MADLOG_SWALLOW="$T/swallow"
 sm_wait_subnets_up 30 plane1 plane2
-mkdir -p "$T/b/run" "$T/b/state"
-printf 'socket: %s\nstate_dir: %s\nlog_level: debug\nsm:\n  enabled: true\n  priority: 5\n  standby_poll: 1s\n%s\n' \
-    "$T/b/run/fabricd.sock" "$T/b/state" "$SM_TWO_SUBNETS" > "$T/b/fabricd.yaml"
-(cd "$T/b" && exec env LD_PRELOAD="$MS" MULTISIM_DEVICES="ibp0=$SOCK_1:host2,ibp1=$SOCK_2:host2" \
-    MULTISIM_LOG="$T/b.log" "$FABRICD" -c "$T/b/fabricd.yaml" >> "$T/b/fabricd.log" 2>&1) &
-B_PID=$!
+planes_daemon "$T/b" host2 "  enabled: true
+  priority: 5
+  standby_poll: 1s"
+B_PID=$PLANES_PID
 fd_second "$B_PID" "$T/b/fabricd.log"
 a_lid=$(sm_lid_of host1)
 b_lid=$(sm_lid_of host2)
@@ -94,7 +92,7 @@ for n in 1 2; do
 	dev=ibp$((n - 1))
 	# B's HANDOVER to A on this plane (if any): A may write there from then on
 	t_ho=$(awk -v d="dev=$dev" '$1 == "send" && $2 == d && $4 == "method=0x02" &&
-	    $5 == "attr=0x0020" && $6 == "mod=0x00000001" { sub(/^t=/, "", $7); print $7; exit }' "$T/b.log")
+	    $5 == "attr=0x0020" && $6 == "mod=0x00000001" { sub(/^t=/, "", $7); print $7; exit }' "$T/b/ms.log")
 	sets=$(awk -v n="$a_lines" -v d="dev=$dev" -v ho="${t_ho:-}" 'NR > n && $1 == "send" &&
 	    $2 == d && ($3 == "class=0x81" || $3 == "class=0x01") && $4 == "method=0x02" {
 	    t = $7; sub(/^t=/, "", t); if (ho == "" || t + 0 < ho + 0) c++ } END { print c + 0 }' "$T/a.log")

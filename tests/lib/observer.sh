@@ -210,6 +210,26 @@ obs_on_defaults() {
 	fd_on_exit "kill -KILL $PID_o 2>/dev/null"
 }
 
+# planes_views DIR: the plane observer's (planes_daemon) rows, "NAME
+# STATE VIEW" each.
+planes_views() {
+	"$FABRICCTL" -s "$1/run/fabricd.sock" --json status 2>/dev/null |
+	    jq -c '[.sm.subnets[]? | "\(.name) \(.state) \(.view)"]'
+}
+
+# planes_views_wait DIR PID: until the observer in DIR (process PID) has a
+# fresh view of both planes; 60 s only end the wait.  Says how long.
+planes_views_wait() {
+	_i=0
+	until [ "$(planes_views "$1")" = '["plane1 observer fresh","plane2 observer fresh"]' ]; do
+		[ $_i -ge 600 ] && fail "the observer has no fresh view of both planes within 60 s: $(planes_views "$1"); $(tail -5 "$1/fabricd.log")"
+		kill -0 "$2" 2>/dev/null || fail "the observer exited: $(tail -5 "$1/fabricd.log")"
+		_i=$((_i + 1))
+		sleep 0.1
+	done
+	echo "observer: $(planes_views "$1") after $((_i / 10)) s"
+}
+
 # ---- two observers beside a master (observer_health_preflight_*.sh) ----
 
 # obs_daemon NAME HOST: fabricd, its SM off, observing from HOST, its files

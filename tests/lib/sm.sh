@@ -106,6 +106,20 @@ sm_two_planes() {
 	SOCK_2=$SIM2_SOCKNAME
 }
 
+# planes_daemon DIR HOST SM_LINES: fabricd on HOST of both planes of
+# sm_two_planes (the multisim double), its files in DIR, MULTISIM_LOG
+# DIR/ms.log; its sm section SM_LINES ("  enabled: false", two spaces in)
+# and SM_TWO_SUBNETS.  Its PID in PLANES_PID, killed when the test ends.
+planes_daemon() {
+	mkdir -p "$1/run" "$1/state"
+	printf 'socket: %s\nstate_dir: %s\nlog_level: debug\nsm:\n%s\n%s\n' "$1/run/fabricd.sock" \
+	    "$1/state" "$3" "$SM_TWO_SUBNETS" > "$1/fabricd.yaml"
+	(cd "$1" && exec env LD_PRELOAD="$MS" MULTISIM_DEVICES="ibp0=$SOCK_1:$2,ibp1=$SOCK_2:$2" \
+	    MULTISIM_LOG="$1/ms.log" "$FABRICD" -c "$1/fabricd.yaml" >> "$1/fabricd.log" 2>&1) &
+	PLANES_PID=$!
+	fd_on_exit "kill -KILL $PLANES_PID 2>/dev/null"
+}
+
 # sm_wait_subnets_up SECS NAME...: until status lists exactly these
 # subnets of sm.subnets, in order, each up (else the test fails, naming
 # each one's state).
