@@ -490,16 +490,19 @@ ctl_req_subnet(const struct ctl_req *req)
 	return req->subnet[0] ? req->subnet : NULL;
 }
 
-/* The commands a subnet's SM answers: they take any subnet; status shows
- * the one named; the rest (partitions, health, RoCE, validation, the
- * daemon's own) serve the primary subnet. */
+/* The commands a subnet's SM answers (commands.def's PER_SUBNET): they
+ * take any subnet; status shows the one named; the rest (partitions,
+ * health, RoCE, validation, the daemon's own) serve the primary subnet. */
 static bool
 command_per_subnet(const char *wire)
 {
 	static const char *const per_subnet[] = {
-		"nodes", "ports", "links", "route", "mcast", "sa", "routing",
-		"routing.rebalance", "topology", "topology.diff", "audit", "sweep",
-		"port.disable", "port.enable", "qos.show", "qos.env", "status", NULL
+#define CMD(ident, wire, access, words, spec, help, ...)
+#define PER_SUBNET(wire) wire,
+#include "common/commands.def"
+#undef PER_SUBNET
+#undef CMD
+		NULL
 	};
 
 	for (size_t i = 0; per_subnet[i]; i++)

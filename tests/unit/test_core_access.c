@@ -57,6 +57,41 @@ test_table(void **state)
 	assert_int_equal(seen, 3);
 }
 
+/* Each PER_SUBNET line names a declared command (a typo there would
+ * leave a command quietly serving the first subnet only), and the SM's
+ * own status is one of them. */
+static void
+test_per_subnet(void **state)
+{
+	static const char *const wires[] = {
+#define CMD(ident, wire, ...) wire,
+#include "common/commands.def"
+#undef CMD
+	};
+	static const char *const per_subnet[] = {
+#define CMD(...)
+#define PER_SUBNET(wire) wire,
+#include "common/commands.def"
+#undef PER_SUBNET
+#undef CMD
+	};
+	bool status = false;
+
+	(void)state;
+	assert_true(sizeof(per_subnet) / sizeof(per_subnet[0]) >= 17);
+	for (size_t i = 0; i < sizeof(per_subnet) / sizeof(per_subnet[0]); i++) {
+		size_t j;
+
+		for (j = 0; j < sizeof(wires) / sizeof(wires[0]); j++)
+			if (strcmp(wires[j], per_subnet[i]) == 0)
+				break;
+		if (j == sizeof(wires) / sizeof(wires[0]))
+			fail_msg("PER_SUBNET(\"%s\") names no command", per_subnet[i]);
+		status = status || strcmp(per_subnet[i], "status") == 0;
+	}
+	assert_true(status);
+}
+
 static void
 test_names(void **state)
 {
@@ -72,6 +107,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matrix),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_per_subnet),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
