@@ -217,6 +217,10 @@ on_recovered(struct pt_plan *plan, const struct pt_apply_report *rep, void *arg)
 	else
 		rc->done(rc->token);
 	recovery_free(rc);
+	/* another plane's sweep deferred behind this recovery: its SM waits
+	 * in its before-activate step until it runs (the sweep above may
+	 * have had nothing to write, and then resumes nobody) */
+	pt_sweep_resume();
 }
 
 static bool
@@ -317,5 +321,6 @@ pt_sweep_hook(struct fabric *f, bool topology_changed, void (*done)(void *token)
 		pt_state.busy = false;
 		sweep_free(s);
 		done(token);
+		pt_sweep_resume();
 	}
 }
