@@ -15,7 +15,9 @@
 #      device: A is the higher, IBA's rule), or at all if B keeps it;
 #   3. then each plane has exactly one master (sminfo at A's and B's
 #      ports), and every CA pair of each plane is routed through the
-#      tables its switches hold (dump_fts), around its cable.
+#      tables its switches hold (dump_fts), around its cable;
+#   4. plane 1's master then dies (SIGKILL): the other daemon is master
+#      of both planes, and routes each around one more cable.
 # The stopped A must not stall a simulator either: the double's sockets
 # queue what ibsim sends A as umad2sim's do.
 . "$FABRICD_SRC/tests/lib/sm.sh"
@@ -104,17 +106,38 @@ wait "$MID_SET_PID" && fail "A's port disable succeeded after A woke"
 [ "$(grep -c "stood still for" "$T/fabricd.log")" -ge 2 ] ||
     fail "A's log does not say each plane's SM stood still: $(grep "stood still" "$T/fabricd.log")"
 
-# ---- each plane's tables are right ----
-for n in 1 2; do
-	ok=
-	for _ in $(seq 1 60); do	# the master's sweep routes around the cable
-		on_plane $n walk && { ok=1; break; }
-		sleep 1
+# walked: every CA pair of each plane routed through its switches' tables
+walked() {
+	for n in 1 2; do
+		ok=
+		for _ in $(seq 1 60); do	# the master's sweep routes around the cable
+			on_plane $n walk && { ok=1; break; }
+			sleep 1
+		done
+		dir=$SIM_DIR
+		[ "$n" = 2 ] && dir=$SIM2_DIR
+		[ -n "$ok" ] || fail "plane $n: a CA pair is not routed: $(head -5 "$dir/walk.txt")"
+		echo "plane $n: every pair routed: $(tail -1 "$dir/walk.txt")"
 	done
-	dir=$SIM_DIR
-	[ "$n" = 2 ] && dir=$SIM2_DIR
-	[ -n "$ok" ] || fail "plane $n: a CA pair is not routed: $(head -5 "$dir/walk.txt")"
-	echo "plane $n: every pair routed: $(tail -1 "$dir/walk.txt")"
+}
+
+# ---- each plane's tables are right ----
+walked
+for n in 1 2; do
 	got=$(one_master $n) || fail "plane $n: not one master at the end: $got"
 done
+
+# ---- plane 1's master dies (SIGKILL): the other daemon takes both planes ----
+case "$(on_plane 1 sm_sminfo_at "$a_lid")" in
+*MASTER) kill -KILL "$FD_PID"; fd_killed; who=B guid=$B_GUID pri=5 lid=$b_lid ;;
+*) kill -KILL "$B_PID"; wait "$B_PID" 2>/dev/null; fd_second; who=A guid=$A_GUID pri=15 lid=$a_lid ;;
+esac
+for n in 1 2; do
+	on_plane $n sm_wait_sminfo 30 "$guid $pri MASTER" "$lid" ||
+	    fail "plane $n: $who did not take over from the dead master: '$(on_plane $n sm_sminfo_at "$lid")'"
+done
+sim_console 'Unlink "sw-l1"[6]' || fail "unlink on plane 1"
+sim_second_console 'Unlink "sw-l4"[5]' || fail "unlink on plane 2"
+echo "the other master killed: $who master of both planes; sw-l1[6] out on plane 1, sw-l4[5] on plane 2"
+walked
 pass
