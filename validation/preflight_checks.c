@@ -662,7 +662,10 @@ live_fault(struct check *c, const struct fabric *f, const struct sm_port_live *l
 	if (p->peer != NULL)
 		snprintf(far, sizeof(far), " (cable to %s:%u)", p->peer->node->desc,
 		    p->peer->num);
-	if (!l->answered)
+	if (!l->answered && l->reads == 0)
+		pf_fault(c, NULL, NULL, p, "RouteLinkUnreadable", "%s:%u%s has no LID to read it "
+		    "at: a route crosses it", n->desc, p->num, far);
+	else if (!l->answered)
 		pf_fault(c, NULL, NULL, p, "RouteLinkUnreadable", "%s:%u%s did not answer %u "
 		    "PortInfo Gets, each with its retries: a route crosses it", n->desc, p->num,
 		    far, l->reads);
