@@ -38,13 +38,7 @@ fd_config "sm:
       training: { sl: 1, vl: 1, share: 60, pkeys: [0x0a01] }
       storage: { sl: 2, vl: 2, share: 30 }
       management: { sl: 0, vl: 0, share: 10 }
-  subnets:
-    - name: plane1
-      port: ibp0:1
-      group: gpu
-    - name: plane2
-      port: ibp1:1
-      group: gpu
+$SM_TWO_PLANES_GROUP
 partitions:
   enabled: true
   jobs:

@@ -21,13 +21,7 @@ sm_two_planes
 
 fd_config "sm:
   enabled: true
-  subnets:
-    - name: plane1
-      port: ibp0:1
-      group: gpu
-    - name: plane2
-      port: ibp1:1
-      group: gpu
+$SM_TWO_PLANES_GROUP
 partitions:
   enabled: true
   jobs:
@@ -39,19 +33,12 @@ start_both() {
 }
 start_both
 
-# on_plane N CMD...: CMD against plane N's simulator (a subshell)
-on_plane() (
-	if [ "$1" = 2 ]; then SIM_DIR=$SIM2_DIR IBSIM_SOCKNAME=$SOCK_2; else IBSIM_SOCKNAME=$SOCK_1; fi
-	export IBSIM_SOCKNAME
-	shift
-	"$@"
-)
 # keys N LID [PORT]: the non-zero P_Keys of a port on plane N, "index=key"
 keys() {
-	on_plane "$1" sim_diag -H host2 -t 10 smpquery pkeys "$2" ${3:+"$3"} | awk '/^ *[0-9]+:/ {
+	plane_sim "$1" sim_diag -H host2 -t 10 smpquery pkeys "$2" ${3:+"$3"} | awk '/^ *[0-9]+:/ {
 	    b = $1 + 0; for (i = 2; i <= NF; i++) if ($i != "0x0000") printf "%d=%s ", b + i - 2, $i }'
 }
-lid_on() { on_plane "$1" sm_lid_of "$2"; }
+lid_on() { plane_sim "$1" sm_lid_of "$2"; }
 # snap: host4's port and the leaf port facing it, on each plane
 snap() {
 	for n in 1 2; do

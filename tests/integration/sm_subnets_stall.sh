@@ -25,16 +25,21 @@
 sim_test_setup smpquery sminfo ibnetdiscover dump_fts jq
 sm_two_planes
 
-# on_plane N CMD...: CMD against plane N's simulator (a subshell)
-on_plane() (
-	if [ "$1" = 2 ]; then SIM_DIR=$SIM2_DIR IBSIM_SOCKNAME=$SOCK_2; else IBSIM_SOCKNAME=$SOCK_1; fi
-	export IBSIM_SOCKNAME
-	shift
-	"$@"
-)
 walk() { lft_dump && lft_check_all_pairs > "$SIM_DIR/walk.txt" 2>&1; }
+# takes_both WHO GUID PRIORITY LID: WHO is master of both planes
+takes_both() {
+	for n in 1 2; do
+		plane_sim $n sm_wait_sminfo 30 "$2 $3 MASTER" "$4" ||
+		    fail "plane $n: $1 did not take over: '$(plane_sim $n sm_sminfo_at "$4")'"
+	done
+}
+# unlink_each PORT1 PORT2: a cable out on each plane ("sw-l2"[5])
+unlink_each() {
+	sim_console "Unlink $1" || fail "unlink on plane 1"
+	sim_second_console "Unlink $2" || fail "unlink on plane 2"
+}
 one_master() {
-	_a=$(on_plane "$1" sm_sminfo_at "$a_lid") _b=$(on_plane "$1" sm_sminfo_at "$b_lid")
+	_a=$(plane_sim "$1" sm_sminfo_at "$a_lid") _b=$(plane_sim "$1" sm_sminfo_at "$b_lid")
 	case "$_a/$_b" in
 	*MASTER/*STANDBY|*STANDBY/*MASTER) echo "A '$_a', B '$_b'" ;;
 	*) echo "A '$_a', B '$_b'"; return 1 ;;
@@ -60,22 +65,18 @@ fd_second "$B_PID" "$T/b/fabricd.log"
 a_lid=$(sm_lid_of host1)
 b_lid=$(sm_lid_of host2)
 for n in 1 2; do
-	on_plane $n sm_wait_sminfo 20 "$A_GUID 15 MASTER" "$a_lid" ||
-	    fail "plane $n: A is not master: '$(on_plane $n sm_sminfo_at "$a_lid")'"
-	on_plane $n sm_wait_sminfo 20 "$B_GUID 5 STANDBY" "$b_lid" ||
-	    fail "plane $n: B is not standby: '$(on_plane $n sm_sminfo_at "$b_lid")'"
+	plane_sim $n sm_wait_sminfo 20 "$A_GUID 15 MASTER" "$a_lid" ||
+	    fail "plane $n: A is not master: '$(plane_sim $n sm_sminfo_at "$a_lid")'"
+	plane_sim $n sm_wait_sminfo 20 "$B_GUID 5 STANDBY" "$b_lid" ||
+	    fail "plane $n: B is not standby: '$(plane_sim $n sm_sminfo_at "$b_lid")'"
 done
 echo "A master and B standby on both planes"
 
 # ---- A stalls with a Set to retry; B takes each plane; a cable goes on each ----
 sm_stop_mid_set "$T/a-mads.log" "$T/swallow" sw-l4:4
 fd_on_exit "kill -CONT $FD_PID 2>/dev/null"
-for n in 1 2; do
-	on_plane $n sm_wait_sminfo 30 "$B_GUID 5 MASTER" "$b_lid" ||
-	    fail "plane $n: B did not take over: '$(on_plane $n sm_sminfo_at "$b_lid")'"
-done
-sim_console 'Unlink "sw-l2"[5]' || fail "unlink on plane 1"
-sim_second_console 'Unlink "sw-l3"[6]' || fail "unlink on plane 2"
+takes_both B "$B_GUID" 5 "$b_lid"
+unlink_each '"sw-l2"[5]' '"sw-l3"[6]'
 echo "A stopped: B master of both planes; sw-l2[5] out on plane 1, sw-l3[6] on plane 2"
 
 # ---- A wakes ----
@@ -111,7 +112,7 @@ walked() {
 	for n in 1 2; do
 		ok=
 		for _ in $(seq 1 60); do	# the master's sweep routes around the cable
-			on_plane $n walk && { ok=1; break; }
+			plane_sim $n walk && { ok=1; break; }
 			sleep 1
 		done
 		dir=$SIM_DIR
@@ -128,16 +129,12 @@ for n in 1 2; do
 done
 
 # ---- plane 1's master dies (SIGKILL): the other daemon takes both planes ----
-case "$(on_plane 1 sm_sminfo_at "$a_lid")" in
+case "$(plane_sim 1 sm_sminfo_at "$a_lid")" in
 *MASTER) kill -KILL "$FD_PID"; fd_killed; who=B guid=$B_GUID pri=5 lid=$b_lid ;;
 *) kill -KILL "$B_PID"; wait "$B_PID" 2>/dev/null; fd_second; who=A guid=$A_GUID pri=15 lid=$a_lid ;;
 esac
-for n in 1 2; do
-	on_plane $n sm_wait_sminfo 30 "$guid $pri MASTER" "$lid" ||
-	    fail "plane $n: $who did not take over from the dead master: '$(on_plane $n sm_sminfo_at "$lid")'"
-done
-sim_console 'Unlink "sw-l1"[6]' || fail "unlink on plane 1"
-sim_second_console 'Unlink "sw-l4"[5]' || fail "unlink on plane 2"
+takes_both "$who" "$guid" "$pri" "$lid"
+unlink_each '"sw-l1"[6]' '"sw-l4"[5]'
 echo "the other master killed: $who master of both planes; sw-l1[6] out on plane 1, sw-l4[5] on plane 2"
 walked
 pass

@@ -106,6 +106,24 @@ sm_two_planes() {
 	SOCK_2=$SIM2_SOCKNAME
 }
 
+# The same two planes as one plane group (gpu): partitions serve both.
+SM_TWO_PLANES_GROUP="  subnets:
+    - name: plane1
+      port: ibp0:1
+      group: gpu
+    - name: plane2
+      port: ibp1:1
+      group: gpu"
+
+# plane_sim N CMD...: CMD against plane N's simulator of sm_two_planes
+# (SIM_DIR and IBSIM_SOCKNAME of that plane, in a subshell).
+plane_sim() (
+	if [ "$1" = 2 ]; then SIM_DIR=$SIM2_DIR IBSIM_SOCKNAME=$SOCK_2; else IBSIM_SOCKNAME=$SOCK_1; fi
+	export IBSIM_SOCKNAME
+	shift
+	"$@"
+)
+
 # planes_daemon DIR HOST SM_LINES: fabricd on HOST of both planes of
 # sm_two_planes (the multisim double), its files in DIR, MULTISIM_LOG
 # DIR/ms.log; its sm section SM_LINES ("  enabled: false", two spaces in)
